@@ -1,0 +1,310 @@
+//! The checker: is this a well-formed trace?
+//!
+//! It checks what the parser leaves open and what a program that builds
+//! traces could get wrong: every use comes after its definition and names a
+//! value (not a void op), names are unique, arity and argument types follow
+//! the op table, descrs are present where needed, absent where not, and of
+//! the right kind (a field op gets a field descr, and a field of ints feeds
+//! `getfield_gc_i`), guards carry fail arguments when the trace's kind
+//! requires them, an overflow guard follows an `*_ovf` op, and the trace ends
+//! with `jump` or `finish` unless it is declared partial.
+//!
+//! Errors reuse `ParseError`'s shape (file, line, column, expected, found).
+
+use crate::descr::DescrKind;
+use crate::error::ParseError;
+use crate::opcode::{Flags, Opcode, Type};
+use crate::trace::{Arg, Op, Pos, Trace};
+use std::collections::HashMap;
+
+pub type CheckError = ParseError;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckOptions {
+    /// Every guard must list its fail arguments (as in optimized traces).
+    pub require_fail_args: bool,
+    /// The trace may stop without `jump` or `finish`.
+    pub partial: bool,
+}
+
+/// All problems found, in trace order; empty if the trace is well formed.
+pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError> {
+    let mut errors = Vec::new();
+    let mut report = |pos: Pos, expected: String, found: String, hint: Option<&str>| {
+        errors.push(ParseError {
+            file: file.into(),
+            line: pos.line,
+            col: pos.col,
+            expected,
+            found,
+            hint: hint.map(Into::into),
+        })
+    };
+    let pos_of = |i: usize| trace.op_pos.get(i).copied().unwrap_or_default();
+
+    let mut seen_names: HashMap<&str, usize> = HashMap::new();
+    for (v, name) in trace.names.iter().enumerate() {
+        if name.is_empty() {
+            continue;
+        }
+        if let Some(first) = seen_names.insert(name, v) {
+            let at = |v: usize| trace.op_index(crate::ValueId(v as u32)).map_or(trace.input_pos, pos_of);
+            report(
+                at(v),
+                "each name defined once".into(),
+                format!("'{name}' defined again (first on line {})", at(first).line),
+                Some("single assignment: give the second value a new name"),
+            );
+        }
+    }
+
+    for (index, op) in trace.ops.iter().enumerate() {
+        let pos = pos_of(index);
+        let own = trace.value_of_op(index);
+        let info = op.opcode.info();
+        let name = info.name;
+
+        let uses = op.args.iter().chain(op.fail_args.iter().flatten().flatten());
+        for &arg in uses {
+            if let Arg::Value(v) = arg {
+                if v >= own {
+                    report(
+                        pos,
+                        "arguments defined before their use".into(),
+                        format!("{name} uses value #{} defined at or after it", v.0),
+                        None,
+                    );
+                } else if trace.value_type(v) == Type::Void {
+                    report(
+                        pos,
+                        "a value as argument".into(),
+                        format!("{name} uses the result of a void op"),
+                        None,
+                    );
+                }
+            }
+        }
+
+        if !info.arity().accepts(op.args.len()) {
+            report(
+                pos,
+                format!("{} argument(s) for {name}", info.arity()),
+                format!("{}", op.args.len()),
+                Some(&format!("signature of {name}: ({})", describe_signature(info.signature))),
+            );
+        } else {
+            for (i, &arg) in op.args.iter().enumerate() {
+                let (Some(letter), ty) = (info.arg_letter(i), trace.arg_type(arg)) else {
+                    continue;
+                };
+                if !letter_accepts(letter, ty) {
+                    report(
+                        pos,
+                        format!("argument {} of {name} to be {}", i + 1, letter_name(letter)),
+                        format!("a {ty}"),
+                        None,
+                    );
+                }
+            }
+            if op.opcode == Opcode::GuardValue {
+                let (a, b) = (trace.arg_type(op.args[0]), trace.arg_type(op.args[1]));
+                if a != b {
+                    report(pos, "two arguments of one type for guard_value".into(), format!("{a} and {b}"), None);
+                }
+            }
+        }
+
+        check_descr(trace, op, pos, &mut report);
+
+        if op.fail_args.is_some() && !op.opcode.is_guard() {
+            report(pos, format!("no fail arguments: {name} is not a guard"), "a [...] list".into(), None);
+        }
+        if options.require_fail_args && op.opcode.is_guard() && op.fail_args.is_none() {
+            report(
+                pos,
+                format!("fail arguments after {name}, such as [i0, p1]"),
+                "none".into(),
+                Some("optimized traces list what each guard keeps alive; write [] for none"),
+            );
+        }
+
+        if matches!(op.opcode, Opcode::GuardNoOverflow | Opcode::GuardOverflow) {
+            let before = trace.ops[..index]
+                .iter()
+                .rev()
+                .find(|o| o.opcode != Opcode::DebugMergePoint);
+            if !before.is_some_and(|o| o.opcode.has(Flags::OVF)) {
+                report(
+                    pos,
+                    format!("{name} right after an *_ovf op"),
+                    before.map_or("the start of the trace".into(), |o| o.opcode.name().to_string()),
+                    Some("the overflow flag is set by int_add_ovf, int_sub_ovf or int_mul_ovf"),
+                );
+            }
+        }
+
+        if op.opcode.is_final() && index + 1 != trace.ops.len() {
+            report(pos, format!("{name} as the last op"), "more ops after it".into(), None);
+        }
+    }
+
+    if !options.partial && !trace.ops.last().is_some_and(|op| op.opcode.is_final()) {
+        let pos = trace.ops.len().checked_sub(1).map_or(trace.input_pos, pos_of);
+        report(
+            pos,
+            "the trace to end with jump or finish".into(),
+            trace.ops.last().map_or("no ops".into(), |op| format!("{} last", op.opcode)),
+            Some("a trace that stops early can be checked as partial (--partial)"),
+        );
+    }
+    errors
+}
+
+fn letter_accepts(letter: u8, ty: Type) -> bool {
+    match letter {
+        b'i' => ty == Type::Int,
+        b'r' => ty == Type::Ref,
+        b'f' => ty == Type::Float,
+        b's' => ty == Type::Str,
+        _ => matches!(ty, Type::Int | Type::Ref | Type::Float),
+    }
+}
+
+fn letter_name(letter: u8) -> &'static str {
+    match letter {
+        b'i' => "an int",
+        b'r' => "a ref",
+        b'f' => "a float",
+        b's' => "a string",
+        _ => "an int, ref or float",
+    }
+}
+
+fn describe_signature(signature: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for b in signature.bytes() {
+        match b {
+            b'*' => *parts.last_mut().unwrap() += "...",
+            b'?' => *parts.last_mut().unwrap() += "?",
+            other => parts.push(
+                match other {
+                    b'i' => "int",
+                    b'r' => "ref",
+                    b'f' => "float",
+                    b's' => "string",
+                    _ => "any",
+                }
+                .into(),
+            ),
+        }
+    }
+    parts.join(", ")
+}
+
+/// The kind of descr an opcode works with, where there is one rule.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum DescrClass {
+    Field,
+    Array,
+    Interior,
+    Size,
+    Call,
+    Loop,
+}
+
+fn wanted_descr(opcode: Opcode) -> Option<DescrClass> {
+    use Opcode::*;
+    Some(match opcode {
+        GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawR | GetfieldRawF
+        | SetfieldGc | SetfieldRaw => DescrClass::Field,
+        GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
+        | GetarrayitemGcPureR | GetarrayitemGcPureF | GetarrayitemRawI | GetarrayitemRawF
+        | SetarrayitemGc | SetarrayitemRaw | ArraylenGc | NewArray | NewArrayClear => {
+            DescrClass::Array
+        }
+        GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF | SetinteriorfieldGc
+        | SetinteriorfieldRaw => DescrClass::Interior,
+        New | NewWithVtable => DescrClass::Size,
+        CallAssemblerI | CallAssemblerR | CallAssemblerF | CallAssemblerN => DescrClass::Loop,
+        _ if opcode.has(Flags::CALL) || opcode == RecordKnownResult => DescrClass::Call,
+        _ => return None,
+    })
+}
+
+/// The argument whose type a store's descr fixes.
+fn stored_value(op: &Op) -> Option<Arg> {
+    use Opcode::*;
+    match op.opcode {
+        SetfieldGc | SetfieldRaw => op.args.get(1).copied(),
+        SetarrayitemGc | SetarrayitemRaw | SetinteriorfieldGc | SetinteriorfieldRaw => op.args.get(2).copied(),
+        _ => None,
+    }
+}
+
+fn check_descr(
+    trace: &Trace,
+    op: &Op,
+    pos: Pos,
+    report: &mut impl FnMut(Pos, String, String, Option<&str>),
+) {
+    let name = op.opcode.name();
+    let flags = op.opcode.flags();
+    let Some(d) = op.descr else {
+        if flags.contains(Flags::DESCR) {
+            report(
+                pos,
+                format!("a descr for {name}"),
+                "none".into(),
+                Some("add descr=... as the last argument"),
+            );
+        }
+        return;
+    };
+    if !flags.intersects(Flags::DESCR | Flags::DESCR_OPTIONAL) {
+        report(pos, format!("no descr: {name} takes none"), "descr=...".into(), None);
+        return;
+    }
+    let descr = trace.descr(d);
+    if matches!(descr.kind, DescrKind::Named | DescrKind::Other) {
+        return;
+    }
+    let Some(wanted) = wanted_descr(op.opcode) else {
+        return;
+    };
+    let fits = match (&descr.kind, wanted) {
+        (DescrKind::Field { .. }, DescrClass::Field)
+        | (DescrKind::Array { .. }, DescrClass::Array)
+        | (DescrKind::InteriorField { .. }, DescrClass::Interior)
+        | (DescrKind::Size { .. }, DescrClass::Size)
+        | (DescrKind::Call { .. }, DescrClass::Call)
+        | (DescrKind::Loop { .. } | DescrKind::TargetToken { .. }, DescrClass::Loop) => true,
+        _ => false,
+    };
+    if !fits {
+        report(
+            pos,
+            format!("a {wanted:?} descr for {name}").to_lowercase(),
+            descr.text.to_string(),
+            None,
+        );
+        return;
+    }
+    let Some(cell_type) = descr.value_type() else {
+        return;
+    };
+    let (what, ty) = match stored_value(op) {
+        Some(arg) => ("stored value", trace.arg_type(arg)),
+        None if op.opcode.has(Flags::READ) && op.opcode.result_type() != Type::Void => {
+            ("result", op.opcode.result_type())
+        }
+        None => return,
+    };
+    if ty != cell_type {
+        report(
+            pos,
+            format!("a {cell_type} {what}, as {} says", descr.text),
+            format!("a {ty}"),
+            Some("the descr's letter gives the type: S/U int, P ref, F float"),
+        );
+    }
+}

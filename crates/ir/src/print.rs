@@ -1,0 +1,146 @@
+//! Writing traces in PyPy's optimizer-test format.
+//!
+//! The output reads back with `parse_trace` into an equal trace. Values keep
+//! the names they were parsed with; a value without a name gets a fresh one
+//! of its type's letter (`i`, `p`, `f`) that no other value uses. Floats are
+//! written in the shortest form that reads back to the same bits.
+
+use crate::opcode::Type;
+use crate::trace::{Arg, Const, Trace, ValueId};
+use std::collections::HashSet;
+use std::fmt::Write;
+
+#[derive(Clone, Copy, Debug)]
+pub struct PrintOptions {
+    /// Write PyPy's code offsets (`+523:`) where the trace has them.
+    pub offsets: bool,
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        PrintOptions { offsets: true }
+    }
+}
+
+/// The trace as test-format text, with code offsets.
+pub fn print_trace(trace: &Trace) -> String {
+    print_trace_with(trace, PrintOptions::default())
+}
+
+pub fn print_trace_with(trace: &Trace, options: PrintOptions) -> String {
+    let names = value_names(trace);
+    let mut out = String::with_capacity(trace.ops.len() * 40);
+    let name = |v: ValueId| names[v.0 as usize].as_str();
+    out.push('[');
+    for i in 0..trace.inputs.len() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(name(ValueId(i as u32)));
+    }
+    out.push_str("]\n");
+    for (index, op) in trace.ops.iter().enumerate() {
+        if let (true, Some(offset)) = (options.offsets, op.offset) {
+            let _ = write!(out, "+{offset}: ");
+        }
+        if op.opcode.result_type() != Type::Void {
+            out.push_str(name(trace.value_of_op(index)));
+            out.push_str(" = ");
+        }
+        out.push_str(op.opcode.name());
+        out.push('(');
+        for (i, &arg) in op.args.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_arg(&mut out, trace, &names, arg);
+        }
+        if let Some(d) = op.descr {
+            if !op.args.is_empty() {
+                out.push_str(", ");
+            }
+            out.push_str("descr=");
+            out.push_str(&trace.descr(d).text);
+        }
+        out.push(')');
+        if let Some(fail_args) = &op.fail_args {
+            out.push_str(" [");
+            for (i, arg) in fail_args.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                match arg {
+                    Some(arg) => write_arg(&mut out, trace, &names, *arg),
+                    None => out.push_str("None"),
+                }
+            }
+            out.push(']');
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn write_arg(out: &mut String, trace: &Trace, names: &[String], arg: Arg) {
+    match arg {
+        Arg::Value(v) => out.push_str(&names[v.0 as usize]),
+        Arg::Const(c) => write_const(out, trace.constant(c)),
+    }
+}
+
+/// A constant as the test format writes it.
+pub fn write_const(out: &mut String, c: &Const) {
+    match c {
+        Const::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Const::Float(bits) => {
+            let v = f64::from_bits(*bits);
+            if v.is_nan() {
+                out.push_str("nan");
+            } else if v.is_infinite() {
+                out.push_str(if v > 0.0 { "inf" } else { "-inf" });
+            } else {
+                let _ = write!(out, "{v:?}");
+            }
+        }
+        Const::Null => out.push_str("NULL"),
+        Const::Ptr(name) => {
+            let _ = write!(out, "ConstPtr({name})");
+        }
+        Const::Class(name) => {
+            let _ = write!(out, "ConstClass({name})");
+        }
+        Const::Str(text) => {
+            let quote = if text.contains('\'') { '"' } else { '\'' };
+            let _ = write!(out, "{quote}{text}{quote}");
+        }
+    }
+}
+
+/// A printable name for every value: its own, or a fresh unused one.
+fn value_names(trace: &Trace) -> Vec<String> {
+    let used: HashSet<&str> = trace.names.iter().map(|n| &**n).collect();
+    let mut counter = 0usize;
+    (0..trace.num_values())
+        .map(|v| {
+            let id = ValueId(v as u32);
+            let given = trace.name(id);
+            if !given.is_empty() {
+                return given.to_string();
+            }
+            let letter = match trace.value_type(id) {
+                Type::Void => return String::new(),
+                Type::Ref => 'p',
+                other => other.letter(),
+            };
+            loop {
+                let fresh = format!("{letter}{counter}");
+                counter += 1;
+                if !used.contains(fresh.as_str()) {
+                    return fresh;
+                }
+            }
+        })
+        .collect()
+}

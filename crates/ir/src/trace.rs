@@ -1,0 +1,214 @@
+//! The trace: a flat, indexed list of operations in SSA form.
+//!
+//! Values are numbered by `ValueId`: the input arguments first
+//! (`0..inputs.len()`), then one id per op, in order, whether or not the op
+//! produces a value. So op `k` defines `ValueId(inputs.len() + k)`, and "used
+//! after its definition" is a comparison of two integers. Constants and
+//! descrs are interned per trace and referred to by index. No pointers, no
+//! graph: passes walk `ops` front to back.
+//!
+//! Names (`i5`, `p12`) are kept so that printed traces read like their
+//! source; an empty name means "none yet" and the printer invents one.
+//! Source positions are kept beside the ops for error messages; they take
+//! no part in equality.
+
+use crate::descr::Descr;
+use crate::opcode::{Opcode, Type};
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct ConstId(pub u32);
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct DescrId(pub u32);
+
+/// An operand: a value defined in the trace, or a constant.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Arg {
+    Value(ValueId),
+    Const(ConstId),
+}
+
+/// A constant operand.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Const {
+    Int(i64),
+    /// A float, kept as its bits so that constants can be compared and hashed.
+    Float(u64),
+    /// The null pointer (`NULL`, `ConstPtr(null)`).
+    Null,
+    /// A named GC pointer constant (`ConstPtr(ptr12)`).
+    Ptr(Box<str>),
+    /// A class address given by name (`ConstClass(W_IntObject)`): an integer.
+    Class(Box<str>),
+    /// A string literal (the text argument of `debug_merge_point`).
+    Str(Box<str>),
+}
+
+impl Const {
+    pub fn float(value: f64) -> Const {
+        Const::Float(value.to_bits())
+    }
+
+    pub fn ty(&self) -> Type {
+        match self {
+            Const::Int(_) | Const::Class(_) => Type::Int,
+            Const::Float(_) => Type::Float,
+            Const::Null | Const::Ptr(_) => Type::Ref,
+            Const::Str(_) => Type::Str,
+        }
+    }
+}
+
+/// A source position (1-based line and column); 0 for ops made by a program.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// One operation.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Op {
+    pub opcode: Opcode,
+    pub args: Vec<Arg>,
+    pub descr: Option<DescrId>,
+    /// The guard's fail arguments: `None` when the trace gives no list (as
+    /// in recorded traces); a `None` item is a hole PyPy prints as `None`.
+    pub fail_args: Option<Vec<Option<Arg>>>,
+    /// PyPy's machine-code offset (`+523:`), kept for reference.
+    pub offset: Option<u32>,
+}
+
+impl Op {
+    pub fn new(opcode: Opcode, args: Vec<Arg>) -> Op {
+        Op {
+            opcode,
+            args,
+            descr: None,
+            fail_args: None,
+            offset: None,
+        }
+    }
+}
+
+/// A trace: input arguments and operations.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub inputs: Vec<Type>,
+    pub ops: Vec<Op>,
+    /// One name per value id; empty where no name was given.
+    pub names: Vec<Box<str>>,
+    pub consts: Vec<Const>,
+    pub descrs: Vec<Descr>,
+    /// Where each op came from (parallel to `ops`), and the input line.
+    pub op_pos: Vec<Pos>,
+    pub input_pos: Pos,
+    const_index: HashMap<Const, ConstId>,
+    descr_index: HashMap<Box<str>, DescrId>,
+}
+
+impl PartialEq for Trace {
+    fn eq(&self, other: &Trace) -> bool {
+        self.inputs == other.inputs
+            && self.ops == other.ops
+            && self.names == other.names
+            && self.consts == other.consts
+            && self.descrs == other.descrs
+    }
+}
+
+impl Trace {
+    pub fn new() -> Trace {
+        Trace::default()
+    }
+
+    /// Appends an input argument and returns its value id.
+    /// All inputs must be added before the first op.
+    pub fn add_input(&mut self, ty: Type, name: &str) -> ValueId {
+        assert!(self.ops.is_empty(), "inputs must come before ops");
+        self.inputs.push(ty);
+        self.names.push(name.into());
+        ValueId(self.names.len() as u32 - 1)
+    }
+
+    /// Appends an op and returns the value id it defines.
+    pub fn push(&mut self, op: Op, name: &str, pos: Pos) -> ValueId {
+        self.ops.push(op);
+        self.op_pos.push(pos);
+        self.names.push(name.into());
+        ValueId(self.names.len() as u32 - 1)
+    }
+
+    /// Interns a constant.
+    pub fn add_const(&mut self, c: Const) -> ConstId {
+        if let Some(&id) = self.const_index.get(&c) {
+            return id;
+        }
+        let id = ConstId(self.consts.len() as u32);
+        self.const_index.insert(c.clone(), id);
+        self.consts.push(c);
+        id
+    }
+
+    /// Interns a descr, by its text.
+    pub fn add_descr(&mut self, descr: Descr) -> DescrId {
+        if let Some(&id) = self.descr_index.get(&descr.text) {
+            return id;
+        }
+        let id = DescrId(self.descrs.len() as u32);
+        self.descr_index.insert(descr.text.clone(), id);
+        self.descrs.push(descr);
+        id
+    }
+
+    pub fn num_values(&self) -> usize {
+        self.names.len()
+    }
+
+    /// The op that defines `v`, or `None` for an input argument.
+    pub fn op_index(&self, v: ValueId) -> Option<usize> {
+        (v.0 as usize).checked_sub(self.inputs.len())
+    }
+
+    /// The value id defined by op `index`.
+    pub fn value_of_op(&self, index: usize) -> ValueId {
+        ValueId((self.inputs.len() + index) as u32)
+    }
+
+    pub fn value_type(&self, v: ValueId) -> Type {
+        match self.op_index(v) {
+            None => self.inputs[v.0 as usize],
+            Some(i) => self.ops[i].opcode.result_type(),
+        }
+    }
+
+    pub fn arg_type(&self, arg: Arg) -> Type {
+        match arg {
+            Arg::Value(v) => self.value_type(v),
+            Arg::Const(c) => self.consts[c.0 as usize].ty(),
+        }
+    }
+
+    pub fn constant(&self, c: ConstId) -> &Const {
+        &self.consts[c.0 as usize]
+    }
+
+    pub fn descr(&self, d: DescrId) -> &Descr {
+        &self.descrs[d.0 as usize]
+    }
+
+    pub fn name(&self, v: ValueId) -> &str {
+        &self.names[v.0 as usize]
+    }
+
+    /// Ops that count as operations for statistics: all but `debug_merge_point`.
+    pub fn real_ops(&self) -> impl Iterator<Item = &Op> {
+        self.ops
+            .iter()
+            .filter(|op| op.opcode != Opcode::DebugMergePoint)
+    }
+}

@@ -439,7 +439,10 @@ impl<'a> Cursor<'a, '_> {
                 match word {
                     "ConstClass" | "ConstPtr" => {
                         self.expect("(", &format!("'(' after {word}"))?;
-                        let inner = self.ident("a constant's name")?;
+                        let inner = self.take_while(|b| b != b')' && b != b',' && b != b' ');
+                        if inner.is_empty() {
+                            return Err(self.error("a constant's name", show_found(self.rest())));
+                        }
                         self.expect(")", &format!("')' to close {word}("))?;
                         match (word, inner) {
                             ("ConstPtr", "null") => Const::Null,

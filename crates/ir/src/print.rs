@@ -43,8 +43,9 @@ pub fn print_trace_with(trace: &Trace, options: PrintOptions) -> String {
         if let (true, Some(offset)) = (options.offsets, op.offset) {
             let _ = write!(out, "+{offset}: ");
         }
-        if op.opcode.result_type() != Type::Void {
-            out.push_str(name(trace.value_of_op(index)));
+        let result = name(trace.value_of_op(index));
+        if !result.is_empty() {
+            out.push_str(result);
             out.push_str(" = ");
         }
         out.push_str(op.opcode.name());
@@ -118,15 +119,27 @@ pub fn write_const(out: &mut String, c: &Const) {
     }
 }
 
-/// A printable name for every value: its own, or a fresh unused one.
+/// A printable name for every value: its own, or, if the value is used, a
+/// fresh one that no other value has. Unused values without a name stay
+/// without (`escape_i(i3)` in a test need not name its result).
 fn value_names(trace: &Trace) -> Vec<String> {
     let used: HashSet<&str> = trace.names.iter().map(|n| &**n).collect();
+    let mut is_used = vec![false; trace.num_values()];
+    for op in &trace.ops {
+        let fail_args = op.fail_args.iter().flatten().flatten();
+        for arg in op.args.iter().chain(fail_args) {
+            if let Arg::Value(v) = arg {
+                is_used[v.0 as usize] = true;
+            }
+        }
+    }
     let mut counter = 0usize;
     (0..trace.num_values())
         .map(|v| {
             let id = ValueId(v as u32);
             let given = trace.name(id);
-            if !given.is_empty() {
+            let is_input = trace.op_index(id).is_none();
+            if !given.is_empty() || !(is_used[v] || is_input) {
                 return given.to_string();
             }
             let letter = match trace.value_type(id) {

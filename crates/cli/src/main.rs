@@ -1,1 +1,160 @@
-fn main() {}
+//! `traceopt`: the command-line front end. Thin by design: it parses
+//! arguments, reads files, calls the library crates and prints results, as
+//! text for people or as JSON (`--json`) for programs.
+//!
+//! Exit codes: 0 success, 1 the command ran but its answer is "no" (a trace
+//! failed to check), 2 bad input or usage (with a located message).
+
+mod input;
+mod run;
+mod stats;
+
+use clap::{Parser, Subcommand};
+use input::{read_inputs, Failure};
+use std::process::ExitCode;
+use traceopt_ir::{check, print_trace_with, CheckOptions, PrintOptions, TraceFile, OP_TABLE};
+
+#[derive(Parser)]
+#[command(
+    name = "traceopt",
+    version,
+    about = "Optimize and verify the traces of tracing JIT compilers",
+    long_about = "traceopt reads the traces of PyPy's RPython JIT, in PyPy's optimizer-test \
+                  format or as PYPYLOG files (jit-log-noopt, jit-log-opt-loop, \
+                  jit-log-opt-bridge sections), checks them, runs them, and counts what \
+                  they do. A FILE of '-' is read from standard input."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and check traces: SSA, arity, types, descrs, fail args, final op.
+    Check {
+        /// Test-format traces, PYPYLOG files, peer sets, or directories of them.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Accept traces that stop without jump or finish.
+        #[arg(long)]
+        partial: bool,
+    },
+    /// Print traces in PyPy's test format (normalized spacing and constants).
+    Print {
+        file: String,
+        /// Leave out PyPy's machine-code offsets (+523:).
+        #[arg(long)]
+        no_offsets: bool,
+    },
+    /// Run a trace on concrete inputs with the reference interpreter.
+    Run(run::RunArgs),
+    /// Count operations per trace (allocations, reads, writes, guards, all),
+    /// recorded and optimized side by side, with totals.
+    Stats {
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the op table: name, signature, result type and flags.
+    Ops {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check { files, partial } => check_files(&files, partial),
+        Command::Print { file, no_offsets } => print_file(&file, !no_offsets),
+        Command::Run(args) => run::run(args),
+        Command::Stats { files, json } => stats::stats(&files, json),
+        Command::Ops { json } => {
+            list_ops(json);
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("{}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+fn check_files(files: &[String], partial: bool) -> Result<(), Failure> {
+    let mut failed = 0;
+    let mut checked = 0;
+    for input in read_inputs(files)? {
+        for item in input.traces() {
+            let options = CheckOptions {
+                require_fail_args: item.optimized,
+                partial: partial || item.fragment,
+            };
+            checked += 1;
+            let errors = check(item.trace, &input.file, options);
+            if !errors.is_empty() {
+                failed += 1;
+                for error in errors {
+                    eprintln!("{error}");
+                }
+            }
+        }
+    }
+    println!("{checked} traces checked, {failed} with errors");
+    if failed > 0 {
+        Err(Failure::silent(2))
+    } else {
+        Ok(())
+    }
+}
+
+fn print_file(file: &str, offsets: bool) -> Result<(), Failure> {
+    let options = PrintOptions { offsets };
+    let input = input::read_input(file)?;
+    let single = matches!(input.parsed, TraceFile::Trace(_));
+    for item in input.traces() {
+        if !single {
+            println!("# {}", item.label);
+        }
+        print!("{}", print_trace_with(item.trace, options));
+        if !single {
+            println!();
+        }
+    }
+    Ok(())
+}
+
+fn list_ops(json: bool) {
+    if json {
+        let ops: Vec<_> = OP_TABLE
+            .iter()
+            .map(|info| {
+                serde_json::json!({
+                    "name": info.name,
+                    "signature": info.signature,
+                    "arity": info.arity().to_string(),
+                    "result": info.result,
+                    "flags": format!("{:?}", info.flags),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&ops).unwrap());
+        return;
+    }
+    println!("{:<36} {:<8} {:<6} flags", "name", "args", "result");
+    for info in OP_TABLE {
+        let flags: Vec<&str> = info.flags.iter_names().map(|(name, _)| name).collect();
+        println!(
+            "{:<36} {:<8} {:<6} {}",
+            info.name,
+            if info.signature.is_empty() { "-" } else { info.signature },
+            info.result.to_string(),
+            flags.join(" ").to_lowercase()
+        );
+    }
+}

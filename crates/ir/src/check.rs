@@ -48,7 +48,11 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
             continue;
         }
         if let Some(first) = seen_names.insert(name, v) {
-            let at = |v: usize| trace.op_index(crate::ValueId(v as u32)).map_or(trace.input_pos, pos_of);
+            let at = |v: usize| {
+                trace
+                    .op_index(crate::ValueId(v as u32))
+                    .map_or(trace.input_pos, pos_of)
+            };
             report(
                 at(v),
                 "each name defined once".into(),
@@ -64,7 +68,10 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
         let info = op.opcode.info();
         let name = info.name;
 
-        let uses = op.args.iter().chain(op.fail_args.iter().flatten().flatten());
+        let uses = op
+            .args
+            .iter()
+            .chain(op.fail_args.iter().flatten().flatten());
         for &arg in uses {
             if let Arg::Value(v) = arg {
                 if v >= own {
@@ -90,7 +97,10 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
                 pos,
                 format!("{} argument(s) for {name}", info.arity()),
                 format!("{}", op.args.len()),
-                Some(&format!("signature of {name}: ({})", describe_signature(info.signature))),
+                Some(&format!(
+                    "signature of {name}: ({})",
+                    describe_signature(info.signature)
+                )),
             );
         } else {
             for (i, &arg) in op.args.iter().enumerate() {
@@ -109,7 +119,12 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
             if op.opcode == Opcode::GuardValue {
                 let (a, b) = (trace.arg_type(op.args[0]), trace.arg_type(op.args[1]));
                 if a != b {
-                    report(pos, "two arguments of one type for guard_value".into(), format!("{a} and {b}"), None);
+                    report(
+                        pos,
+                        "two arguments of one type for guard_value".into(),
+                        format!("{a} and {b}"),
+                        None,
+                    );
                 }
             }
         }
@@ -117,7 +132,12 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
         check_descr(trace, op, pos, &mut report);
 
         if op.fail_args.is_some() && !op.opcode.is_guard() {
-            report(pos, format!("no fail arguments: {name} is not a guard"), "a [...] list".into(), None);
+            report(
+                pos,
+                format!("no fail arguments: {name} is not a guard"),
+                "a [...] list".into(),
+                None,
+            );
         }
         if options.require_fail_args && op.opcode.is_guard() && op.fail_args.is_none() {
             report(
@@ -137,23 +157,37 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
                 report(
                     pos,
                     format!("{name} right after an *_ovf op"),
-                    before.map_or("the start of the trace".into(), |o| o.opcode.name().to_string()),
+                    before.map_or("the start of the trace".into(), |o| {
+                        o.opcode.name().to_string()
+                    }),
                     Some("the overflow flag is set by int_add_ovf, int_sub_ovf or int_mul_ovf"),
                 );
             }
         }
 
         if op.opcode.is_final() && index + 1 != trace.ops.len() {
-            report(pos, format!("{name} as the last op"), "more ops after it".into(), None);
+            report(
+                pos,
+                format!("{name} as the last op"),
+                "more ops after it".into(),
+                None,
+            );
         }
     }
 
     if !options.partial && !trace.ops.last().is_some_and(|op| op.opcode.is_final()) {
-        let pos = trace.ops.len().checked_sub(1).map_or(trace.input_pos, pos_of);
+        let pos = trace
+            .ops
+            .len()
+            .checked_sub(1)
+            .map_or(trace.input_pos, pos_of);
         report(
             pos,
             "the trace to end with jump or finish".into(),
-            trace.ops.last().map_or("no ops".into(), |op| format!("{} last", op.opcode)),
+            trace
+                .ops
+                .last()
+                .map_or("no ops".into(), |op| format!("{} last", op.opcode)),
             Some("a trace that stops early can be checked as partial (--partial)"),
         );
     }
@@ -236,7 +270,9 @@ fn stored_value(op: &Op) -> Option<Arg> {
     use Opcode::*;
     match op.opcode {
         SetfieldGc | SetfieldRaw => op.args.get(1).copied(),
-        SetarrayitemGc | SetarrayitemRaw | SetinteriorfieldGc | SetinteriorfieldRaw => op.args.get(2).copied(),
+        SetarrayitemGc | SetarrayitemRaw | SetinteriorfieldGc | SetinteriorfieldRaw => {
+            op.args.get(2).copied()
+        }
         _ => None,
     }
 }
@@ -261,7 +297,12 @@ fn check_descr(
         return;
     };
     if !flags.intersects(Flags::DESCR | Flags::DESCR_OPTIONAL) {
-        report(pos, format!("no descr: {name} takes none"), "descr=...".into(), None);
+        report(
+            pos,
+            format!("no descr: {name} takes none"),
+            "descr=...".into(),
+            None,
+        );
         return;
     }
     let descr = trace.descr(d);
@@ -271,15 +312,18 @@ fn check_descr(
     let Some(wanted) = wanted_descr(op.opcode) else {
         return;
     };
-    let fits = match (&descr.kind, wanted) {
+    let fits = matches!(
+        (&descr.kind, wanted),
         (DescrKind::Field { .. }, DescrClass::Field)
-        | (DescrKind::Array { .. }, DescrClass::Array)
-        | (DescrKind::InteriorField { .. }, DescrClass::Interior)
-        | (DescrKind::Size { .. }, DescrClass::Size)
-        | (DescrKind::Call { .. }, DescrClass::Call)
-        | (DescrKind::Loop { .. } | DescrKind::TargetToken { .. }, DescrClass::Loop) => true,
-        _ => false,
-    };
+            | (DescrKind::Array { .. }, DescrClass::Array)
+            | (DescrKind::InteriorField { .. }, DescrClass::Interior)
+            | (DescrKind::Size { .. }, DescrClass::Size)
+            | (DescrKind::Call { .. }, DescrClass::Call)
+            | (
+                DescrKind::Loop { .. } | DescrKind::TargetToken { .. },
+                DescrClass::Loop
+            )
+    );
     if !fits {
         report(
             pos,

@@ -96,7 +96,9 @@ impl Descr {
     /// The type of the value read or written through this descr, if known.
     pub fn value_type(&self) -> Option<Type> {
         match &self.kind {
-            DescrKind::Field { cell, .. } | DescrKind::Array { cell, .. } => Some(cell.value_type()),
+            DescrKind::Field { cell, .. } | DescrKind::Array { cell, .. } => {
+                Some(cell.value_type())
+            }
             DescrKind::InteriorField { field } => match field.as_ref() {
                 DescrKind::Field { cell, .. } => Some(cell.value_type()),
                 _ => None,
@@ -131,7 +133,9 @@ fn parse_kind(text: &str) -> Result<DescrKind, String> {
     {
         return Ok(DescrKind::Named);
     }
-    Err(format!("'{text}' is not a descr: expected <...>, TargetToken(N) or a name"))
+    Err(format!(
+        "'{text}' is not a descr: expected <...>, TargetToken(N) or a name"
+    ))
 }
 
 fn number(word: Option<&str>, what: &str) -> Result<i64, String> {
@@ -291,8 +295,13 @@ mod tests {
         let interior = Descr::parse("<InteriorFieldDescr <FieldP odictentry.value 8>>").unwrap();
         assert_eq!(interior.value_type(), Some(Type::Ref));
         assert!(matches!(
-            Descr::parse("<QuasiImmutDescr object at 0x7ffff3f7c320>").unwrap().kind,
-            DescrKind::Object { address: 0x7ffff3f7c320, .. }
+            Descr::parse("<QuasiImmutDescr object at 0x7ffff3f7c320>")
+                .unwrap()
+                .kind,
+            DescrKind::Object {
+                address: 0x7ffff3f7c320,
+                ..
+            }
         ));
         assert_eq!(Descr::parse("valuedescr").unwrap().kind, DescrKind::Named);
     }

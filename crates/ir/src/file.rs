@@ -10,7 +10,7 @@ use crate::trace::Trace;
 pub enum TraceFile {
     Log(Log),
     Peer(Vec<PeerCase>),
-    Trace(Trace),
+    Trace(Box<Trace>),
 }
 
 /// Parses a file of any of the three kinds.
@@ -20,6 +20,6 @@ pub fn parse_file(text: &str, file: &str) -> Result<TraceFile, ParseError> {
     } else if looks_like_peer(text) {
         parse_peer(text, file).map(TraceFile::Peer)
     } else {
-        crate::parse::parse_trace(text, file).map(TraceFile::Trace)
+        crate::parse::parse_trace(text, file).map(|t| TraceFile::Trace(Box::new(t)))
     }
 }

@@ -173,14 +173,25 @@ pub fn parse_log(text: &str, file: &str) -> Result<Log, ParseError> {
                 (Some((kind, ..)), Some(closing), false) if *kind == closing => {
                     let (section, line, header, parser) = open.take().unwrap();
                     let trace = parser.finish(line_no)?;
-                    add_to_pairs(&mut log, LogTrace { section, header, line, trace });
+                    add_to_pairs(
+                        &mut log,
+                        LogTrace {
+                            section,
+                            header,
+                            line,
+                            trace,
+                        },
+                    );
                 }
                 (Some((kind, start, ..)), _, _) => {
                     return Err(ParseError {
                         file: file.into(),
                         line: line_no,
                         col: 1,
-                        expected: format!("the end of the {} section opened on line {start}", section_name(*kind)),
+                        expected: format!(
+                            "the end of the {} section opened on line {start}",
+                            section_name(*kind)
+                        ),
                         found: show_found(line),
                         hint: Some("the log may be truncated or two logs may be mixed".into()),
                     });
@@ -202,7 +213,10 @@ pub fn parse_log(text: &str, file: &str) -> Result<Log, ParseError> {
             file: file.into(),
             line: last_line + 1,
             col: 1,
-            expected: format!("the end of the {} section opened on line {start}", section_name(section)),
+            expected: format!(
+                "the end of the {} section opened on line {start}",
+                section_name(section)
+            ),
             found: "the end of the file".into(),
             hint: Some("the log is truncated".into()),
         });
@@ -246,7 +260,9 @@ mod tests {
             Header::Recorded { ops: 62 }
         );
         assert_eq!(
-            Header::parse("# Loop 1 (cached_lengths;collatz.py:28-36~#48 LOAD_FAST) : loop with 88 ops"),
+            Header::parse(
+                "# Loop 1 (cached_lengths;collatz.py:28-36~#48 LOAD_FAST) : loop with 88 ops"
+            ),
             Header::Loop {
                 number: 1,
                 name: "cached_lengths;collatz.py:28-36~#48 LOAD_FAST".into(),

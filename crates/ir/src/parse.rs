@@ -16,7 +16,7 @@
 use crate::descr::Descr;
 use crate::error::{show_found, ParseError};
 use crate::opcode::{Opcode, Type, OP_TABLE};
-use crate::trace::{Arg, Const, Op, Pos, Trace, ValueId};
+use crate::trace::{Arg, Const, DescrId, Op, Pos, Trace, ValueId};
 use std::collections::HashMap;
 
 /// Parses a whole file holding one trace in test format.
@@ -130,7 +130,6 @@ impl<'a> TraceParser<'a> {
             }
         }
         cur.expect_end()?;
-        drop(cur);
         self.trace.input_pos = Pos {
             line: line_no,
             col: indent as u32 + 1,
@@ -142,7 +141,13 @@ impl<'a> TraceParser<'a> {
         Ok(())
     }
 
-    fn define(&mut self, name: &'a str, id: ValueId, line: u32, col: usize) -> Result<(), ParseError> {
+    fn define(
+        &mut self,
+        name: &'a str,
+        id: ValueId,
+        line: u32,
+        col: usize,
+    ) -> Result<(), ParseError> {
         if let Some(&(_, first)) = self.names.get(name) {
             return Err(ParseError {
                 file: self.file.into(),
@@ -202,8 +207,7 @@ impl<'a> TraceParser<'a> {
                 cur.skip_ws();
                 if cur.rest().starts_with("descr=") {
                     cur.pos += "descr=".len();
-                    let descr = cur.descr()?;
-                    op.descr = Some(cur.trace.add_descr(descr));
+                    op.descr = Some(cur.descr()?);
                     cur.skip_ws();
                     cur.expect(")", "')' after the descr (it comes last)")?;
                     break;
@@ -235,7 +239,6 @@ impl<'a> TraceParser<'a> {
             op.fail_args = Some(fail_args);
         }
         cur.expect_end()?;
-        drop(cur);
         let pos = Pos {
             line: line_no,
             col: op_col as u32 + 1,
@@ -253,7 +256,9 @@ impl<'a> TraceParser<'a> {
                             name_letter(result_type)
                         )
                     };
-                    return Err(self.cursor(line_no, text, name_col).error(&expected, show_found(name)));
+                    return Err(self
+                        .cursor(line_no, text, name_col)
+                        .error(&expected, show_found(name)));
                 }
                 let id = self.trace.push(op, name, pos);
                 self.define(name, id, line_no, name_col)
@@ -318,7 +323,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
         let mut diag = row[0];
         row[0] = i + 1;
         for (j, &cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            let next = (diag + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
             diag = row[j + 1];
             row[j + 1] = next;
         }
@@ -414,7 +421,8 @@ impl<'a> Cursor<'a, '_> {
     /// Reads an argument; `None` (a hole) is allowed in fail arguments only.
     fn arg(&mut self, in_fail_args: bool) -> Result<Option<Arg>, ParseError> {
         let start = self.pos;
-        let what = "an argument: a variable, a number, ConstClass(..), ConstPtr(..), NULL or a string";
+        let what =
+            "an argument: a variable, a number, ConstClass(..), ConstPtr(..), NULL or a string";
         let constant = match self.peek() {
             Some(b'0'..=b'9' | b'-' | b'+' | b'.') => self.number()?,
             Some(q @ (b'\'' | b'"')) => {
@@ -423,7 +431,10 @@ impl<'a> Cursor<'a, '_> {
                 loop {
                     match self.peek() {
                         None => {
-                            return Err(self.error("the closing quote of a string", "the end of the line".into()))
+                            return Err(self.error(
+                                "the closing quote of a string",
+                                "the end of the line".into(),
+                            ))
                         }
                         Some(b'\\') => self.pos += 2,
                         Some(b) if b == q => break,
@@ -473,7 +484,14 @@ impl<'a> Cursor<'a, '_> {
     fn number(&mut self) -> Result<Const, ParseError> {
         let start = self.pos;
         let text = self.take_while(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
-        let bad = |c: &Cursor| c.error_at(start, "a number", show_found(text), "integers are decimal or 0x hex; floats look like 1.5 or -2e10");
+        let bad = |c: &Cursor| {
+            c.error_at(
+                start,
+                "a number",
+                show_found(text),
+                "integers are decimal or 0x hex; floats look like 1.5 or -2e10",
+            )
+        };
         let (negative, digits) = match text.strip_prefix('-') {
             Some(d) => (true, d),
             None => (false, text.strip_prefix('+').unwrap_or(text)),
@@ -488,7 +506,11 @@ impl<'a> Cursor<'a, '_> {
         let constant = match int {
             Some(magnitude) if !negative || magnitude <= 1 << 63 => {
                 let value = magnitude as i64;
-                Const::Int(if negative { value.wrapping_neg() } else { value })
+                Const::Int(if negative {
+                    value.wrapping_neg()
+                } else {
+                    value
+                })
             }
             Some(_) => return Err(bad(self)),
             None => match text.parse::<f64>() {
@@ -502,7 +524,8 @@ impl<'a> Cursor<'a, '_> {
         Ok(constant)
     }
 
-    fn descr(&mut self) -> Result<Descr, ParseError> {
+    /// Reads a descr and interns it (parsing its text only the first time).
+    fn descr(&mut self) -> Result<DescrId, ParseError> {
         let start = self.pos;
         let bytes = self.text.as_bytes();
         let mut depth = 0usize;
@@ -521,6 +544,11 @@ impl<'a> Cursor<'a, '_> {
         }
         let text = &self.text[start..end];
         self.pos = end;
-        Descr::parse(text).map_err(|why| self.error_at(start, "a descr", show_found(text), &why))
+        if let Some(id) = self.trace.find_descr(text) {
+            return Ok(id);
+        }
+        let descr = Descr::parse(text)
+            .map_err(|why| self.error_at(start, "a descr", show_found(text), &why))?;
+        Ok(self.trace.add_descr(descr))
     }
 }

@@ -54,7 +54,13 @@ pub fn parse_peer(text: &str, file: &str) -> Result<Vec<PeerCase>, ParseError> {
                     ops,
                     expected: parser.finish(line)?,
                 }),
-                _ => return Err(error(line, "'--- expected' and a trace", "the end of the case")),
+                _ => {
+                    return Err(error(
+                        line,
+                        "'--- expected' and a trace",
+                        "the end of the case",
+                    ))
+                }
             }
         }
         Ok(())
@@ -77,7 +83,13 @@ pub fn parse_peer(text: &str, file: &str) -> Result<Vec<PeerCase>, ParseError> {
                     *ops = Some(parser.take().unwrap().finish(line_no)?);
                     *parser = Some(TraceParser::new(file));
                 }
-                _ => return Err(error(line_no, "'--- ops' and a trace before '--- expected'", line)),
+                _ => {
+                    return Err(error(
+                        line_no,
+                        "'--- ops' and a trace before '--- expected'",
+                        line,
+                    ))
+                }
             }
         } else if let Some((_, _, _, Some(parser))) = &mut current {
             parser.line(line_no, line)?;

@@ -165,6 +165,11 @@ impl Trace {
         id
     }
 
+    /// The id of an interned descr with this text.
+    pub fn find_descr(&self, text: &str) -> Option<DescrId> {
+        self.descr_index.get(text).copied()
+    }
+
     pub fn num_values(&self) -> usize {
         self.names.len()
     }

@@ -13,7 +13,12 @@ fn shared() -> PathBuf {
 fn corpus_logs() -> Vec<PathBuf> {
     let dir = shared().join("corpus/pypy-7.3.11");
     let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (the shared corpus must sit beside the repo)", dir.display()))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (the shared corpus must sit beside the repo)",
+                dir.display()
+            )
+        })
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "log"))
         .collect();
@@ -24,19 +29,29 @@ fn corpus_logs() -> Vec<PathBuf> {
 
 fn assert_round_trip(trace: &Trace, what: &str) {
     let text = print_trace(trace);
-    let again = parse_trace(&text, what).unwrap_or_else(|e| panic!("{what}: printed trace does not parse: {e}\n{text}"));
+    let again = parse_trace(&text, what)
+        .unwrap_or_else(|e| panic!("{what}: printed trace does not parse: {e}\n{text}"));
     assert!(again == *trace, "{what}: round trip changed the trace");
     assert_eq!(print_trace(&again), text, "{what}: printing is not stable");
 }
 
 fn assert_checks(trace: &Trace, what: &str, options: CheckOptions) {
     let errors = check(trace, what, options);
-    assert!(errors.is_empty(), "{what}: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        errors.is_empty(),
+        "{what}: {}",
+        errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
 #[test]
 fn every_corpus_trace_parses_checks_and_round_trips() {
-    let (mut recorded, mut loops, mut bridges, mut ops_all, mut ops_nodmp, mut opt_nodmp) = (0, 0, 0, 0, 0, 0);
+    let (mut recorded, mut loops, mut bridges, mut ops_all, mut ops_nodmp, mut opt_nodmp) =
+        (0, 0, 0, 0, 0, 0);
     for path in corpus_logs() {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -44,7 +59,14 @@ fn every_corpus_trace_parses_checks_and_round_trips() {
         for t in log.traces() {
             let what = format!("{file}:{}", t.line);
             let optimized = t.section != Section::Recorded;
-            assert_checks(&t.trace, &what, CheckOptions { require_fail_args: optimized, partial: false });
+            assert_checks(
+                &t.trace,
+                &what,
+                CheckOptions {
+                    require_fail_args: optimized,
+                    partial: false,
+                },
+            );
             assert_round_trip(&t.trace, &what);
             let real = t.trace.real_ops().count();
             match t.section {
@@ -52,7 +74,11 @@ fn every_corpus_trace_parses_checks_and_round_trips() {
                     recorded += 1;
                     ops_all += t.trace.ops.len();
                     ops_nodmp += real;
-                    assert_eq!(t.header.as_ref().and_then(|h| h.ops()), Some(t.trace.ops.len()), "{what}: header count");
+                    assert_eq!(
+                        t.header.as_ref().and_then(|h| h.ops()),
+                        Some(t.trace.ops.len()),
+                        "{what}: header count"
+                    );
                 }
                 Section::OptLoop => loops += 1,
                 Section::OptBridge => bridges += 1,
@@ -62,7 +88,10 @@ fn every_corpus_trace_parses_checks_and_round_trips() {
             }
         }
         for pair in &log.pairs {
-            assert!(pair.recorded.is_some(), "{file}: an optimized trace without its recording");
+            assert!(
+                pair.recorded.is_some(),
+                "{file}: an optimized trace without its recording"
+            );
         }
     }
     // The totals of the table in shared/corpus/README.md.
@@ -84,7 +113,14 @@ fn every_peer_case_parses_checks_and_round_trips() {
             if partial {
                 partial_cases.push(case.name.as_str());
             }
-            assert_checks(trace, &what, CheckOptions { partial, ..Default::default() });
+            assert_checks(
+                trace,
+                &what,
+                CheckOptions {
+                    partial,
+                    ..Default::default()
+                },
+            );
             assert_round_trip(trace, &what);
         }
     }

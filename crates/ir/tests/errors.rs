@@ -36,16 +36,28 @@ fn truncated_log() {
     let text = "[1a] {jit-log-noopt\n# Traced loop or bridge with 1 ops\n[i0]\njump(i0)\n";
     let e = parse_log(text, "cut.log").unwrap_err();
     assert_eq!((e.file.as_str(), e.line), ("cut.log", 5));
-    assert!(e.expected.contains("jit-log-noopt section opened on line 1"), "{e}");
+    assert!(
+        e.expected
+            .contains("jit-log-noopt section opened on line 1"),
+        "{e}"
+    );
     assert!(e.hint.as_deref().unwrap().contains("truncated"));
 }
 
 #[test]
 fn unknown_op_suggests_close_names() {
     let e = parse_error("[i0]\ni1 = int_addd(i0, 1)\njump(i1)\n");
-    assert_at(&e, 2, 6, "an operation name", "unknown operation 'int_addd'");
+    assert_at(
+        &e,
+        2,
+        6,
+        "an operation name",
+        "unknown operation 'int_addd'",
+    );
     assert!(e.hint.as_deref().unwrap().contains("int_add"), "{e}");
-    assert!(e.to_string().starts_with("bad.trace:2:6: expected an operation name"));
+    assert!(e
+        .to_string()
+        .starts_with("bad.trace:2:6: expected an operation name"));
 }
 
 #[test]
@@ -61,7 +73,13 @@ fn wrong_arity() {
 fn wrong_argument_type() {
     let errors = check_errors("[i0, p1]\ni2 = int_add(i0, p1)\njump(i2, p1)\n");
     assert_eq!(errors.len(), 1);
-    assert_at(&errors[0], 2, 6, "argument 2 of int_add to be an int", "a ref");
+    assert_at(
+        &errors[0],
+        2,
+        6,
+        "argument 2 of int_add to be an int",
+        "a ref",
+    );
 }
 
 #[test]
@@ -73,7 +91,13 @@ fn use_before_definition() {
 #[test]
 fn defined_twice() {
     let e = parse_error("[i0]\ni1 = int_add(i0, 1)\ni1 = int_add(i0, 2)\njump(i1)\n");
-    assert_at(&e, 3, 1, "a name not used before", "already defined on line 2");
+    assert_at(
+        &e,
+        3,
+        1,
+        "a name not used before",
+        "already defined on line 2",
+    );
 }
 
 #[test]
@@ -87,17 +111,29 @@ fn result_name_of_the_wrong_type() {
 #[test]
 fn bad_descr() {
     // A descr of a known shape that breaks it.
-    let e = parse_error("[p0]\ni1 = getfield_gc_i(p0, descr=<FieldS W_IntObject.inst_intval eight>)\n");
+    let e =
+        parse_error("[p0]\ni1 = getfield_gc_i(p0, descr=<FieldS W_IntObject.inst_intval eight>)\n");
     assert_at(&e, 2, 30, "a descr", "<FieldS");
-    assert!(e.hint.as_deref().unwrap().contains("field offset 'eight' is not a number"));
+    assert!(e
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("field offset 'eight' is not a number"));
     // A descr on an op that takes none, a missing one, one of the wrong kind.
     let errors = check_errors("[i0]\ni1 = int_add(i0, 1, descr=valuedescr)\njump(i1)\n");
     assert_at(&errors[0], 2, 6, "no descr: int_add takes none", "descr=");
     let errors = check_errors("[p0]\ni1 = getfield_gc_i(p0)\njump(p0)\n");
     assert_at(&errors[0], 2, 6, "a descr for getfield_gc_i", "none");
     let errors = check_errors("[p0]\ni1 = getfield_gc_i(p0, descr=<ArrayS 8>)\njump(p0)\n");
-    assert_at(&errors[0], 2, 6, "a field descr for getfield_gc_i", "<ArrayS 8>");
-    let errors = check_errors("[p0]\ni1 = getfield_gc_i(p0, descr=<FieldP node.next 8>)\njump(p0)\n");
+    assert_at(
+        &errors[0],
+        2,
+        6,
+        "a field descr for getfield_gc_i",
+        "<ArrayS 8>",
+    );
+    let errors =
+        check_errors("[p0]\ni1 = getfield_gc_i(p0, descr=<FieldP node.next 8>)\njump(p0)\n");
     assert_at(&errors[0], 2, 6, "a ref result", "a int");
 }
 
@@ -108,9 +144,18 @@ fn checker_structure() {
     let errors = check_errors("[i0]\njump(i0)\ni1 = int_add(i0, 1)\nfinish(i1)\n");
     assert_at(&errors[0], 2, 1, "jump as the last op", "more ops");
     let errors = check_errors("[i0]\nguard_no_overflow() []\nfinish(i0)\n");
-    assert_at(&errors[0], 2, 1, "right after an *_ovf op", "start of the trace");
+    assert_at(
+        &errors[0],
+        2,
+        1,
+        "right after an *_ovf op",
+        "start of the trace",
+    );
     let trace = parse_trace("[i0]\nguard_true(i0)\nfinish(i0)\n", "bad.trace").unwrap();
-    let strict = CheckOptions { require_fail_args: true, partial: false };
+    let strict = CheckOptions {
+        require_fail_args: true,
+        partial: false,
+    };
     let errors = check(&trace, "bad.trace", strict);
     assert_at(&errors[0], 2, 1, "fail arguments after guard_true", "none");
     let errors = check_errors("[i0]\ni1 = int_add(i0, 1) [i0]\nfinish(i1)\n");
@@ -137,14 +182,24 @@ fn empty_input_is_an_error_not_a_trace() {
 }
 
 fn corpus_lines() -> Vec<String> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pypy-7.3.11");
-    let text = std::fs::read_to_string(dir.join("collatz.log")).expect("the shared corpus sits beside the repo");
-    text.lines().filter(|l| !l.starts_with('[')).take(400).map(String::from).collect()
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/pypy-7.3.11");
+    let text = std::fs::read_to_string(dir.join("collatz.log"))
+        .expect("the shared corpus sits beside the repo");
+    text.lines()
+        .filter(|l| !l.starts_with('['))
+        .take(400)
+        .map(String::from)
+        .collect()
 }
 
 fn mutate(line: &str, position: usize, kind: u8, byte: u8) -> String {
     let mut bytes = line.as_bytes().to_vec();
-    let at = if bytes.is_empty() { 0 } else { position % (bytes.len() + 1) };
+    let at = if bytes.is_empty() {
+        0
+    } else {
+        position % (bytes.len() + 1)
+    };
     let alphabet = b"(),=[]<>'\"#+-:. 0123456789aipfxNULL_";
     let byte = alphabet[byte as usize % alphabet.len()];
     match kind % 4 {
@@ -175,11 +230,14 @@ proptest! {
         let inputs = "[p0, p1, p2, p3, p4, i5, i6, p7, p8, p9, p10, p11, p12, p13, i22, p28, f2]\n";
         for text in [format!("{inputs}{line}\n"), format!("{line}\n"),
                      format!("[1] {{jit-log-noopt\n{inputs}{line}\n[2] jit-log-noopt}}\n")] {
-            if let Ok(file) = parse_file(&text, "mutated") {
-                if let traceopt_ir::TraceFile::Trace(trace) = file {
-                    let _ = check(&trace, "mutated", CheckOptions::default());
-                    let _ = traceopt_ir::print_trace(&trace);
-                }
+            let traces: Vec<traceopt_ir::Trace> = match parse_file(&text, "mutated") {
+                Ok(traceopt_ir::TraceFile::Trace(trace)) => vec![*trace],
+                Ok(traceopt_ir::TraceFile::Log(log)) => log.traces().map(|t| t.trace.clone()).collect(),
+                _ => vec![],
+            };
+            for trace in traces {
+                let _ = check(&trace, "mutated", CheckOptions::default());
+                let _ = traceopt_ir::print_trace(&trace);
             }
         }
     }

@@ -55,7 +55,8 @@ pub fn read_input(path: &str) -> Result<Input, Failure> {
             .map_err(|e| Failure::input(format!("<stdin>: cannot read: {e}")))?;
         text
     } else {
-        std::fs::read_to_string(path).map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?
+        std::fs::read_to_string(path)
+            .map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?
     };
     let file = if path == "-" { "<stdin>" } else { path };
     let parsed = parse_file(&text, file).map_err(|e| Failure::input(e.to_string()))?;
@@ -70,10 +71,14 @@ pub fn read_inputs(paths: &[String]) -> Result<Vec<Input>, Failure> {
     let mut files = Vec::new();
     for path in paths {
         if Path::new(path).is_dir() {
-            let entries = std::fs::read_dir(path).map_err(|e| Failure::input(format!("{path}: {e}")))?;
+            let entries =
+                std::fs::read_dir(path).map_err(|e| Failure::input(format!("{path}: {e}")))?;
             let mut found: Vec<String> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "log" || x == "trace" || x == "txt"))
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|x| x == "log" || x == "trace" || x == "txt")
+                })
                 .map(|p| p.display().to_string())
                 .collect();
             if found.is_empty() {
@@ -114,7 +119,11 @@ impl Input {
             TraceFile::Log(log) => log
                 .traces()
                 .map(|t| Item {
-                    label: format!("{file}:{} {}", t.line, describe(t.section, t.header.as_ref())),
+                    label: format!(
+                        "{file}:{} {}",
+                        t.line,
+                        describe(t.section, t.header.as_ref())
+                    ),
                     trace: &t.trace,
                     optimized: t.section != Section::Recorded,
                     fragment: false,
@@ -128,8 +137,20 @@ impl Input {
 pub fn describe(section: Section, header: Option<&Header>) -> String {
     match (section, header) {
         (Section::Recorded, _) => "recorded".into(),
-        (_, Some(Header::Loop { number, name, entry_bridge, .. })) => {
-            let kind = if *entry_bridge { "entry bridge" } else { "loop" };
+        (
+            _,
+            Some(Header::Loop {
+                number,
+                name,
+                entry_bridge,
+                ..
+            }),
+        ) => {
+            let kind = if *entry_bridge {
+                "entry bridge"
+            } else {
+                "loop"
+            };
             format!("{kind} {number} ({name})")
         }
         (_, Some(Header::Bridge { guard, .. })) => format!("bridge out of guard {guard:#x}"),

@@ -152,7 +152,11 @@ fn list_ops(json: bool) {
         println!(
             "{:<36} {:<8} {:<6} {}",
             info.name,
-            if info.signature.is_empty() { "-" } else { info.signature },
+            if info.signature.is_empty() {
+                "-"
+            } else {
+                info.signature
+            },
             info.result.to_string(),
             flags.join(" ").to_lowercase()
         );

@@ -53,7 +53,10 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
     let show = |values: &[Val]| values.iter().map(Val::to_string).collect::<Vec<_>>();
     let (status, detail) = match &result.outcome {
         Outcome::Finished { values } => ("finished", serde_json::json!({ "values": show(values) })),
-        Outcome::GuardFailed { op_index, fail_values } => {
+        Outcome::GuardFailed {
+            op_index,
+            fail_values,
+        } => {
             let op = &trace.ops[*op_index];
             let names: Vec<String> = op
                 .fail_args
@@ -105,9 +108,17 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         return Ok(());
     }
     for e in &escaped {
-        println!("line {}: {} {}", e["line"], e["op"].as_str().unwrap_or(""), e["values"]);
+        println!(
+            "line {}: {} {}",
+            e["line"],
+            e["op"].as_str().unwrap_or(""),
+            e["values"]
+        );
     }
-    println!("{status} after {} iteration(s): {detail}", result.iterations);
+    println!(
+        "{status} after {} iteration(s): {detail}",
+        result.iterations
+    );
     Ok(())
 }
 
@@ -115,15 +126,21 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
 fn input_values(trace: &Trace, flags: &[String], zero: bool) -> Result<Vec<Val>, Failure> {
     let mut values: Vec<Option<Val>> = vec![None; trace.inputs.len()];
     for flag in flags {
-        let (name, text) = flag
-            .split_once('=')
-            .ok_or_else(|| Failure::input(format!("--arg {flag}: expected NAME=VALUE, such as i0=5")))?;
+        let (name, text) = flag.split_once('=').ok_or_else(|| {
+            Failure::input(format!("--arg {flag}: expected NAME=VALUE, such as i0=5"))
+        })?;
         let index = (0..trace.inputs.len())
             .find(|&i| trace.name(ValueId(i as u32)) == name)
-            .ok_or_else(|| Failure::input(format!("--arg {flag}: the trace has no input named '{name}'")))?;
+            .ok_or_else(|| {
+                Failure::input(format!(
+                    "--arg {flag}: the trace has no input named '{name}'"
+                ))
+            })?;
         let ty = trace.inputs[index];
         let value = parse_value(text, ty).ok_or_else(|| {
-            Failure::input(format!("--arg {flag}: '{text}' is not a {ty} (ints: 5, -3, 0x10; floats: 1.5; refs: null)"))
+            Failure::input(format!(
+                "--arg {flag}: '{text}' is not a {ty} (ints: 5, -3, 0x10; floats: 1.5; refs: null)"
+            ))
         })?;
         values[index] = Some(value);
     }
@@ -164,7 +181,11 @@ fn parse_value(text: &str, ty: Type) -> Option<Val> {
                 None => digits.parse::<u64>().ok()?,
             };
             let value = magnitude as i64;
-            Some(Val::Int(if negative { value.wrapping_neg() } else { value }))
+            Some(Val::Int(if negative {
+                value.wrapping_neg()
+            } else {
+                value
+            }))
         }
         Type::Float => text.parse().ok().map(Val::Float),
         Type::Ref => (text == "null").then_some(Val::Ref(None)),

@@ -86,12 +86,19 @@ pub fn stats(paths: &[String], json: bool) -> Result<(), Failure> {
             }
             TraceFile::Log(log) => {
                 for pair in &log.pairs {
-                    let recorded = pair.recorded.as_ref().map(|t| totals.add_recorded(&t.trace));
+                    let recorded = pair
+                        .recorded
+                        .as_ref()
+                        .map(|t| totals.add_recorded(&t.trace));
                     let optimized = pair
                         .optimized
                         .as_ref()
                         .map(|t| totals.add_optimized(&t.trace, t.section));
-                    let line = pair.recorded.as_ref().or(pair.optimized.as_ref()).map_or(0, |t| t.line);
+                    let line = pair
+                        .recorded
+                        .as_ref()
+                        .or(pair.optimized.as_ref())
+                        .map_or(0, |t| t.line);
                     let kind = match &pair.optimized {
                         Some(t) => describe(t.section, t.header.as_ref()),
                         None => "recorded, not compiled".into(),
@@ -124,7 +131,10 @@ const HEAD: &str = "   ops   new   get   set guard";
 
 fn cells(counts: Option<OpCounts>) -> String {
     match counts {
-        Some(c) => format!("{:>6}{:>6}{:>6}{:>6}{:>6}", c.ops, c.allocations, c.reads, c.writes, c.guards),
+        Some(c) => format!(
+            "{:>6}{:>6}{:>6}{:>6}{:>6}",
+            c.ops, c.allocations, c.reads, c.writes, c.guards
+        ),
         None => format!("{:>30}", "-"),
     }
 }
@@ -141,12 +151,20 @@ fn print_table(files: &[FileStats], grand: &Totals) {
     for file in files {
         for row in &file.traces {
             let label: String = row.label.chars().take(width).collect();
-            println!("{label:<width$} |{} |{}", cells(row.recorded), cells(row.optimized));
+            println!(
+                "{label:<width$} |{} |{}",
+                cells(row.recorded),
+                cells(row.optimized)
+            );
         }
         if files.len() > 1 {
             let t = &file.totals;
             let label: String = format!("total {}", file.file).chars().take(width).collect();
-            println!("{label:<width$} |{} |{}", cells(Some(t.recorded)), cells(Some(t.optimized)));
+            println!(
+                "{label:<width$} |{} |{}",
+                cells(Some(t.recorded)),
+                cells(Some(t.optimized))
+            );
         }
     }
     println!(

@@ -7,14 +7,16 @@
 //! the right kind (a field op gets a field descr, and a field of ints feeds
 //! `getfield_gc_i`), guards carry fail arguments when the trace's kind
 //! requires them, an overflow guard follows an `*_ovf` op, and the trace ends
-//! with `jump` or `finish` unless it is declared partial.
+//! with `jump` or `finish` unless it is declared partial. A jump back into
+//! the trace passes values that fit its target (the inputs or a label), and
+//! after a label only the label's arguments are used.
 //!
 //! Errors reuse `ParseError`'s shape (file, line, column, expected, found).
 
 use crate::descr::DescrKind;
 use crate::error::ParseError;
 use crate::opcode::{Flags, Opcode, Type};
-use crate::trace::{Arg, Op, Pos, Trace};
+use crate::trace::{Arg, JumpTarget, Op, Pos, Trace};
 use std::collections::HashMap;
 
 pub type CheckError = ParseError;
@@ -62,6 +64,8 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
         }
     }
 
+    // After a label only its arguments (and later values) are live.
+    let mut last_label: Option<usize> = None;
     for (index, op) in trace.ops.iter().enumerate() {
         let pos = pos_of(index);
         let own = trace.value_of_op(index);
@@ -74,7 +78,20 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
             .chain(op.fail_args.iter().flatten().flatten());
         for &arg in uses {
             if let Arg::Value(v) = arg {
-                if v >= own {
+                let dead_at_label = last_label.filter(|&l| {
+                    v < trace.value_of_op(l) && !trace.ops[l].args.contains(&Arg::Value(v))
+                });
+                if let Some(l) = dead_at_label {
+                    report(
+                        pos,
+                        format!(
+                            "only values passed through the label on line {}",
+                            pos_of(l).line
+                        ),
+                        format!("{name} uses '{}', defined before that label", trace.name(v)),
+                        Some("add the value to the label's arguments"),
+                    );
+                } else if v >= own {
                     report(
                         pos,
                         "arguments defined before their use".into(),
@@ -165,6 +182,12 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
             }
         }
 
+        if op.opcode == Opcode::Label {
+            last_label = Some(index);
+        }
+        if op.opcode == Opcode::Jump {
+            check_jump_target(trace, op, pos, &mut report);
+        }
         if op.opcode.is_final() && index + 1 != trace.ops.len() {
             report(
                 pos,
@@ -192,6 +215,54 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
         );
     }
     errors
+}
+
+/// A jump within the trace passes one value of the right type per input
+/// or label argument.
+fn check_jump_target(
+    trace: &Trace,
+    jump: &Op,
+    pos: Pos,
+    report: &mut impl FnMut(Pos, String, String, Option<&str>),
+) {
+    let (targets, what): (Vec<Type>, String) = match trace.jump_target(jump) {
+        JumpTarget::Outside => return,
+        JumpTarget::Start => (trace.inputs.clone(), "the trace's inputs".into()),
+        JumpTarget::Label(l) => {
+            let label = &trace.ops[l];
+            let line = trace.op_pos.get(l).map_or(0, |p| p.line);
+            if let Some(k) = label.args.iter().position(|a| matches!(a, Arg::Const(_))) {
+                report(
+                    pos,
+                    "label arguments that are variables".into(),
+                    format!(
+                        "a constant as argument {} of the label on line {line}",
+                        k + 1
+                    ),
+                    None,
+                );
+                return;
+            }
+            let types = label.args.iter().map(|&a| trace.arg_type(a)).collect();
+            (types, format!("the label on line {line}"))
+        }
+    };
+    let passed: Vec<Type> = jump.args.iter().map(|&a| trace.arg_type(a)).collect();
+    if passed != targets {
+        let show = |types: &[Type]| {
+            types
+                .iter()
+                .map(|t| t.letter().to_string())
+                .collect::<Vec<_>>()
+                .join("")
+        };
+        report(
+            pos,
+            format!("jump values matching {what} ({})", show(&targets)),
+            format!("({})", show(&passed)),
+            Some("one value per target argument, of the same type (i int, r ref, f float)"),
+        );
+    }
 }
 
 fn letter_accepts(letter: u8, ty: Type) -> bool {

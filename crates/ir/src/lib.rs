@@ -22,4 +22,4 @@ pub use opcode::{Arity, Flags, OpInfo, Opcode, Type, OP_TABLE};
 pub use parse::{parse_trace, TraceParser};
 pub use print::{print_trace, print_trace_with, PrintOptions};
 pub use stats::OpCounts;
-pub use trace::{Arg, Const, ConstId, DescrId, Op, Pos, Trace, ValueId};
+pub use trace::{Arg, Const, ConstId, DescrId, JumpTarget, Op, Pos, Trace, ValueId};

@@ -12,7 +12,7 @@
 //! Source positions are kept beside the ops for error messages; they take
 //! no part in equality.
 
-use crate::descr::Descr;
+use crate::descr::{Descr, DescrKind};
 use crate::opcode::{Opcode, Type};
 use std::collections::HashMap;
 
@@ -61,6 +61,17 @@ impl Const {
             Const::Str(_) => Type::Str,
         }
     }
+}
+
+/// Where a `jump` goes (see `Trace::jump_target`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum JumpTarget {
+    /// Back to the first op, the inputs taking the jump's values.
+    Start,
+    /// To the label op with this index, its arguments taking the values.
+    Label(usize),
+    /// To a loop outside this trace.
+    Outside,
 }
 
 /// A source position (1-based line and column); 0 for ops made by a program.
@@ -208,6 +219,49 @@ impl Trace {
 
     pub fn name(&self, v: ValueId) -> &str {
         &self.names[v.0 as usize]
+    }
+
+    /// Where a `jump` goes: to a `label` of this trace with the same descr;
+    /// back to the start when it has no descr and its values fit the
+    /// inputs (else it leaves the trace), closes the loop being
+    /// recorded (`<Loop-N>`), or the trace has no labels and the descr names
+    /// no other trace; otherwise out of the trace (a bridge entering another
+    /// loop: `<LoopN>`, or a `TargetToken` of a label elsewhere).
+    pub fn jump_target(&self, jump: &Op) -> JumpTarget {
+        let mut has_labels = false;
+        for (i, op) in self.ops.iter().enumerate() {
+            if op.opcode == Opcode::Label {
+                has_labels = true;
+                if op.descr.is_some() && op.descr == jump.descr {
+                    return JumpTarget::Label(i);
+                }
+            }
+        }
+        let descr = jump.descr.and_then(|d| self.descrs.get(d.0 as usize));
+        let back_to_start = match descr.map(|d| &d.kind) {
+            // PyPy's tests often end in a jump that does not fit the inputs:
+            // it stands for a jump elsewhere.
+            None => {
+                jump.args.len() == self.inputs.len()
+                    && jump.args.iter().zip(&self.inputs).all(|(&a, &ty)| {
+                        let c = |c: ConstId| self.consts.get(c.0 as usize).map(Const::ty);
+                        match a {
+                            Arg::Value(v) => {
+                                (v.0 as usize) < self.names.len() && self.value_type(v) == ty
+                            }
+                            Arg::Const(k) => c(k) == Some(ty),
+                        }
+                    })
+            }
+            Some(DescrKind::Loop { number }) => *number < 0,
+            Some(DescrKind::TargetToken { .. }) => false,
+            Some(_) => !has_labels,
+        };
+        if back_to_start {
+            JumpTarget::Start
+        } else {
+            JumpTarget::Outside
+        }
     }
 
     /// Ops that count as operations for statistics: all but `debug_merge_point`.

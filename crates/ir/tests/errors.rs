@@ -163,6 +163,42 @@ fn checker_structure() {
 }
 
 #[test]
+fn jumps_and_labels() {
+    let errors = check_errors("[i0, p1]\ni2 = int_add(i0, 1)\njump(i2, i0, descr=<Loop-1>)\n");
+    assert_at(
+        &errors[0],
+        3,
+        1,
+        "jump values matching the trace's inputs (ir)",
+        "(ii)",
+    );
+    let errors = check_errors(
+        "[i0, i1]\nlabel(i0, descr=TargetToken(7))\ni2 = int_add(i1, 1)\njump(i2, descr=TargetToken(7))\n",
+    );
+    assert_eq!(errors.len(), 1);
+    assert_at(
+        &errors[0],
+        3,
+        6,
+        "only values passed through the label on line 2",
+        "'i1'",
+    );
+    let errors = check_errors("[i0]\nlabel(i0, descr=TargetToken(7))\nf1 = cast_int_to_float(i0)\njump(f1, descr=TargetToken(7))\n");
+    assert_at(
+        &errors[0],
+        4,
+        1,
+        "jump values matching the label on line 2 (i)",
+        "(f)",
+    );
+    // A jump elsewhere need not fit anything here.
+    assert!(check_errors(
+        "[i0]\nlabel(i0, descr=TargetToken(7))\njump(i0, i0, descr=TargetToken(8))\n"
+    )
+    .is_empty());
+}
+
+#[test]
 fn a_good_trace_has_no_errors() {
     let text = "# a comment\n[i0, p1, f2]\n+12: i3 = int_add(i0, 1/ci) # note\n\
                 guard_value(p1, ConstPtr(ptr0)) [i0, None]\n\

@@ -122,7 +122,7 @@ impl Input {
                     label: format!(
                         "{file}:{} {}",
                         t.line,
-                        describe(t.section, t.header.as_ref())
+                        describe(t.section, t.header.as_ref(), true)
                     ),
                     trace: &t.trace,
                     optimized: t.section != Section::Recorded,
@@ -133,8 +133,9 @@ impl Input {
     }
 }
 
-/// "recorded", "loop 3 (name)", "bridge out of guard 0x…".
-pub fn describe(section: Section, header: Option<&Header>) -> String {
+/// "recorded", "loop 3 (name)" (the name only if `long`), "bridge out of
+/// guard 0x…".
+pub fn describe(section: Section, header: Option<&Header>, long: bool) -> String {
     match (section, header) {
         (Section::Recorded, _) => "recorded".into(),
         (
@@ -151,7 +152,11 @@ pub fn describe(section: Section, header: Option<&Header>) -> String {
             } else {
                 "loop"
             };
-            format!("{kind} {number} ({name})")
+            if long {
+                format!("{kind} {number} ({name})")
+            } else {
+                format!("{kind} {number}")
+            }
         }
         (_, Some(Header::Bridge { guard, .. })) => format!("bridge out of guard {guard:#x}"),
         (Section::OptLoop, _) => "loop".into(),

@@ -11,6 +11,8 @@ mod stats;
 
 use clap::{Parser, Subcommand};
 use input::{read_inputs, Failure};
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::process::ExitCode;
 use traceopt_ir::{check, print_trace_with, CheckOptions, PrintOptions, TraceFile, OP_TABLE};
 
@@ -67,26 +69,32 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Output is gathered and written at the end, so that a closed pipe
+    // (`traceopt stats ... | head`) ends the program quietly.
+    let mut out = String::new();
     let result = match cli.command {
-        Command::Check { files, partial } => check_files(&files, partial),
-        Command::Print { file, no_offsets } => print_file(&file, !no_offsets),
-        Command::Run(args) => run::run(args),
-        Command::Stats { files, json } => stats::stats(&files, json),
+        Command::Check { files, partial } => check_files(&mut out, &files, partial),
+        Command::Print { file, no_offsets } => print_file(&mut out, &file, !no_offsets),
+        Command::Run(args) => run::run(&mut out, args),
+        Command::Stats { files, json } => stats::stats(&mut out, &files, json),
         Command::Ops { json } => {
-            list_ops(json);
+            list_ops(&mut out, json);
             Ok(())
         }
     };
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("{}", failure.message);
+            if !failure.message.is_empty() {
+                eprintln!("{}", failure.message);
+            }
             ExitCode::from(failure.code)
         }
     }
 }
 
-fn check_files(files: &[String], partial: bool) -> Result<(), Failure> {
+fn check_files(out: &mut String, files: &[String], partial: bool) -> Result<(), Failure> {
     let mut failed = 0;
     let mut checked = 0;
     for input in read_inputs(files)? {
@@ -105,7 +113,7 @@ fn check_files(files: &[String], partial: bool) -> Result<(), Failure> {
             }
         }
     }
-    println!("{checked} traces checked, {failed} with errors");
+    writeln!(out, "checked {checked} trace(s): {failed} with errors").unwrap();
     if failed > 0 {
         Err(Failure::silent(2))
     } else {
@@ -113,23 +121,23 @@ fn check_files(files: &[String], partial: bool) -> Result<(), Failure> {
     }
 }
 
-fn print_file(file: &str, offsets: bool) -> Result<(), Failure> {
+fn print_file(out: &mut String, file: &str, offsets: bool) -> Result<(), Failure> {
     let options = PrintOptions { offsets };
     let input = input::read_input(file)?;
     let single = matches!(input.parsed, TraceFile::Trace(_));
     for item in input.traces() {
         if !single {
-            println!("# {}", item.label);
+            writeln!(out, "# {}", item.label).unwrap();
         }
-        print!("{}", print_trace_with(item.trace, options));
+        write!(out, "{}", print_trace_with(item.trace, options)).unwrap();
         if !single {
-            println!();
+            writeln!(out).unwrap();
         }
     }
     Ok(())
 }
 
-fn list_ops(json: bool) {
+fn list_ops(out: &mut String, json: bool) {
     if json {
         let ops: Vec<_> = OP_TABLE
             .iter()
@@ -143,13 +151,14 @@ fn list_ops(json: bool) {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&ops).unwrap());
+        writeln!(out, "{}", serde_json::to_string_pretty(&ops).unwrap()).unwrap();
         return;
     }
-    println!("{:<36} {:<8} {:<6} flags", "name", "args", "result");
+    writeln!(out, "{:<36} {:<8} {:<6} flags", "name", "args", "result").unwrap();
     for info in OP_TABLE {
         let flags: Vec<&str> = info.flags.iter_names().map(|(name, _)| name).collect();
-        println!(
+        writeln!(
+            out,
             "{:<36} {:<8} {:<6} {}",
             info.name,
             if info.signature.is_empty() {
@@ -159,6 +168,7 @@ fn list_ops(json: bool) {
             },
             info.result.to_string(),
             flags.join(" ").to_lowercase()
-        );
+        )
+        .unwrap();
     }
 }

@@ -4,14 +4,16 @@
 
 use crate::input::{read_input, Failure};
 use clap::Args;
-use traceopt_interp::{run as interpret, DefaultEnv, Limits, Outcome, Val};
+use std::fmt::Write as _;
+use traceopt_interp::{run_with_heap, DefaultEnv, Heap, Limits, Outcome, Val};
 use traceopt_ir::{Arg, Trace, Type, ValueId};
 
 #[derive(Args)]
 pub struct RunArgs {
     /// The trace file (test format, PYPYLOG file or peer set).
     file: String,
-    /// An input value: i0=5, i1=-0x10, f2=1.5, p3=null. Repeat for each input.
+    /// An input value: i0=5, i1=-0x10, f2=1.5, p3=null, p4=new (a fresh
+    /// empty object). Repeat for each input.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
     /// Give inputs not set with --arg the value zero (0, 0.0, null).
@@ -28,7 +30,7 @@ pub struct RunArgs {
     json: bool,
 }
 
-pub fn run(args: RunArgs) -> Result<(), Failure> {
+pub fn run(out: &mut String, args: RunArgs) -> Result<(), Failure> {
     let input = read_input(&args.file)?;
     let items = input.traces();
     let count = items.len();
@@ -43,87 +45,113 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             ))
         })?;
     let trace = item.trace;
-    let inputs = input_values(trace, &args.args, args.zero)?;
+    let mut heap = Heap::new();
+    let inputs = input_values(trace, &args.args, args.zero, &mut heap)?;
     let limits = Limits {
         max_iterations: args.max_iterations,
     };
-    let result = interpret(trace, &inputs, &mut DefaultEnv, limits)
-        .map_err(|e| Failure::input(format!("{}: {e}", input.file)))?;
-    let name = |v: ValueId| trace.name(v).to_string();
-    let show = |values: &[Val]| values.iter().map(Val::to_string).collect::<Vec<_>>();
-    let (status, detail) = match &result.outcome {
-        Outcome::Finished { values } => ("finished", serde_json::json!({ "values": show(values) })),
-        Outcome::GuardFailed {
-            op_index,
-            fail_values,
-        } => {
-            let op = &trace.ops[*op_index];
-            let names: Vec<String> = op
-                .fail_args
-                .iter()
-                .flatten()
-                .map(|a| match a {
-                    Some(Arg::Value(v)) => name(*v),
-                    Some(Arg::Const(_)) => "const".into(),
-                    None => "None".into(),
-                })
-                .collect();
-            let values: Vec<String> = fail_values
-                .iter()
-                .map(|v| v.map_or("None".into(), |v| v.to_string()))
-                .collect();
-            (
-                "guard failed",
-                serde_json::json!({
-                    "op_index": op_index,
-                    "line": trace.op_pos[*op_index].line,
-                    "guard": op.opcode.name(),
-                    "fail_args": names.iter().zip(&values).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>(),
-                }),
-            )
-        }
-        Outcome::Jumped { op_index, values } => (
-            "jumped out",
-            serde_json::json!({ "op_index": op_index, "line": trace.op_pos[*op_index].line, "values": show(values) }),
-        ),
-        Outcome::IterationLimit { values } => (
-            "iteration limit",
-            serde_json::json!({ "values": show(values) }),
-        ),
-    };
-    let escaped: Vec<_> = result
-        .escaped
-        .iter()
-        .map(|(i, values)| serde_json::json!({ "line": trace.op_pos[*i].line, "op": trace.ops[*i].opcode.name(), "values": show(values) }))
-        .collect();
+    let result = run_with_heap(trace, &inputs, heap, &mut DefaultEnv, limits)
+        .map_err(|e| Failure::input(format!("{}:{e}", input.file)))?;
+    let report = Report::new(trace, &result);
     if args.json {
-        let out = serde_json::json!({
+        let json = serde_json::json!({
             "trace": item.label,
-            "status": status,
-            "detail": detail,
+            "status": report.status,
+            "line": report.line,
+            "op": report.op,
+            "values": report.values,
             "iterations": result.iterations,
-            "escaped": escaped,
+            "escaped": report.escaped,
         });
-        println!("{}", serde_json::to_string_pretty(&out).unwrap());
+        writeln!(out, "{}", serde_json::to_string_pretty(&json).unwrap()).unwrap();
         return Ok(());
     }
-    for e in &escaped {
-        println!(
-            "line {}: {} {}",
-            e["line"],
-            e["op"].as_str().unwrap_or(""),
-            e["values"]
-        );
+    for (line, op, values) in &report.escaped {
+        writeln!(out, "line {line}: {op}({})", values.join(", ")).unwrap();
     }
-    println!(
-        "{status} after {} iteration(s): {detail}",
-        result.iterations
-    );
+    let at = report
+        .line
+        .map_or(String::new(), |l| format!(" at line {l}"));
+    let op = report.op.map_or(String::new(), |op| format!(" {op}"));
+    writeln!(
+        out,
+        "{}{op}{at}, after {} loop iteration(s)",
+        report.status, result.iterations
+    )
+    .unwrap();
+    if !report.values.is_empty() {
+        writeln!(out, "  {}", report.values.join(", ")).unwrap();
+    }
     Ok(())
 }
 
+/// How a run ended, in words and values, for text and JSON alike.
+struct Report {
+    status: &'static str,
+    line: Option<u32>,
+    op: Option<&'static str>,
+    /// `name=value` for fail arguments; plain values otherwise.
+    values: Vec<String>,
+    escaped: Vec<(u32, &'static str, Vec<String>)>,
+}
+
+impl Report {
+    fn new(trace: &Trace, result: &traceopt_interp::Run) -> Report {
+        let show = |values: &[Val]| values.iter().map(Val::to_string).collect::<Vec<_>>();
+        let at = |i: usize| (Some(trace.op_pos[i].line), Some(trace.ops[i].opcode.name()));
+        let ((line, op), status, values) = match &result.outcome {
+            Outcome::Finished { values } => ((None, None), "finished", show(values)),
+            Outcome::Jumped { op_index, values } => {
+                (at(*op_index), "jumped out of the trace", show(values))
+            }
+            Outcome::IterationLimit { values } => {
+                ((None, None), "stopped at the iteration limit", show(values))
+            }
+            Outcome::GuardFailed {
+                op_index,
+                fail_values,
+            } => {
+                let op = &trace.ops[*op_index];
+                let names = op.fail_args.iter().flatten().map(|a| match a {
+                    Some(Arg::Value(v)) => trace.name(*v).to_string(),
+                    Some(Arg::Const(_)) => "const".into(),
+                    None => "None".into(),
+                });
+                let values = names
+                    .zip(fail_values)
+                    .map(|(n, v)| format!("{n}={}", v.map_or("None".into(), |v| v.to_string())))
+                    .collect();
+                (at(*op_index), "guard failed:", values)
+            }
+        };
+        let escaped = result
+            .escaped
+            .iter()
+            .map(|(i, values)| {
+                (
+                    trace.op_pos[*i].line,
+                    trace.ops[*i].opcode.name(),
+                    show(values),
+                )
+            })
+            .collect();
+        Report {
+            status,
+            line,
+            op,
+            values,
+            escaped,
+        }
+    }
+}
+
 /// The input values in trace order, from `--arg NAME=VALUE` flags.
-fn input_values(trace: &Trace, flags: &[String], zero: bool) -> Result<Vec<Val>, Failure> {
+fn input_values(
+    trace: &Trace,
+    flags: &[String],
+    zero: bool,
+    heap: &mut Heap,
+) -> Result<Vec<Val>, Failure> {
     let mut values: Vec<Option<Val>> = vec![None; trace.inputs.len()];
     for flag in flags {
         let (name, text) = flag.split_once('=').ok_or_else(|| {
@@ -137,9 +165,9 @@ fn input_values(trace: &Trace, flags: &[String], zero: bool) -> Result<Vec<Val>,
                 ))
             })?;
         let ty = trace.inputs[index];
-        let value = parse_value(text, ty).ok_or_else(|| {
+        let value = parse_value(text, ty, heap).ok_or_else(|| {
             Failure::input(format!(
-                "--arg {flag}: '{text}' is not a {ty} (ints: 5, -3, 0x10; floats: 1.5; refs: null)"
+                "--arg {flag}: '{text}' is not a value of type {ty} (ints: 5, -3, 0x10; floats: 1.5; refs: null or new)"
             ))
         })?;
         values[index] = Some(value);
@@ -169,7 +197,7 @@ fn zero_of(ty: Type) -> Val {
     }
 }
 
-fn parse_value(text: &str, ty: Type) -> Option<Val> {
+fn parse_value(text: &str, ty: Type, heap: &mut Heap) -> Option<Val> {
     match ty {
         Type::Int => {
             let (negative, digits) = match text.strip_prefix('-') {
@@ -188,7 +216,11 @@ fn parse_value(text: &str, ty: Type) -> Option<Val> {
             }))
         }
         Type::Float => text.parse().ok().map(Val::Float),
-        Type::Ref => (text == "null").then_some(Val::Ref(None)),
+        Type::Ref => match text {
+            "null" => Some(Val::Ref(None)),
+            "new" => Some(Val::Ref(Some(heap.alloc_object(0)))),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::input::{describe, read_inputs, Failure};
 use serde::Serialize;
+use std::fmt::Write as _;
 use traceopt_ir::log::Section;
 use traceopt_ir::{OpCounts, Trace, TraceFile};
 
@@ -62,7 +63,7 @@ struct FileStats {
     totals: Totals,
 }
 
-pub fn stats(paths: &[String], json: bool) -> Result<(), Failure> {
+pub fn stats(out: &mut String, paths: &[String], json: bool) -> Result<(), Failure> {
     let mut files = Vec::new();
     let mut grand = Totals::default();
     for input in read_inputs(paths)? {
@@ -77,7 +78,7 @@ pub fn stats(paths: &[String], json: bool) -> Result<(), Failure> {
             TraceFile::Peer(cases) => {
                 for case in cases {
                     rows.push(Row {
-                        label: format!("{}:{} {}", input.file, case.line, case.name),
+                        label: format!("{}:{} {}", short_name(&input.file), case.line, case.name),
                         recorded: Some(totals.add_recorded(&case.ops)),
                         // PyPy's expected output stands in for an optimized loop.
                         optimized: Some(totals.add_optimized(&case.expected, Section::OptLoop)),
@@ -100,11 +101,11 @@ pub fn stats(paths: &[String], json: bool) -> Result<(), Failure> {
                         .or(pair.optimized.as_ref())
                         .map_or(0, |t| t.line);
                     let kind = match &pair.optimized {
-                        Some(t) => describe(t.section, t.header.as_ref()),
-                        None => "recorded, not compiled".into(),
+                        Some(t) => describe(t.section, t.header.as_ref(), false),
+                        None => "not compiled".into(),
                     };
                     rows.push(Row {
-                        label: format!("{}:{line} {kind}", input.file),
+                        label: format!("{}:{line} {kind}", short_name(&input.file)),
                         recorded,
                         optimized,
                     });
@@ -119,12 +120,17 @@ pub fn stats(paths: &[String], json: bool) -> Result<(), Failure> {
         });
     }
     if json {
-        let out = serde_json::json!({ "files": files, "totals": grand });
-        println!("{}", serde_json::to_string_pretty(&out).unwrap());
+        let report = serde_json::json!({ "files": files, "totals": grand });
+        writeln!(out, "{}", serde_json::to_string_pretty(&report).unwrap()).unwrap();
     } else {
-        print_table(&files, &grand);
+        print_table(out, &files, &grand);
     }
     Ok(())
+}
+
+/// The file name without its directory, for table rows.
+fn short_name(file: &str) -> &str {
+    file.rsplit('/').next().unwrap_or(file)
 }
 
 const HEAD: &str = "   ops   new   get   set guard";
@@ -139,47 +145,63 @@ fn cells(counts: Option<OpCounts>) -> String {
     }
 }
 
-fn print_table(files: &[FileStats], grand: &Totals) {
+fn print_table(out: &mut String, files: &[FileStats], grand: &Totals) {
     let width = files
         .iter()
         .flat_map(|f| f.traces.iter().map(|r| r.label.chars().count()))
         .max()
         .unwrap_or(10)
         .clamp(10, 60);
-    println!("{:<width$} | {:^30} | {:^30}", "", "recorded", "optimized");
-    println!("{:<width$} |{HEAD} |{HEAD}", "trace");
+    writeln!(
+        out,
+        "{:<width$} | {:^30} | {:^30}",
+        "", "recorded", "optimized"
+    )
+    .unwrap();
+    writeln!(out, "{:<width$} |{HEAD} |{HEAD}", "trace").unwrap();
     for file in files {
         for row in &file.traces {
             let label: String = row.label.chars().take(width).collect();
-            println!(
+            writeln!(
+                out,
                 "{label:<width$} |{} |{}",
                 cells(row.recorded),
                 cells(row.optimized)
-            );
+            )
+            .unwrap();
         }
         if files.len() > 1 {
             let t = &file.totals;
-            let label: String = format!("total {}", file.file).chars().take(width).collect();
-            println!(
+            let label: String = format!("total {}", short_name(&file.file))
+                .chars()
+                .take(width)
+                .collect();
+            writeln!(
+                out,
                 "{label:<width$} |{} |{}",
                 cells(Some(t.recorded)),
                 cells(Some(t.optimized))
-            );
+            )
+            .unwrap();
         }
     }
-    println!(
+    writeln!(
+        out,
         "{:<width$} |{} |{}",
         "total",
         cells(Some(grand.recorded)),
         cells(Some(grand.optimized))
-    );
-    println!();
-    println!(
+    )
+    .unwrap();
+    writeln!(out).unwrap();
+    writeln!(
+        out,
         "{} recorded traces, {} optimized loops, {} optimized bridges",
         grand.recorded_traces, grand.optimized_loops, grand.optimized_bridges
-    );
-    println!(
+    )
+    .unwrap();
+    writeln!(out,
         "recorded ops: {} ({} without debug_merge_point); optimized ops without debug_merge_point: {}",
         grand.recorded_ops_all, grand.recorded.ops, grand.optimized.ops
-    );
+    ).unwrap();
 }

@@ -1,0 +1,165 @@
+//! The `traceopt` binary end to end: exit codes, messages, and the corpus
+//! totals of `shared/corpus/README.md` through `traceopt stats --json`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn traceopt(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_traceopt"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const CORPUS: &str = "../../../shared/corpus/pypy-7.3.11";
+const PEER: &str = "../../../shared/peer/pypy-intbound-dev.txt";
+
+#[test]
+fn stats_totals_agree_with_the_corpus_readme() {
+    let out = traceopt(&["stats", "--json", CORPUS], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let totals = &json["totals"];
+    assert_eq!(totals["recorded_traces"], 364);
+    assert_eq!(totals["optimized_loops"], 119);
+    assert_eq!(totals["optimized_bridges"], 241);
+    assert_eq!(totals["recorded_ops_all"], 86297);
+    assert_eq!(totals["recorded"]["ops"], 74145);
+    assert_eq!(totals["optimized"]["ops"], 26305);
+    assert_eq!(json["files"].as_array().unwrap().len(), 17);
+    // Per program, e.g. the collatz row: 19 traces, 1485 and 936 ops.
+    let collatz = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"].as_str().unwrap().ends_with("collatz.log"))
+        .unwrap();
+    assert_eq!(collatz["totals"]["recorded_traces"], 19);
+    assert_eq!(collatz["totals"]["recorded"]["ops"], 1485);
+    assert_eq!(collatz["totals"]["optimized"]["ops"], 936);
+}
+
+#[test]
+fn stats_table_ends_with_the_totals() {
+    let out = traceopt(&["stats", CORPUS], "");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("364 recorded traces, 119 optimized loops, 241 optimized bridges"));
+    assert!(stdout.contains("recorded ops: 86297 (74145 without debug_merge_point)"));
+}
+
+#[test]
+fn check_accepts_the_corpus_and_the_peer_set() {
+    let out = traceopt(&["check", CORPUS, PEER], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "checked 970 trace(s): 0 with errors\n");
+}
+
+#[test]
+fn check_reports_bad_input_with_its_place_and_exit_code_2() {
+    let out = traceopt(&["check", "-"], "[i0]\ni1 = int_add(i0)\njump(i1)\n");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("<stdin>:2:6: expected 2 argument(s) for int_add, found 1"),
+        "{stderr}"
+    );
+    let out = traceopt(&["check", "-"], "[i0]\ni1 = int_frob(i0)\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr)
+        .contains("<stdin>:2:6: expected an operation name, found unknown operation 'int_frob'"));
+    let out = traceopt(&["check", "no/such/file"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no/such/file: cannot read"));
+    let out = traceopt(&["check", "-", "--partial"], "[i0]\ni1 = int_add(i0, 1)\n");
+    assert!(out.status.success());
+}
+
+#[test]
+fn print_output_reads_back_as_the_same_text() {
+    let source = "[i0, p1]\n+5: i2 = int_add(i0, 0x10)   # sixteen\nguard_nonnull(p1) [i2, None]\njump(i2, p1)\n";
+    let first = traceopt(&["print", "-"], source);
+    assert!(first.status.success());
+    let printed = text(&first.stdout);
+    assert_eq!(
+        printed,
+        "[i0, p1]\n+5: i2 = int_add(i0, 16)\nguard_nonnull(p1) [i2, None]\njump(i2, p1)\n"
+    );
+    let second = traceopt(&["print", "-"], &printed);
+    assert_eq!(text(&second.stdout), printed);
+    let bare = traceopt(&["print", "--no-offsets", "-"], source);
+    assert!(text(&bare.stdout).contains("\ni2 = int_add(i0, 16)\n"));
+}
+
+#[test]
+fn run_reports_the_failing_guard_and_escaped_values() {
+    let countdown =
+        "[i0]\ni1 = int_sub(i0, 1)\ni2 = int_gt(i1, 0)\nguard_true(i2) [i1]\njump(i1)\n";
+    let out = traceopt(&["run", "-", "--arg", "i0=5"], countdown);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "guard failed: guard_true at line 4, after 4 loop iteration(s)\n  i1=0\n"
+    );
+    let toy = "[i0]\np1 = new(descr=sizedescr)\nsetfield_gc(p1, i0, descr=valuedescr)\n\
+               i2 = getfield_gc_i(p1, descr=valuedescr)\ni3 = escape_i(i2)\nfinish(i3)\n";
+    let out = traceopt(&["run", "-", "--arg", "i0=17", "--json"], toy);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["status"], "finished");
+    assert_eq!(json["values"], serde_json::json!(["17"]));
+    assert_eq!(
+        json["escaped"],
+        serde_json::json!([[5, "escape_i", ["17"]]])
+    );
+}
+
+#[test]
+fn run_refuses_missing_inputs_and_undefined_operations() {
+    let out = traceopt(&["run", "-"], "[i0, f1]\nfinish(i0)\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no value for input(s) i0, f1"));
+    let out = traceopt(
+        &["run", "-", "--arg", "i0=1", "--arg", "i1=64"],
+        "[i0, i1]\ni2 = int_lshift(i0, i1)\nfinish(i2)\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("<stdin>:2:6: undefined: int_lshift: shift count 64"));
+    let out = traceopt(&["run", "-", "--arg", "i0=x"], "[i0]\nfinish(i0)\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'x' is not a value of type int"));
+}
+
+#[test]
+fn ops_lists_the_whole_table() {
+    let out = traceopt(&["ops", "--json"], "");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "int_add",
+        "guard_nonnull_class",
+        "int_pydiv",
+        "escape_n",
+        "call_assembler_r",
+    ] {
+        assert!(names.contains(&name), "{name}");
+    }
+}

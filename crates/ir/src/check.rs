@@ -72,6 +72,22 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
         let info = op.opcode.info();
         let name = info.name;
 
+        let dangling = op
+            .args
+            .iter()
+            .chain(op.fail_args.iter().flatten().flatten())
+            .any(|&a| trace.try_arg_type(a).is_none())
+            || op.descr.is_some_and(|d| d.0 as usize >= trace.descrs.len());
+        if dangling {
+            report(
+                pos,
+                "references to values, constants and descrs of this trace".into(),
+                format!("{name} refers to an id that does not exist"),
+                Some("a program built this trace with a bad index"),
+            );
+            continue;
+        }
+
         let uses = op
             .args
             .iter()
@@ -243,7 +259,11 @@ fn check_jump_target(
                 );
                 return;
             }
-            let types = label.args.iter().map(|&a| trace.arg_type(a)).collect();
+            // The label was checked before the jump; a broken one was reported.
+            let types = label.args.iter().map(|&a| trace.try_arg_type(a));
+            let Some(types) = types.collect() else {
+                return;
+            };
             (types, format!("the label on line {line}"))
         }
     };

@@ -209,6 +209,18 @@ impl Trace {
         }
     }
 
+    /// Like `arg_type`, but `None` for an id that names nothing in this
+    /// trace (only a program building traces by hand can make one).
+    pub fn try_arg_type(&self, arg: Arg) -> Option<Type> {
+        match arg {
+            Arg::Value(v) if (v.0 as usize) < self.inputs.len() + self.ops.len() => {
+                Some(self.value_type(v))
+            }
+            Arg::Value(_) => None,
+            Arg::Const(c) => self.consts.get(c.0 as usize).map(Const::ty),
+        }
+    }
+
     pub fn constant(&self, c: ConstId) -> &Const {
         &self.consts[c.0 as usize]
     }
@@ -217,8 +229,9 @@ impl Trace {
         &self.descrs[d.0 as usize]
     }
 
+    /// The value's name; empty if it has none.
     pub fn name(&self, v: ValueId) -> &str {
-        &self.names[v.0 as usize]
+        self.names.get(v.0 as usize).map_or("", |n| n)
     }
 
     /// Where a `jump` goes: to a `label` of this trace with the same descr;
@@ -243,15 +256,8 @@ impl Trace {
             // it stands for a jump elsewhere.
             None => {
                 jump.args.len() == self.inputs.len()
-                    && jump.args.iter().zip(&self.inputs).all(|(&a, &ty)| {
-                        let c = |c: ConstId| self.consts.get(c.0 as usize).map(Const::ty);
-                        match a {
-                            Arg::Value(v) => {
-                                (v.0 as usize) < self.names.len() && self.value_type(v) == ty
-                            }
-                            Arg::Const(k) => c(k) == Some(ty),
-                        }
-                    })
+                    && (jump.args.iter().zip(&self.inputs))
+                        .all(|(&a, &ty)| self.try_arg_type(a) == Some(ty))
             }
             Some(DescrKind::Loop { number }) => *number < 0,
             Some(DescrKind::TargetToken { .. }) => false,

@@ -199,6 +199,33 @@ fn jumps_and_labels() {
 }
 
 #[test]
+fn traces_built_with_bad_ids_get_errors_not_panics() {
+    use traceopt_ir::{Arg, ConstId, DescrId, Op, Opcode, Pos, Trace, Type, ValueId};
+    let mut trace = Trace::new();
+    let i0 = trace.add_input(Type::Int, "i0");
+    let bad_value = Op::new(
+        Opcode::IntAdd,
+        vec![Arg::Value(i0), Arg::Value(ValueId(99))],
+    );
+    trace.push(bad_value, "i1", Pos::default());
+    let bad_const = Op::new(Opcode::IntAdd, vec![Arg::Value(i0), Arg::Const(ConstId(7))]);
+    trace.push(bad_const, "i2", Pos::default());
+    let mut bad_descr = Op::new(Opcode::GuardTrue, vec![Arg::Value(i0)]);
+    bad_descr.descr = Some(DescrId(3));
+    trace.push(bad_descr, "", Pos::default());
+    trace.push(
+        Op::new(Opcode::Jump, vec![Arg::Value(i0)]),
+        "",
+        Pos::default(),
+    );
+    let errors = check(&trace, "built", CheckOptions::default());
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert!(errors
+        .iter()
+        .all(|e| e.found.contains("refers to an id that does not exist")));
+}
+
+#[test]
 fn a_good_trace_has_no_errors() {
     let text = "# a comment\n[i0, p1, f2]\n+12: i3 = int_add(i0, 1/ci) # note\n\
                 guard_value(p1, ConstPtr(ptr0)) [i0, None]\n\

@@ -10,10 +10,11 @@
 //! What the trace assumes about the world outside it (class addresses,
 //! constant objects, callees, raw memory, invalidation) is asked of an
 //! `Env`; `DefaultEnv` answers deterministically (see `env`). What a trace
-//! cannot mean is refused with an `InterpError` rather than guessed:
-//! undefined arithmetic, null dereferences, out-of-bounds indices, violated
-//! hints, ill-typed or ill-formed traces (a trace need not have passed the
-//! checker), backend-only ops. No trace makes it panic.
+//! cannot mean is refused with an `InterpError` rather than guessed; its
+//! `ErrorKind` says which: undefined arithmetic, null dereferences,
+//! out-of-bounds indices, violated hints, ill-typed or ill-formed traces (a
+//! trace need not have passed the checker), backend-only ops. No trace
+//! makes it panic.
 //!
 //! Semantics, family by family:
 //! - integers and floats: see `arith` (wrapping, Python division, shift
@@ -81,7 +82,7 @@ pub use env::{
     default_call, default_escape, stable_address, stable_hash, Call, CallOutcome, DefaultEnv, Env,
     Exception, RawAccess,
 };
-pub use error::{Fault, InterpError};
+pub use error::{ErrorKind, Fault, InterpError};
 pub use heap::{Heap, HeapObject};
 pub use machine::HEAP_BUDGET;
 pub use value::{ObjId, Val};

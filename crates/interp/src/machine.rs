@@ -23,11 +23,12 @@
 
 use crate::arith;
 use crate::env::{Call, CallOutcome, Env, RawAccess};
-use crate::error::{Fault, InterpError, Kind};
+use crate::error::{ErrorKind, Fault, InterpError};
 use crate::heap::{Heap, HeapObject, Interior};
 use crate::value::{ObjId, Val};
 use crate::{Exception, Limits, Outcome, Run};
 use std::collections::BTreeMap;
+use std::ops::Range;
 use traceopt_ir::{
     Arg, Const, ConstId, Descr, DescrKind, Flags, JumpTarget, Op, Opcode, Pos, Trace, Type, ValueId,
 };
@@ -99,13 +100,13 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn err(&self, kind: Kind, message: impl Into<String>) -> InterpError {
-        InterpError::new(
+    fn err(&self, kind: ErrorKind, message: impl Into<String>) -> InterpError {
+        InterpError {
             kind,
-            self.index,
-            self.pos,
-            format!("{}: {}", self.opcode, message.into()),
-        )
+            op_index: Some(self.index),
+            pos: self.pos,
+            message: format!("{}: {}", self.opcode, message.into()),
+        }
     }
 
     fn fault(&self, fault: Fault) -> InterpError {
@@ -114,15 +115,17 @@ impl Ctx<'_> {
     }
 
     fn arg(&self, k: usize) -> Result<Val, InterpError> {
-        self.args
-            .get(k)
-            .copied()
-            .ok_or_else(|| self.err(Kind::Malformed, format!("argument {} is missing", k + 1)))
+        self.args.get(k).copied().ok_or_else(|| {
+            self.err(
+                ErrorKind::Malformed,
+                format!("argument {} is missing", k + 1),
+            )
+        })
     }
 
     fn wrong(&self, k: usize, expected: &str, found: Val) -> InterpError {
         self.err(
-            Kind::TypeMismatch,
+            ErrorKind::TypeMismatch,
             format!(
                 "argument {} should be {expected}, found {} {found}",
                 k + 1,
@@ -146,16 +149,22 @@ impl Ctx<'_> {
     }
 
     fn nonnull(&self, k: usize) -> Result<ObjId, InterpError> {
-        self.reference(k)?
-            .ok_or_else(|| self.err(Kind::NullDereference, format!("argument {} is null", k + 1)))
+        self.reference(k)?.ok_or_else(|| {
+            self.err(
+                ErrorKind::NullDereference,
+                format!("argument {} is null", k + 1),
+            )
+        })
     }
 
     fn index(&self, k: usize, len: usize) -> Result<usize, InterpError> {
         let i = self.int(k)?;
-        usize::try_from(i)
-            .ok()
-            .filter(|&i| i < len)
-            .ok_or_else(|| self.err(Kind::OutOfBounds, format!("index {i} outside 0..{len}")))
+        usize::try_from(i).ok().filter(|&i| i < len).ok_or_else(|| {
+            self.err(
+                ErrorKind::OutOfBounds,
+                format!("index {i} outside 0..{len}"),
+            )
+        })
     }
 
     /// The value of a scalar op (see `arith`).
@@ -165,7 +174,7 @@ impl Ctx<'_> {
 
     fn descr(&self) -> Result<&Descr, InterpError> {
         self.descr
-            .ok_or_else(|| self.err(Kind::Malformed, "needs a descr"))
+            .ok_or_else(|| self.err(ErrorKind::Malformed, "needs a descr"))
     }
 
     /// The arguments from `k` on (empty if there are fewer).
@@ -177,7 +186,7 @@ impl Ctx<'_> {
     fn check_cell(&self, descr: &Descr, value: Val) -> Result<(), InterpError> {
         match descr.value_type() {
             Some(ty) if ty != value.ty() => Err(self.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!("{} holds {ty}s, given {} {value}", descr.text, value.ty()),
             )),
             _ => Ok(()),
@@ -191,7 +200,7 @@ impl Ctx<'_> {
             Ok(value)
         } else {
             Err(self.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!("{what} holds {} {value}, read as {ty}", value.ty()),
             ))
         }
@@ -251,7 +260,8 @@ impl<'t, 'e> Machine<'t, 'e> {
     /// passes them, `None` for the values given to `run`.
     fn check_inputs(&self, at: Option<usize>, values: &[Val]) -> Result<Vec<Val>, InterpError> {
         let trace = self.trace;
-        let wrong = |message: String| InterpError::WrongInputs {
+        let wrong = |message: String| InterpError {
+            kind: ErrorKind::WrongInputs,
             op_index: at,
             pos: at.map_or(trace.input_pos, |i| self.pos(i)),
             message,
@@ -311,8 +321,11 @@ impl<'t, 'e> Machine<'t, 'e> {
 
     /// The value of an argument of op `index`.
     fn arg_value(&mut self, index: usize, arg: Arg) -> Result<Val, InterpError> {
-        let malformed = |m: &Self, message: String| {
-            InterpError::new(Kind::Malformed, index, m.pos(index), message)
+        let malformed = |m: &Self, message: String| InterpError {
+            kind: ErrorKind::Malformed,
+            op_index: Some(index),
+            pos: m.pos(index),
+            message,
         };
         let v = match arg {
             Arg::Const(c) => return self.constant(index, c),
@@ -342,13 +355,21 @@ impl<'t, 'e> Machine<'t, 'e> {
     }
 
     fn constant(&mut self, index: usize, c: ConstId) -> Result<Val, InterpError> {
-        let err =
-            |m: &Self, kind, message: String| InterpError::new(kind, index, m.pos(index), message);
+        let err = |m: &Self, kind, message: String| InterpError {
+            kind,
+            op_index: Some(index),
+            pos: m.pos(index),
+            message,
+        };
         if let Some(Some(v)) = self.consts.get(c.0 as usize) {
             return Ok(*v);
         }
         let Some(constant) = self.trace.consts.get(c.0 as usize) else {
-            return Err(err(self, Kind::Malformed, format!("no constant #{}", c.0)));
+            return Err(err(
+                self,
+                ErrorKind::Malformed,
+                format!("no constant #{}", c.0),
+            ));
         };
         let v = match constant {
             Const::Int(x) => Val::Int(*x),
@@ -360,7 +381,7 @@ impl<'t, 'e> Machine<'t, 'e> {
                 if !self.heap.contains(id) {
                     return Err(err(
                         self,
-                        Kind::TypeMismatch,
+                        ErrorKind::TypeMismatch,
                         format!(
                             "the env gave obj{} for ConstPtr({name}), which is not in the heap",
                             id.0
@@ -372,7 +393,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             Const::Str(_) => {
                 return Err(err(
                     self,
-                    Kind::TypeMismatch,
+                    ErrorKind::TypeMismatch,
                     "a string literal is only allowed as the text of debug_merge_point".into(),
                 ))
             }
@@ -387,12 +408,12 @@ impl<'t, 'e> Machine<'t, 'e> {
     fn exec(&mut self, index: usize) -> Result<Flow, InterpError> {
         let trace = self.trace;
         let Some(op) = trace.ops.get(index) else {
-            return Err(InterpError::new(
-                Kind::Malformed,
-                index,
-                self.pos(index.saturating_sub(1)),
-                "the trace ends without jump or finish".into(),
-            ));
+            return Err(InterpError {
+                kind: ErrorKind::Malformed,
+                op_index: Some(index),
+                pos: self.pos(index.saturating_sub(1)),
+                message: "the trace ends without jump or finish".into(),
+            });
         };
         let info = op.opcode.info();
         let mut ctx = Ctx {
@@ -404,7 +425,7 @@ impl<'t, 'e> Machine<'t, 'e> {
         };
         if !info.arity().accepts(op.args.len()) {
             return Err(ctx.err(
-                Kind::Malformed,
+                ErrorKind::Malformed,
                 format!(
                     "takes {} argument(s), given {}",
                     info.arity(),
@@ -414,15 +435,13 @@ impl<'t, 'e> Machine<'t, 'e> {
         }
         match op.descr {
             Some(d) => {
-                ctx.descr = Some(
-                    trace
-                        .descrs
-                        .get(d.0 as usize)
-                        .ok_or_else(|| ctx.err(Kind::Malformed, format!("no descr #{}", d.0)))?,
-                )
+                ctx.descr =
+                    Some(trace.descrs.get(d.0 as usize).ok_or_else(|| {
+                        ctx.err(ErrorKind::Malformed, format!("no descr #{}", d.0))
+                    })?)
             }
             None if info.flags.contains(Flags::DESCR) => {
-                return Err(ctx.err(Kind::Malformed, "needs a descr"))
+                return Err(ctx.err(ErrorKind::Malformed, "needs a descr"))
             }
             None => {}
         }
@@ -493,7 +512,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             | ConvertLonglongBytesToFloat => Some(o.scalar()?),
             IntAddOvf | IntSubOvf | IntMulOvf => {
                 let (value, overflow) = arith::int_ovf(op.opcode, o.int(0)?, o.int(1)?)
-                    .ok_or_else(|| o.err(Kind::Unsupported, "not an overflow-checking op"))?;
+                    .ok_or_else(|| o.err(ErrorKind::Unsupported, "not an overflow-checking op"))?;
                 self.overflow = overflow;
                 Some(Val::Int(value))
             }
@@ -689,14 +708,14 @@ impl<'t, 'e> Machine<'t, 'e> {
             IncrementDebugCounter => None,
             AssertNotNone => {
                 if o.reference(0)?.is_none() {
-                    return Err(o.err(Kind::HintViolated, "the reference is null"));
+                    return Err(o.err(ErrorKind::HintViolated, "the reference is null"));
                 }
                 None
             }
             RecordExactValueI | RecordExactValueR => {
                 let (a, b) = (o.arg(0)?, o.arg(1)?);
                 if a != b {
-                    return Err(o.err(Kind::HintViolated, format!("{a} is not {b}")));
+                    return Err(o.err(ErrorKind::HintViolated, format!("{a} is not {b}")));
                 }
                 None
             }
@@ -727,7 +746,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             | CallMallocNurseryVarsizeFrame
             | CheckMemoryError => {
                 return Err(o.err(
-                    Kind::Unsupported,
+                    ErrorKind::Unsupported,
                     "only PyPy's backend emits this op (after GC rewriting); \
                      its meaning depends on a memory layout the interpreter does not model",
                 ))
@@ -745,18 +764,18 @@ impl<'t, 'e> Machine<'t, 'e> {
             return Ok(());
         }
         let Some(v) = result else {
-            return Err(o.err(Kind::Unsupported, "produced no value"));
+            return Err(o.err(ErrorKind::Unsupported, "produced no value"));
         };
         if v.ty() != ty {
             return Err(o.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!("gives {ty}, but its value is {} {v}", v.ty()),
             ));
         }
         if let Val::Ref(Some(id)) = v {
             if !self.heap.contains(id) {
                 return Err(o.err(
-                    Kind::TypeMismatch,
+                    ErrorKind::TypeMismatch,
                     format!("its value {v} is not in the heap"),
                 ));
             }
@@ -792,7 +811,7 @@ impl<'t, 'e> Machine<'t, 'e> {
         let args = self.trace.ops.get(l).map_or(&[][..], |op| &op.args);
         if args.len() != o.args.len() {
             return Err(o.err(
-                Kind::Malformed,
+                ErrorKind::Malformed,
                 format!(
                     "passes {} value(s) to a label with {} argument(s) (op {l})",
                     o.args.len(),
@@ -803,7 +822,7 @@ impl<'t, 'e> Machine<'t, 'e> {
         for (k, (arg, v)) in args.iter().zip(o.args).enumerate() {
             let Arg::Value(id) = *arg else {
                 return Err(o.err(
-                    Kind::Malformed,
+                    ErrorKind::Malformed,
                     format!(
                         "argument {} of the target label (op {l}) is a constant",
                         k + 1
@@ -813,7 +832,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             let ty = self.value_type(id);
             if ty != Some(v.ty()) {
                 return Err(o.err(
-                    Kind::TypeMismatch,
+                    ErrorKind::TypeMismatch,
                     format!(
                         "passes {} {v} for {} of the target label (op {l})",
                         v.ty(),
@@ -860,7 +879,7 @@ impl<'t, 'e> Machine<'t, 'e> {
                 let (a, b) = (o.arg(0)?, o.arg(1)?);
                 if a.ty() != b.ty() {
                     return Err(o.err(
-                        Kind::TypeMismatch,
+                        ErrorKind::TypeMismatch,
                         format!("compares {} {a} with {} {b}", a.ty(), b.ty()),
                     ));
                 }
@@ -895,7 +914,7 @@ impl<'t, 'e> Machine<'t, 'e> {
                 self.env.guard_holds(o.opcode, o.index)
             }
             GuardAlwaysFails => false,
-            _ => return Err(o.err(Kind::Unsupported, "not a guard")),
+            _ => return Err(o.err(ErrorKind::Unsupported, "not a guard")),
         };
         Ok((holds, None))
     }
@@ -917,16 +936,19 @@ impl<'t, 'e> Machine<'t, 'e> {
     // ---- heap ----
 
     fn object(&self, o: &Ctx, id: ObjId) -> Result<&HeapObject, InterpError> {
-        self.heap
-            .get(id)
-            .ok_or_else(|| o.err(Kind::Malformed, format!("obj{} is not in the heap", id.0)))
+        self.heap.get(id).ok_or_else(|| {
+            o.err(
+                ErrorKind::Malformed,
+                format!("obj{} is not in the heap", id.0),
+            )
+        })
     }
 
     fn class_of(&self, o: &Ctx, id: ObjId) -> Result<i64, InterpError> {
         match self.object(o, id)? {
             HeapObject::Object { class, .. } => Ok(*class),
             other => Err(o.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!("obj{} is {}, which has no class", id.0, other.kind_name()),
             )),
         }
@@ -936,10 +958,10 @@ impl<'t, 'e> Machine<'t, 'e> {
     fn length(&self, o: &Ctx, k: usize) -> Result<usize, InterpError> {
         let n = o.int(k)?;
         let len = usize::try_from(n)
-            .map_err(|_| o.err(Kind::Undefined, format!("negative length {n}")))?;
+            .map_err(|_| o.err(ErrorKind::Undefined, format!("negative length {n}")))?;
         if len > HEAP_BUDGET.saturating_sub(self.heap.cells()) {
             return Err(o.err(
-                Kind::Unsupported,
+                ErrorKind::Unsupported,
                 format!(
                     "allocating {n} items exceeds the interpreter's heap budget of {HEAP_BUDGET}"
                 ),
@@ -956,7 +978,7 @@ impl<'t, 'e> Machine<'t, 'e> {
     ) -> Result<Val, InterpError> {
         if self.heap.cells().saturating_add(len.max(1)) > HEAP_BUDGET {
             return Err(o.err(
-                Kind::Unsupported,
+                ErrorKind::Unsupported,
                 "the interpreter's heap budget is exhausted",
             ));
         }
@@ -969,7 +991,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             HeapObject::Object { fields, .. } => fields.get(&*descr.text).copied(),
             other => {
                 return Err(o.err(
-                    Kind::TypeMismatch,
+                    ErrorKind::TypeMismatch,
                     format!("obj{} is {}, which has no fields", id.0, other.kind_name()),
                 ))
             }
@@ -999,10 +1021,13 @@ impl<'t, 'e> Machine<'t, 'e> {
                 Ok(())
             }
             Some(other) => Err(o.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!("obj{} is {}, which has no fields", id.0, other.kind_name()),
             )),
-            None => Err(o.err(Kind::Malformed, format!("obj{} is not in the heap", id.0))),
+            None => Err(o.err(
+                ErrorKind::Malformed,
+                format!("obj{} is not in the heap", id.0),
+            )),
         }
     }
 
@@ -1010,7 +1035,7 @@ impl<'t, 'e> Machine<'t, 'e> {
         match self.object(o, id)? {
             HeapObject::Array { items, interior } => Ok((items, interior)),
             other => Err(o.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!("obj{} is {}, not an array", id.0, other.kind_name()),
             )),
         }
@@ -1024,10 +1049,13 @@ impl<'t, 'e> Machine<'t, 'e> {
         match self.heap.get_mut(id) {
             Some(HeapObject::Array { items, interior }) => Ok((items, interior)),
             Some(other) => Err(o.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!("obj{} is {}, not an array", id.0, other.kind_name()),
             )),
-            None => Err(o.err(Kind::Malformed, format!("obj{} is not in the heap", id.0))),
+            None => Err(o.err(
+                ErrorKind::Malformed,
+                format!("obj{} is not in the heap", id.0),
+            )),
         }
     }
 
@@ -1069,7 +1097,7 @@ impl<'t, 'e> Machine<'t, 'e> {
                 .map(|n| n / item_size)
                 .ok_or_else(|| {
                     o.err(
-                        Kind::OutOfBounds,
+                        ErrorKind::OutOfBounds,
                         format!("byte range does not cover whole items of size {item_size}"),
                     )
                 })
@@ -1077,17 +1105,12 @@ impl<'t, 'e> Machine<'t, 'e> {
         let (first, count) = (bytes(1, 3)?, bytes(2, 4)?);
         let (items, _) = self.array_mut(o, id)?;
         let len = items.len();
-        let range = usize::try_from(first)
-            .ok()
-            .zip(usize::try_from(count).ok())
-            .and_then(|(f, c)| Some(f..f.checked_add(c)?))
-            .filter(|r| r.end <= len)
-            .ok_or_else(|| {
-                o.err(
-                    Kind::OutOfBounds,
-                    format!("items {first}..+{count} outside an array of length {len}"),
-                )
-            })?;
+        let range = span(first, count, len).ok_or_else(|| {
+            o.err(
+                ErrorKind::OutOfBounds,
+                format!("items {first}..+{count} outside an array of length {len}"),
+            )
+        })?;
         for item in &mut items[range] {
             *item = Val::zero(item.ty());
         }
@@ -1097,7 +1120,7 @@ impl<'t, 'e> Machine<'t, 'e> {
     fn check_env_value(&self, o: &Ctx, v: Val) -> Result<(), InterpError> {
         match v {
             Val::Ref(Some(id)) if !self.heap.contains(id) => Err(o.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!("the env gave {v}, which is not in the heap"),
             )),
             _ => Ok(()),
@@ -1113,7 +1136,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             (HeapObject::Str(b), false) => Ok(Text::Bytes(b)),
             (HeapObject::Unicode(c), true) => Ok(Text::Chars(c)),
             (other, _) => Err(o.err(
-                Kind::TypeMismatch,
+                ErrorKind::TypeMismatch,
                 format!(
                     "obj{} is {}, not {}",
                     id.0,
@@ -1129,7 +1152,7 @@ impl<'t, 'e> Machine<'t, 'e> {
     }
 
     fn set_char(&mut self, o: &Ctx, id: ObjId, i: usize, c: i64) -> Result<(), InterpError> {
-        let bad = || o.err(Kind::Undefined, format!("character {c} out of range"));
+        let bad = || o.err(ErrorKind::Undefined, format!("character {c} out of range"));
         let slot = match self.heap.get_mut(id) {
             Some(HeapObject::Str(b)) => b.get_mut(i).map(|slot| {
                 let byte = u8::try_from(c).ok()?;
@@ -1146,7 +1169,10 @@ impl<'t, 'e> Machine<'t, 'e> {
         match slot {
             Some(Some(())) => Ok(()),
             Some(None) => Err(bad()),
-            None => Err(o.err(Kind::OutOfBounds, format!("index {i} outside the string"))),
+            None => Err(o.err(
+                ErrorKind::OutOfBounds,
+                format!("index {i} outside the string"),
+            )),
         }
     }
 
@@ -1155,17 +1181,12 @@ impl<'t, 'e> Machine<'t, 'e> {
         let (src, dst) = (o.nonnull(0)?, o.nonnull(1)?);
         let (src_start, dst_start, len) = (o.int(2)?, o.int(3)?, o.int(4)?);
         let range = |start: i64, total: usize| {
-            usize::try_from(start)
-                .ok()
-                .zip(usize::try_from(len).ok())
-                .and_then(|(s, n)| Some(s..s.checked_add(n)?))
-                .filter(|r| r.end <= total)
-                .ok_or_else(|| {
-                    o.err(
-                        Kind::OutOfBounds,
-                        format!("{start}..+{len} outside a string of length {total}"),
-                    )
-                })
+            span(start, len, total).ok_or_else(|| {
+                o.err(
+                    ErrorKind::OutOfBounds,
+                    format!("{start}..+{len} outside a string of length {total}"),
+                )
+            })
         };
         let chunk: Vec<u32> = {
             let text = self.text(o, src)?;
@@ -1235,6 +1256,14 @@ impl<'t, 'e> Machine<'t, 'e> {
             }
         }
     }
+}
+
+/// The indices `start..start + len` of a sequence of `total` items, if
+/// `start` and `len` are nonnegative and the range ends within it.
+fn span(start: i64, len: i64, total: usize) -> Option<Range<usize>> {
+    let start = usize::try_from(start).ok()?;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    (end <= total).then_some(start..end)
 }
 
 fn is_unicode_op(op: Opcode) -> bool {

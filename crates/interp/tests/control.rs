@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use traceopt_interp::{run, DefaultEnv, InterpError, Limits, Outcome, Run, Val};
+use traceopt_interp::{run, DefaultEnv, ErrorKind, InterpError, Limits, Outcome, Run, Val};
 
 #[test]
 fn guard_failure_reports_fail_values_with_holes_and_constants() {
@@ -51,7 +51,11 @@ fn guards_on_references() {
     let text = "[p0]\nguard_class(p0, ConstClass(node_vtable)) []\nfinish()";
     assert!(matches!(
         go(text, &[Val::NULL]),
-        Err(InterpError::NullDereference { op_index: 0, .. })
+        Err(InterpError {
+            kind: ErrorKind::NullDereference,
+            op_index: Some(0),
+            ..
+        })
     ));
     let text = "[i0]\nguard_always_fails() [i0]\nfinish()";
     assert_eq!(
@@ -182,8 +186,9 @@ fn after_a_label_only_its_arguments_are_live() {
         finish(i2)";
     let err = go(text, &ints(&[1, 2])).unwrap_err();
     match &err {
-        InterpError::Malformed {
-            op_index: 1,
+        InterpError {
+            kind: ErrorKind::Malformed,
+            op_index: Some(1),
             message,
             ..
         } => {
@@ -274,7 +279,8 @@ fn a_jump_must_fit_its_target() {
     assert!(
         matches!(
             err,
-            InterpError::WrongInputs {
+            InterpError {
+                kind: ErrorKind::WrongInputs,
                 op_index: Some(1),
                 ..
             }
@@ -284,7 +290,8 @@ fn a_jump_must_fit_its_target() {
     let text = "[i0]\nf1 = cast_int_to_float(i0)\njump(f1, descr=<Loop-1>)";
     assert!(matches!(
         go(text, &ints(&[0])),
-        Err(InterpError::WrongInputs {
+        Err(InterpError {
+            kind: ErrorKind::WrongInputs,
             op_index: Some(1),
             ..
         })
@@ -292,12 +299,20 @@ fn a_jump_must_fit_its_target() {
     let text = "[i0]\nlabel(i0, descr=TargetToken(1))\njump(i0, i0, descr=TargetToken(1))";
     assert!(matches!(
         go(text, &ints(&[0])),
-        Err(InterpError::Malformed { op_index: 1, .. })
+        Err(InterpError {
+            kind: ErrorKind::Malformed,
+            op_index: Some(1),
+            ..
+        })
     ));
     let text = "[i0]\nlabel(i0, descr=TargetToken(1))\nf1 = cast_int_to_float(i0)\njump(f1, descr=TargetToken(1))";
     assert!(matches!(
         go(text, &ints(&[0])),
-        Err(InterpError::TypeMismatch { op_index: 2, .. })
+        Err(InterpError {
+            kind: ErrorKind::TypeMismatch,
+            op_index: Some(2),
+            ..
+        })
     ));
 }
 
@@ -322,7 +337,14 @@ fn inputs_must_match_in_number_and_type() {
     ] {
         let err = go(text, &inputs).unwrap_err();
         assert!(
-            matches!(err, InterpError::WrongInputs { op_index: None, .. }),
+            matches!(
+                err,
+                InterpError {
+                    kind: ErrorKind::WrongInputs,
+                    op_index: None,
+                    ..
+                }
+            ),
             "{err}"
         );
         assert!(err.to_string().starts_with("1:1: wrong inputs: "), "{err}");
@@ -334,7 +356,7 @@ fn traces_the_checker_would_reject_give_errors() {
     let malformed = |text: &str, index: usize| {
         let err = go(text, &ints(&[1])).unwrap_err();
         assert!(
-            matches!(err, InterpError::Malformed { op_index, .. } if op_index == index),
+            matches!(err, InterpError { kind: ErrorKind::Malformed, op_index: Some(op_index), .. } if op_index == index),
             "{text}: {err}"
         );
     };
@@ -350,17 +372,38 @@ fn traces_the_checker_would_reject_give_errors() {
     // Wrong argument types are type mismatches.
     let err = go("[i0]\nf1 = float_add(i0, 1.5)\nfinish(f1)", &ints(&[1])).unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
     let err = go("[i0]\ni1 = int_add(i0, 'text')\nfinish(i1)", &ints(&[1])).unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
     let err = go("[i0]\nguard_value(i0, 1.5) []\nfinish(i0)", &ints(&[1])).unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
 }
@@ -379,7 +422,14 @@ fn programmatic_traces_with_bad_references_give_errors() {
     t.push(Op::new(Opcode::Finish, vec![]), "", Pos::default());
     let err = run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()).unwrap_err();
     assert!(
-        matches!(err, InterpError::Malformed { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::Malformed,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
 
@@ -397,7 +447,14 @@ fn programmatic_traces_with_bad_references_give_errors() {
     );
     let err = run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()).unwrap_err();
     assert!(
-        matches!(err, InterpError::Malformed { op_index: 1, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::Malformed,
+                op_index: Some(1),
+                ..
+            }
+        ),
         "{err}"
     );
 
@@ -409,7 +466,14 @@ fn programmatic_traces_with_bad_references_give_errors() {
     t.push(op, "p1", Pos::default());
     let err = run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()).unwrap_err();
     assert!(
-        matches!(err, InterpError::Malformed { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::Malformed,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
     let mut t = Trace::new();
@@ -420,7 +484,14 @@ fn programmatic_traces_with_bad_references_give_errors() {
     );
     let err = run(&t, &[], &mut DefaultEnv, Limits::default()).unwrap_err();
     assert!(
-        matches!(err, InterpError::Malformed { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::Malformed,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
 }

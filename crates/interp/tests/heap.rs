@@ -6,8 +6,8 @@ mod common;
 
 use common::*;
 use traceopt_interp::{
-    Call, CallOutcome, Env, Exception, Fault, Heap, HeapObject, InterpError, ObjId, Outcome,
-    RawAccess, Val,
+    Call, CallOutcome, Env, ErrorKind, Exception, Fault, Heap, HeapObject, InterpError, ObjId,
+    Outcome, RawAccess, Val,
 };
 use traceopt_ir::{Descr, Opcode, Type};
 
@@ -27,23 +27,41 @@ fn arrays_and_their_bounds() {
     for bad in [3, -1, i64::MIN] {
         let err = go(text, &ints(&[3, bad])).unwrap_err();
         assert!(
-            matches!(err, InterpError::OutOfBounds { op_index: 2, .. }),
+            matches!(
+                err,
+                InterpError {
+                    kind: ErrorKind::OutOfBounds,
+                    op_index: Some(2),
+                    ..
+                }
+            ),
             "{err}"
         );
     }
     // Index 0 of an empty array.
     assert!(matches!(
         go(text, &ints(&[0, 0])),
-        Err(InterpError::OutOfBounds { .. })
+        Err(InterpError {
+            kind: ErrorKind::OutOfBounds,
+            ..
+        })
     ));
     // A negative length is undefined; a huge one is beyond the budget.
     assert!(matches!(
         go(text, &ints(&[-1, 0])),
-        Err(InterpError::Undefined { op_index: 0, .. })
+        Err(InterpError {
+            kind: ErrorKind::Undefined,
+            op_index: Some(0),
+            ..
+        })
     ));
     assert!(matches!(
         go(text, &ints(&[i64::MAX, 0])),
-        Err(InterpError::Unsupported { op_index: 0, .. })
+        Err(InterpError {
+            kind: ErrorKind::Unsupported,
+            op_index: Some(0),
+            ..
+        })
     ));
 }
 
@@ -71,18 +89,39 @@ fn arrays_are_zeroed_with_their_cell_type_and_typed_on_access() {
     // Reading an int out of a pointer array, or storing one into it.
     let err = go("[i0]\np1 = new_array(2, descr=<ArrayP 8>)\ni2 = getarrayitem_gc_i(p1, 0, descr=<ArrayP 8>)\nfinish(i2)", &ints(&[0])).unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 1, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(1),
+                ..
+            }
+        ),
         "{err}"
     );
     let err = go("[i0]\np1 = new_array(2, descr=<ArrayP 8>)\nsetarrayitem_gc(p1, 0, i0, descr=<ArrayP 8>)\nfinish()", &ints(&[0])).unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 1, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(1),
+                ..
+            }
+        ),
         "{err}"
     );
     // An array is not an instance, and the other way round.
     let err = go("[i0]\np1 = new_array(2, descr=<ArrayS 8>)\ni2 = getfield_gc_i(p1, descr=valuedescr)\nfinish(i2)", &ints(&[0])).unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 1, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(1),
+                ..
+            }
+        ),
         "{err}"
     );
     let err = go(
@@ -91,7 +130,14 @@ fn arrays_are_zeroed_with_their_cell_type_and_typed_on_access() {
     )
     .unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 1, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(1),
+                ..
+            }
+        ),
         "{err}"
     );
 }
@@ -106,7 +152,7 @@ fn null_dereferences() {
         "[p0]\ni1 = getinteriorfield_gc_i(p0, 0, descr=<InteriorFieldDescr <FieldS entry.key 0>>)\nfinish(i1)",
     ] {
         let err = go(text, &[Val::NULL]).unwrap_err();
-        assert!(matches!(err, InterpError::NullDereference { op_index: 0, .. }), "{text}: {err}");
+        assert!(matches!(err, InterpError { kind: ErrorKind::NullDereference, op_index: Some(0), .. }), "{text}: {err}");
     }
 }
 
@@ -142,7 +188,14 @@ fn fields_are_keyed_by_descr_and_typed() {
     )
     .unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
 }
@@ -162,7 +215,14 @@ fn interior_fields_of_arrays_of_structs() {
         finish()";
     let err = go(text, &ints(&[41])).unwrap_err();
     assert!(
-        matches!(err, InterpError::OutOfBounds { op_index: 8, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::OutOfBounds,
+                op_index: Some(8),
+                ..
+            }
+        ),
         "{err}"
     );
     let text = text.replace(
@@ -194,7 +254,11 @@ fn strings_and_unicode() {
     // A character must fit in a byte; copies must stay in bounds.
     assert!(matches!(
         go(text, &ints(&[256])),
-        Err(InterpError::Undefined { op_index: 3, .. })
+        Err(InterpError {
+            kind: ErrorKind::Undefined,
+            op_index: Some(3),
+            ..
+        })
     ));
     for copy in [
         "copystrcontent(p1, p2, 0, 3, 3)",
@@ -205,7 +269,11 @@ fn strings_and_unicode() {
         assert!(
             matches!(
                 go(&bad, &ints(&[33])),
-                Err(InterpError::OutOfBounds { op_index: 5, .. })
+                Err(InterpError {
+                    kind: ErrorKind::OutOfBounds,
+                    op_index: Some(5),
+                    ..
+                })
             ),
             "{copy}"
         );
@@ -215,7 +283,11 @@ fn strings_and_unicode() {
             &text.replace("strgetitem(p2, 2)", "strgetitem(p2, 5)"),
             &ints(&[33])
         ),
-        Err(InterpError::OutOfBounds { op_index: 7, .. })
+        Err(InterpError {
+            kind: ErrorKind::OutOfBounds,
+            op_index: Some(7),
+            ..
+        })
     ));
     // Overlapping copy within one string behaves like memmove.
     let shift = "[i0]
@@ -241,13 +313,21 @@ fn strings_and_unicode() {
     );
     assert!(matches!(
         go(uni, &ints(&[0x110000])),
-        Err(InterpError::Undefined { op_index: 1, .. })
+        Err(InterpError {
+            kind: ErrorKind::Undefined,
+            op_index: Some(1),
+            ..
+        })
     ));
     // str ops on a unicode string are type errors.
     let mixed = "[i0]\np1 = newunicode(2)\ni2 = strlen(p1)\nfinish(i2)";
     assert!(matches!(
         go(mixed, &ints(&[0])),
-        Err(InterpError::TypeMismatch { op_index: 1, .. })
+        Err(InterpError {
+            kind: ErrorKind::TypeMismatch,
+            op_index: Some(1),
+            ..
+        })
     ));
 }
 
@@ -268,7 +348,11 @@ fn zero_array_clears_a_range_of_items() {
     );
     assert!(matches!(
         go(text, &ints(&[3, 2])),
-        Err(InterpError::OutOfBounds { op_index: 5, .. })
+        Err(InterpError {
+            kind: ErrorKind::OutOfBounds,
+            op_index: Some(5),
+            ..
+        })
     ));
 }
 
@@ -397,7 +481,11 @@ fn classes_come_from_the_env() {
     let text = "[i0]\np1 = new_array(1, descr=<ArrayS 8>)\nguard_class(p1, 8) []\nfinish()";
     assert!(matches!(
         go(text, &ints(&[0])),
-        Err(InterpError::TypeMismatch { op_index: 1, .. })
+        Err(InterpError {
+            kind: ErrorKind::TypeMismatch,
+            op_index: Some(1),
+            ..
+        })
     ));
 }
 
@@ -548,13 +636,27 @@ fn an_env_answer_of_the_wrong_type_is_an_error() {
     let text = "[i0]\ni1 = call_i(1, descr=<Calli 8 EF=4>)\nfinish(i1)";
     let err = go_env(text, &ints(&[0]), &mut Liar).unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
     let text = "[i0]\np1 = call_r(1, descr=<Callr 8 EF=4>)\nfinish(p1)";
     let err = go_env(text, &ints(&[0]), &mut Liar).unwrap_err();
     assert!(
-        matches!(err, InterpError::TypeMismatch { op_index: 0, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(0),
+                ..
+            }
+        ),
         "{err}"
     );
 }

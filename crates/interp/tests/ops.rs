@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use traceopt_interp::{InterpError, Outcome, Val};
+use traceopt_interp::{ErrorKind, InterpError, Outcome, Val};
 
 fn binop(op: &str, a: i64, b: i64) -> Result<Val, InterpError> {
     result_of(
@@ -26,12 +26,13 @@ fn shift_counts_outside_0_to_63_are_undefined() {
         for count in [64, 65, -1, i64::MIN, i64::MAX] {
             let err = binop(op, 1, count).unwrap_err();
             match &err {
-                InterpError::Undefined {
+                InterpError {
+                    kind: ErrorKind::Undefined,
                     op_index,
                     pos,
                     message,
                 } => {
-                    assert_eq!(*op_index, 0);
+                    assert_eq!(*op_index, Some(0));
                     assert_eq!((pos.line, pos.col), (2, 6));
                     assert!(
                         message.contains(op) && message.contains(&count.to_string()),
@@ -63,7 +64,10 @@ fn python_floor_division_and_modulo() {
     for op in ["int_pydiv", "int_pymod"] {
         assert!(matches!(
             binop(op, 5, 0),
-            Err(InterpError::Undefined { .. })
+            Err(InterpError {
+                kind: ErrorKind::Undefined,
+                ..
+            })
         ));
     }
 }
@@ -84,7 +88,10 @@ fn python_division_through_oopspec_calls() {
     assert_eq!(call(14, "call_i", -7, 2), Ok(Val::Int(1)));
     assert!(matches!(
         call(12, "call_pure_i", 1, 0),
-        Err(InterpError::Undefined { .. })
+        Err(InterpError {
+            kind: ErrorKind::Undefined,
+            ..
+        })
     ));
     // Another oopspec is an ordinary call: zero by default.
     assert_eq!(call(4, "call_pure_i", 7, -2), Ok(Val::Int(0)));
@@ -114,7 +121,10 @@ fn uint_mul_high_and_signext() {
     for bytes in [0, 3, 5, 9] {
         assert!(matches!(
             binop("int_signext", 1, bytes),
-            Err(InterpError::Undefined { .. })
+            Err(InterpError {
+                kind: ErrorKind::Undefined,
+                ..
+            })
         ));
     }
 }
@@ -193,7 +203,10 @@ fn floats_and_casts() {
                 "[f0]\ni1 = cast_float_to_int(f0)\nfinish(i1)",
                 &[bad.into()]
             ),
-            Err(InterpError::Undefined { .. })
+            Err(InterpError {
+                kind: ErrorKind::Undefined,
+                ..
+            })
         ));
     }
     assert_eq!(
@@ -266,7 +279,14 @@ fn pointers_casts_and_comparisons() {
     let mut env = traceopt_interp::DefaultEnv;
     let err = traceopt_interp::run(&trace, &ints(&[0]), &mut env, Default::default()).unwrap_err();
     assert!(
-        matches!(err, InterpError::Malformed { op_index: 13, .. }),
+        matches!(
+            err,
+            InterpError {
+                kind: ErrorKind::Malformed,
+                op_index: Some(13),
+                ..
+            }
+        ),
         "{err}"
     );
     let text = text.replace(
@@ -278,7 +298,10 @@ fn pointers_casts_and_comparisons() {
     let unknown = "[i0]\np1 = cast_int_to_ptr(i0)\nfinish(p1)";
     assert!(matches!(
         go(unknown, &ints(&[12345])),
-        Err(InterpError::Unsupported { .. })
+        Err(InterpError {
+            kind: ErrorKind::Unsupported,
+            ..
+        })
     ));
 }
 
@@ -307,13 +330,21 @@ fn hints_that_do_not_hold_are_errors() {
     let not_none = "[p0]\nassert_not_none(p0)\nfinish()";
     assert!(matches!(
         go(not_none, &[Val::NULL]),
-        Err(InterpError::HintViolated { op_index: 0, .. })
+        Err(InterpError {
+            kind: ErrorKind::HintViolated,
+            op_index: Some(0),
+            ..
+        })
     ));
     let exact = "[i0]\nrecord_exact_value_i(i0, 5)\nrecord_exact_class(NULL, 3)\nrecord_known_result(i0, 1, i0, descr=<Calli 8 i EF=0>)\nfinish(i0)";
     assert_eq!(finished(go(exact, &ints(&[5]))), ints(&[5]));
     assert!(matches!(
         go(exact, &ints(&[6])),
-        Err(InterpError::HintViolated { op_index: 0, .. })
+        Err(InterpError {
+            kind: ErrorKind::HintViolated,
+            op_index: Some(0),
+            ..
+        })
     ));
     let exact_r = "[p0]\nrecord_exact_value_r(p0, ConstPtr(null))\nfinish()";
     assert!(go(exact_r, &[Val::NULL]).is_ok());
@@ -372,6 +403,10 @@ fn backend_only_ops_are_refused() {
     let text = "[p0]\ni1 = gc_load_i(p0, 8, 8)\nfinish(i1)";
     assert!(matches!(
         go(text, &[Val::NULL]),
-        Err(InterpError::Unsupported { op_index: 0, .. })
+        Err(InterpError {
+            kind: ErrorKind::Unsupported,
+            op_index: Some(0),
+            ..
+        })
     ));
 }

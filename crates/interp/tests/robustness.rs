@@ -63,10 +63,7 @@ fn every_corpus_trace_runs_without_panic() {
                     Err(e) => {
                         errors += 1;
                         // Errors point at an op of the trace (or its end).
-                        assert!(
-                            e.op_index().map_or(true, |i| i <= lt.trace.ops.len()),
-                            "{e}"
-                        );
+                        assert!(e.op_index.map_or(true, |i| i <= lt.trace.ops.len()), "{e}");
                     }
                 }
             }

@@ -54,14 +54,16 @@
 //! Control flow:
 //! - a failing guard ends the run (`Outcome::GuardFailed`); `finish` ends
 //!   it (`Outcome::Finished`);
-//! - `jump` continues after the `label` whose descr has the same text,
-//!   rebinding the label's arguments. With no such label, a jump without
-//!   descr, to `<Loop-N>` (N < 0, the loop being recorded) or, in a trace
-//!   without labels, to a descr that names no loop (a test's `looptoken`)
-//!   goes back to the start, rebinding the inputs. Any other jump leaves
-//!   the trace (`Outcome::Jumped`): to `<LoopN>` (N >= 0, as recorded
-//!   bridges do), to a `TargetToken` of another trace (as optimized bridges
-//!   do, so both forms of a bridge end alike), or past the trace's labels;
+//! - `jump` goes where `Trace::jump_target` says: after the `label` with
+//!   the same descr, rebinding the label's arguments; back to the start,
+//!   rebinding the inputs, when it has no descr and its values fit the
+//!   inputs, closes the loop being recorded (`<Loop-N>`, N < 0), or the
+//!   trace has no labels and the descr names no loop (a test's
+//!   `looptoken`); otherwise it leaves the trace (`Outcome::Jumped`): to
+//!   `<LoopN>` (N >= 0, as recorded bridges do), to a `TargetToken` of
+//!   another trace (as optimized bridges do, so both forms of a bridge end
+//!   alike), or, without descr, with values that do not fit the inputs (as
+//!   many of PyPy's test traces do);
 //! - each loop-back counts one iteration; the jump that brings the count
 //!   to `max_iterations` ends the run (`Outcome::IterationLimit`), so the
 //!   body runs at most `max_iterations` times;

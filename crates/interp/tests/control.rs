@@ -49,14 +49,7 @@ fn guards_on_references() {
         Outcome::GuardFailed { op_index: 0, .. }
     ));
     let text = "[p0]\nguard_class(p0, ConstClass(node_vtable)) []\nfinish()";
-    assert!(matches!(
-        go(text, &[Val::NULL]),
-        Err(InterpError {
-            kind: ErrorKind::NullDereference,
-            op_index: Some(0),
-            ..
-        })
-    ));
+    assert_error(go(text, &[Val::NULL]), ErrorKind::NullDereference, Some(0));
     let text = "[i0]\nguard_always_fails() [i0]\nfinish()";
     assert_eq!(
         go(text, &ints(&[1])).unwrap().outcome,
@@ -275,45 +268,13 @@ fn a_jump_must_fit_its_target() {
         })
     ));
     let text = "[i0]\ni1 = int_add(i0, 2)\njump(i1, i0, descr=<Loop-1>)";
-    let err = go(text, &ints(&[0])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::WrongInputs,
-                op_index: Some(1),
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_error(go(text, &ints(&[0])), ErrorKind::WrongInputs, Some(1));
     let text = "[i0]\nf1 = cast_int_to_float(i0)\njump(f1, descr=<Loop-1>)";
-    assert!(matches!(
-        go(text, &ints(&[0])),
-        Err(InterpError {
-            kind: ErrorKind::WrongInputs,
-            op_index: Some(1),
-            ..
-        })
-    ));
+    assert_error(go(text, &ints(&[0])), ErrorKind::WrongInputs, Some(1));
     let text = "[i0]\nlabel(i0, descr=TargetToken(1))\njump(i0, i0, descr=TargetToken(1))";
-    assert!(matches!(
-        go(text, &ints(&[0])),
-        Err(InterpError {
-            kind: ErrorKind::Malformed,
-            op_index: Some(1),
-            ..
-        })
-    ));
+    assert_error(go(text, &ints(&[0])), ErrorKind::Malformed, Some(1));
     let text = "[i0]\nlabel(i0, descr=TargetToken(1))\nf1 = cast_int_to_float(i0)\njump(f1, descr=TargetToken(1))";
-    assert!(matches!(
-        go(text, &ints(&[0])),
-        Err(InterpError {
-            kind: ErrorKind::TypeMismatch,
-            op_index: Some(2),
-            ..
-        })
-    ));
+    assert_error(go(text, &ints(&[0])), ErrorKind::TypeMismatch, Some(2));
 }
 
 #[test]
@@ -336,18 +297,8 @@ fn inputs_must_match_in_number_and_type() {
         ],
     ] {
         let err = go(text, &inputs).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                InterpError {
-                    kind: ErrorKind::WrongInputs,
-                    op_index: None,
-                    ..
-                }
-            ),
-            "{err}"
-        );
         assert!(err.to_string().starts_with("1:1: wrong inputs: "), "{err}");
+        assert_error(Err::<(), _>(err), ErrorKind::WrongInputs, None);
     }
 }
 
@@ -370,41 +321,20 @@ fn traces_the_checker_would_reject_give_errors() {
     // Missing descr.
     malformed("[i0]\np1 = new()\nfinish(p1)", 0);
     // Wrong argument types are type mismatches.
-    let err = go("[i0]\nf1 = float_add(i0, 1.5)\nfinish(f1)", &ints(&[1])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(0),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        go("[i0]\nf1 = float_add(i0, 1.5)\nfinish(f1)", &ints(&[1])),
+        ErrorKind::TypeMismatch,
+        Some(0),
     );
-    let err = go("[i0]\ni1 = int_add(i0, 'text')\nfinish(i1)", &ints(&[1])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(0),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        go("[i0]\ni1 = int_add(i0, 'text')\nfinish(i1)", &ints(&[1])),
+        ErrorKind::TypeMismatch,
+        Some(0),
     );
-    let err = go("[i0]\nguard_value(i0, 1.5) []\nfinish(i0)", &ints(&[1])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(0),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        go("[i0]\nguard_value(i0, 1.5) []\nfinish(i0)", &ints(&[1])),
+        ErrorKind::TypeMismatch,
+        Some(0),
     );
 }
 
@@ -420,17 +350,10 @@ fn programmatic_traces_with_bad_references_give_errors() {
         Pos::default(),
     );
     t.push(Op::new(Opcode::Finish, vec![]), "", Pos::default());
-    let err = run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::Malformed,
-                op_index: Some(0),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()),
+        ErrorKind::Malformed,
+        Some(0),
     );
 
     let mut t = Trace::new();
@@ -445,17 +368,10 @@ fn programmatic_traces_with_bad_references_give_errors() {
         "",
         Pos::default(),
     );
-    let err = run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::Malformed,
-                op_index: Some(1),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()),
+        ErrorKind::Malformed,
+        Some(1),
     );
 
     // A descr id and a constant id that do not exist.
@@ -464,17 +380,10 @@ fn programmatic_traces_with_bad_references_give_errors() {
     let mut op = Op::new(Opcode::New, vec![]);
     op.descr = Some(traceopt_ir::DescrId(7));
     t.push(op, "p1", Pos::default());
-    let err = run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::Malformed,
-                op_index: Some(0),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        run(&t, &ints(&[1]), &mut DefaultEnv, Limits::default()),
+        ErrorKind::Malformed,
+        Some(0),
     );
     let mut t = Trace::new();
     t.push(
@@ -482,16 +391,9 @@ fn programmatic_traces_with_bad_references_give_errors() {
         "",
         Pos::default(),
     );
-    let err = run(&t, &[], &mut DefaultEnv, Limits::default()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::Malformed,
-                op_index: Some(0),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        run(&t, &[], &mut DefaultEnv, Limits::default()),
+        ErrorKind::Malformed,
+        Some(0),
     );
 }

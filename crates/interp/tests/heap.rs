@@ -25,18 +25,7 @@ fn arrays_and_their_bounds() {
     assert_eq!(run.escaped, vec![(5, ints(&[3, 7, 0]))]);
     assert_eq!(run.heap.array_items(ObjId(0)), Some(&ints(&[0, 0, 7])[..]));
     for bad in [3, -1, i64::MIN] {
-        let err = go(text, &ints(&[3, bad])).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                InterpError {
-                    kind: ErrorKind::OutOfBounds,
-                    op_index: Some(2),
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert_error(go(text, &ints(&[3, bad])), ErrorKind::OutOfBounds, Some(2));
     }
     // Index 0 of an empty array.
     assert!(matches!(
@@ -47,22 +36,12 @@ fn arrays_and_their_bounds() {
         })
     ));
     // A negative length is undefined; a huge one is beyond the budget.
-    assert!(matches!(
-        go(text, &ints(&[-1, 0])),
-        Err(InterpError {
-            kind: ErrorKind::Undefined,
-            op_index: Some(0),
-            ..
-        })
-    ));
-    assert!(matches!(
+    assert_error(go(text, &ints(&[-1, 0])), ErrorKind::Undefined, Some(0));
+    assert_error(
         go(text, &ints(&[i64::MAX, 0])),
-        Err(InterpError {
-            kind: ErrorKind::Unsupported,
-            op_index: Some(0),
-            ..
-        })
-    ));
+        ErrorKind::Unsupported,
+        Some(0),
+    );
 }
 
 #[test]
@@ -87,43 +66,10 @@ fn arrays_are_zeroed_with_their_cell_type_and_typed_on_access() {
     assert_eq!(value(&trace, &run, "f4"), Some(Val::Float(0.0)));
     assert_eq!(value(&trace, &run, "i6"), Some(Val::Int(0)));
     // Reading an int out of a pointer array, or storing one into it.
-    let err = go("[i0]\np1 = new_array(2, descr=<ArrayP 8>)\ni2 = getarrayitem_gc_i(p1, 0, descr=<ArrayP 8>)\nfinish(i2)", &ints(&[0])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(1),
-                ..
-            }
-        ),
-        "{err}"
-    );
-    let err = go("[i0]\np1 = new_array(2, descr=<ArrayP 8>)\nsetarrayitem_gc(p1, 0, i0, descr=<ArrayP 8>)\nfinish()", &ints(&[0])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(1),
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_error(go("[i0]\np1 = new_array(2, descr=<ArrayP 8>)\ni2 = getarrayitem_gc_i(p1, 0, descr=<ArrayP 8>)\nfinish(i2)", &ints(&[0])), ErrorKind::TypeMismatch, Some(1));
+    assert_error(go("[i0]\np1 = new_array(2, descr=<ArrayP 8>)\nsetarrayitem_gc(p1, 0, i0, descr=<ArrayP 8>)\nfinish()", &ints(&[0])), ErrorKind::TypeMismatch, Some(1));
     // An array is not an instance, and the other way round.
-    let err = go("[i0]\np1 = new_array(2, descr=<ArrayS 8>)\ni2 = getfield_gc_i(p1, descr=valuedescr)\nfinish(i2)", &ints(&[0])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(1),
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_error(go("[i0]\np1 = new_array(2, descr=<ArrayS 8>)\ni2 = getfield_gc_i(p1, descr=valuedescr)\nfinish(i2)", &ints(&[0])), ErrorKind::TypeMismatch, Some(1));
     let err = go(
         "[i0]\np1 = new(descr=sizedescr)\ni2 = arraylen_gc(p1, descr=<ArrayS 8>)\nfinish(i2)",
         &ints(&[0]),
@@ -213,18 +159,7 @@ fn interior_fields_of_arrays_of_structs() {
         i6 = escape_i(i2, i3, i5)
         i7 = getinteriorfield_gc_i(p1, 3, descr=<InteriorFieldDescr <FieldS entry.key 0>>)
         finish()";
-    let err = go(text, &ints(&[41])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::OutOfBounds,
-                op_index: Some(8),
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_error(go(text, &ints(&[41])), ErrorKind::OutOfBounds, Some(8));
     let text = text.replace(
         "i7 = getinteriorfield_gc_i(p1, 3",
         "i7 = getinteriorfield_gc_i(p1, 2",
@@ -252,14 +187,7 @@ fn strings_and_unicode() {
     assert_eq!(run.escaped, vec![(9, ints(&[5, 105, hash]))]);
     assert_eq!(run.heap.str_bytes(ObjId(1)), Some(&b"\0hi!\0"[..]));
     // A character must fit in a byte; copies must stay in bounds.
-    assert!(matches!(
-        go(text, &ints(&[256])),
-        Err(InterpError {
-            kind: ErrorKind::Undefined,
-            op_index: Some(3),
-            ..
-        })
-    ));
+    assert_error(go(text, &ints(&[256])), ErrorKind::Undefined, Some(3));
     for copy in [
         "copystrcontent(p1, p2, 0, 3, 3)",
         "copystrcontent(p1, p2, 1, 0, 3)",
@@ -311,24 +239,10 @@ fn strings_and_unicode() {
         go(uni, &ints(&[0x1f600])).unwrap().escaped,
         vec![(4, ints(&[0x1f600, 2]))]
     );
-    assert!(matches!(
-        go(uni, &ints(&[0x110000])),
-        Err(InterpError {
-            kind: ErrorKind::Undefined,
-            op_index: Some(1),
-            ..
-        })
-    ));
+    assert_error(go(uni, &ints(&[0x110000])), ErrorKind::Undefined, Some(1));
     // str ops on a unicode string are type errors.
     let mixed = "[i0]\np1 = newunicode(2)\ni2 = strlen(p1)\nfinish(i2)";
-    assert!(matches!(
-        go(mixed, &ints(&[0])),
-        Err(InterpError {
-            kind: ErrorKind::TypeMismatch,
-            op_index: Some(1),
-            ..
-        })
-    ));
+    assert_error(go(mixed, &ints(&[0])), ErrorKind::TypeMismatch, Some(1));
 }
 
 #[test]
@@ -346,14 +260,7 @@ fn zero_array_clears_a_range_of_items() {
         run.heap.array_items(ObjId(0)),
         Some(&ints(&[1, 0, 0, 4])[..])
     );
-    assert!(matches!(
-        go(text, &ints(&[3, 2])),
-        Err(InterpError {
-            kind: ErrorKind::OutOfBounds,
-            op_index: Some(5),
-            ..
-        })
-    ));
+    assert_error(go(text, &ints(&[3, 2])), ErrorKind::OutOfBounds, Some(5));
 }
 
 // ---- through the env ----
@@ -479,14 +386,7 @@ fn classes_come_from_the_env() {
         Outcome::GuardFailed { op_index: 1, .. }
     ));
     let text = "[i0]\np1 = new_array(1, descr=<ArrayS 8>)\nguard_class(p1, 8) []\nfinish()";
-    assert!(matches!(
-        go(text, &ints(&[0])),
-        Err(InterpError {
-            kind: ErrorKind::TypeMismatch,
-            op_index: Some(1),
-            ..
-        })
-    ));
+    assert_error(go(text, &ints(&[0])), ErrorKind::TypeMismatch, Some(1));
 }
 
 #[test]
@@ -634,30 +534,16 @@ fn an_env_answer_of_the_wrong_type_is_an_error() {
         }
     }
     let text = "[i0]\ni1 = call_i(1, descr=<Calli 8 EF=4>)\nfinish(i1)";
-    let err = go_env(text, &ints(&[0]), &mut Liar).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(0),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        go_env(text, &ints(&[0]), &mut Liar),
+        ErrorKind::TypeMismatch,
+        Some(0),
     );
     let text = "[i0]\np1 = call_r(1, descr=<Callr 8 EF=4>)\nfinish(p1)";
-    let err = go_env(text, &ints(&[0]), &mut Liar).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(0),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        go_env(text, &ints(&[0]), &mut Liar),
+        ErrorKind::TypeMismatch,
+        Some(0),
     );
 }
 

@@ -277,17 +277,10 @@ fn pointers_casts_and_comparisons() {
     // finish takes at most one argument in the table; run the pieces.
     let trace = parse(text);
     let mut env = traceopt_interp::DefaultEnv;
-    let err = traceopt_interp::run(&trace, &ints(&[0]), &mut env, Default::default()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::Malformed,
-                op_index: Some(13),
-                ..
-            }
-        ),
-        "{err}"
+    assert_error(
+        traceopt_interp::run(&trace, &ints(&[0]), &mut env, Default::default()),
+        ErrorKind::Malformed,
+        Some(13),
     );
     let text = text.replace(
         "finish(i5, i7, i8, i9, i11, i13)",
@@ -328,24 +321,10 @@ fn constants_of_classes_and_pointers_are_stable() {
 #[test]
 fn hints_that_do_not_hold_are_errors() {
     let not_none = "[p0]\nassert_not_none(p0)\nfinish()";
-    assert!(matches!(
-        go(not_none, &[Val::NULL]),
-        Err(InterpError {
-            kind: ErrorKind::HintViolated,
-            op_index: Some(0),
-            ..
-        })
-    ));
+    assert_error(go(not_none, &[Val::NULL]), ErrorKind::HintViolated, Some(0));
     let exact = "[i0]\nrecord_exact_value_i(i0, 5)\nrecord_exact_class(NULL, 3)\nrecord_known_result(i0, 1, i0, descr=<Calli 8 i EF=0>)\nfinish(i0)";
     assert_eq!(finished(go(exact, &ints(&[5]))), ints(&[5]));
-    assert!(matches!(
-        go(exact, &ints(&[6])),
-        Err(InterpError {
-            kind: ErrorKind::HintViolated,
-            op_index: Some(0),
-            ..
-        })
-    ));
+    assert_error(go(exact, &ints(&[6])), ErrorKind::HintViolated, Some(0));
     let exact_r = "[p0]\nrecord_exact_value_r(p0, ConstPtr(null))\nfinish()";
     assert!(go(exact_r, &[Val::NULL]).is_ok());
 }
@@ -401,12 +380,5 @@ fn escape_gives_its_first_argument_or_zero() {
 #[test]
 fn backend_only_ops_are_refused() {
     let text = "[p0]\ni1 = gc_load_i(p0, 8, 8)\nfinish(i1)";
-    assert!(matches!(
-        go(text, &[Val::NULL]),
-        Err(InterpError {
-            kind: ErrorKind::Unsupported,
-            op_index: Some(0),
-            ..
-        })
-    ));
+    assert_error(go(text, &[Val::NULL]), ErrorKind::Unsupported, Some(0));
 }

@@ -5,9 +5,7 @@
 mod common;
 
 use common::*;
-use traceopt_interp::{
-    run, DefaultEnv, ErrorKind, Heap, HeapObject, InterpError, Limits, Outcome, Val,
-};
+use traceopt_interp::{run, DefaultEnv, ErrorKind, Heap, HeapObject, Limits, Outcome, Val};
 
 // ---- seed 002: allocation removal in the toy optimizer ----
 
@@ -355,16 +353,5 @@ fn bug2_sub_ovf_after_a_wrapping_add() {
 
 #[test]
 fn wrong_input_count_is_an_error() {
-    let err = go(BUG2, &ints(&[1])).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::WrongInputs,
-                op_index: None,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_error(go(BUG2, &ints(&[1])), ErrorKind::WrongInputs, None);
 }

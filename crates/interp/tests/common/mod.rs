@@ -2,8 +2,9 @@
 //! it, read results.
 #![allow(dead_code)]
 
+use std::fmt::Debug;
 use traceopt_interp::{
-    run, run_with_heap, DefaultEnv, Env, Heap, InterpError, Limits, Outcome, Run, Val,
+    run, run_with_heap, DefaultEnv, Env, ErrorKind, Heap, InterpError, Limits, Outcome, Run, Val,
 };
 use traceopt_ir::{parse_trace, Trace};
 
@@ -58,4 +59,21 @@ pub fn value(trace: &Trace, run: &Run, name: &str) -> Option<Val> {
 
 pub fn ints(xs: &[i64]) -> Vec<Val> {
     xs.iter().map(|&x| Val::Int(x)).collect()
+}
+
+/// Asserts that a run stopped with an error of this kind at this op
+/// (`None`: at the inputs given to `run`).
+#[track_caller]
+pub fn assert_error<T: Debug>(
+    result: Result<T, InterpError>,
+    kind: ErrorKind,
+    op_index: Option<usize>,
+) {
+    match result {
+        Err(e) => assert!(
+            e.kind == kind && e.op_index == op_index,
+            "expected {kind} at op {op_index:?}, got {e}"
+        ),
+        Ok(other) => panic!("expected {kind} at op {op_index:?}, got {other:?}"),
+    }
 }

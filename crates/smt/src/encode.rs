@@ -1,0 +1,204 @@
+//! The SMT meaning of every integer op of the op table.
+//!
+//! An op's arguments are 64-bit bitvector terms; its meaning is a result
+//! term, a "defined if" condition, and for `*_ovf` ops the condition that
+//! no overflow happened (the wide result, computed on sign-extended
+//! arguments, equals the sign-extended narrow result). Comparisons give the
+//! words 0 and 1, as in traces. Where PyPy leaves an op undefined (shift
+//! counts outside 0..=63, division by zero, `int_signext` by other than 1,
+//! 2, 4 or 8 bytes) the result term is arbitrary and `defined` says so; the
+//! reference interpreter refuses those inputs, and a test checks both
+//! agree on every defined input.
+//!
+//! Python division and modulo (`int_pydiv`, `int_pymod`, and `call_pure_i`
+//! with PyPy's oopspecs 12 and 14) floor towards minus infinity: the
+//! remainder takes the divisor's sign, which is SMT-LIB's `bvsmod`.
+
+use crate::term::{Fun, Term};
+use traceopt_ir::{Descr, DescrKind, Opcode};
+
+/// PyPy's oopspec indices for Python integer division and modulo.
+pub const OOPSPEC_INT_PY_DIV: u32 = 12;
+pub const OOPSPEC_INT_PY_MOD: u32 = 14;
+
+/// The meaning of one op.
+#[derive(Clone, Debug)]
+pub struct Encoded {
+    pub value: Term,
+    pub defined: Term,
+    /// For `*_ovf`: true when the result did not overflow.
+    pub no_overflow: Option<Term>,
+}
+
+impl Encoded {
+    fn total(value: Term) -> Encoded {
+        Encoded {
+            value,
+            defined: Term::Bool(true),
+            no_overflow: None,
+        }
+    }
+}
+
+/// The word 1 if `cond`, else 0.
+pub fn flag(cond: &Term) -> Term {
+    Term::ite(cond, &Term::word(1), &Term::word(0))
+}
+
+/// True if the word is not zero.
+pub fn truthy(word: &Term) -> Term {
+    word.eq(&Term::word(0)).not()
+}
+
+/// Which ops `encode` knows.
+pub fn is_integer_op(opcode: Opcode, descr: Option<&Descr>) -> bool {
+    use Opcode::*;
+    match opcode {
+        CallPureI => py_division_oopspec(descr).is_some(),
+        IntAdd | IntSub | IntMul | UintMulHigh | IntAnd | IntOr | IntXor | IntRshift
+        | IntLshift | UintRshift | IntSignext | IntPydiv | IntPymod | IntLt | IntLe | IntEq
+        | IntNe | IntGt | IntGe | UintLt | UintLe | UintGt | UintGe | IntIsZero | IntIsTrue
+        | IntNeg | IntInvert | IntForceGeZero | IntAddOvf | IntSubOvf | IntMulOvf | SameAsI => true,
+        _ => false,
+    }
+}
+
+/// `IntPydiv` or `IntPymod` for a call descr with PyPy's oopspec for them.
+pub fn py_division_oopspec(descr: Option<&Descr>) -> Option<Opcode> {
+    match descr.map(|d| &d.kind) {
+        Some(DescrKind::Call {
+            oopspec: Some(OOPSPEC_INT_PY_DIV),
+            ..
+        }) => Some(Opcode::IntPydiv),
+        Some(DescrKind::Call {
+            oopspec: Some(OOPSPEC_INT_PY_MOD),
+            ..
+        }) => Some(Opcode::IntPymod),
+        _ => None,
+    }
+}
+
+/// The meaning of an integer op, or `None` if `opcode` is not one (or the
+/// argument count is wrong). `call_pure_i` takes the function as its first
+/// argument, as in traces.
+pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<Encoded> {
+    use Opcode::*;
+    if opcode == CallPureI {
+        let op = py_division_oopspec(descr)?;
+        return encode(op, args.get(1..)?, None);
+    }
+    let arity = opcode.info().arity();
+    if !arity.accepts(args.len()) {
+        return None;
+    }
+    let a = &args[0];
+    let b = args.get(1);
+    let binary = |fun: Fun| a.bv(fun, b.unwrap());
+    let compare = |fun: Fun, swap: bool| {
+        let (x, y) = if swap {
+            (b.unwrap(), a)
+        } else {
+            (a, b.unwrap())
+        };
+        flag(&x.bv(fun, y))
+    };
+    let value = match opcode {
+        IntAdd => binary(Fun::BvAdd),
+        IntSub => binary(Fun::BvSub),
+        IntMul => binary(Fun::BvMul),
+        IntAnd => binary(Fun::BvAnd),
+        IntOr => binary(Fun::BvOr),
+        IntXor => binary(Fun::BvXor),
+        IntLt => compare(Fun::BvSlt, false),
+        IntLe => compare(Fun::BvSle, false),
+        IntGt => compare(Fun::BvSlt, true),
+        IntGe => compare(Fun::BvSle, true),
+        UintLt => compare(Fun::BvUlt, false),
+        UintLe => compare(Fun::BvUle, false),
+        UintGt => compare(Fun::BvUlt, true),
+        UintGe => compare(Fun::BvUle, true),
+        IntEq => flag(&a.eq(b.unwrap())),
+        IntNe => flag(&a.eq(b.unwrap()).not()),
+        IntIsZero => flag(&a.eq(&Term::word(0))),
+        IntIsTrue => flag(&truthy(a)),
+        IntNeg => a.un(Fun::BvNeg),
+        IntInvert => a.un(Fun::BvNot),
+        SameAsI => a.clone(),
+        IntForceGeZero => Term::ite(&a.bv(Fun::BvSlt, &Term::word(0)), &Term::word(0), a),
+        UintMulHigh => {
+            let wide = |t: &Term| t.un(Fun::ZeroExtend(64));
+            wide(a)
+                .bv(Fun::BvMul, &wide(b.unwrap()))
+                .un(Fun::Extract(127, 64))
+        }
+        IntLshift | IntRshift | UintRshift => {
+            let fun = match opcode {
+                IntLshift => Fun::BvShl,
+                IntRshift => Fun::BvAshr,
+                _ => Fun::BvLshr,
+            };
+            let count = b.unwrap();
+            return Some(Encoded {
+                value: binary(fun),
+                defined: count.bv(Fun::BvUlt, &Term::word(64)),
+                no_overflow: None,
+            });
+        }
+        IntPydiv | IntPymod => {
+            let divisor = b.unwrap();
+            let value = if opcode == IntPymod {
+                binary(Fun::BvSmod)
+            } else {
+                // Truncating division, one less when the remainder is not
+                // zero and its sign differs from the divisor's.
+                let quotient = binary(Fun::BvSdiv);
+                let remainder = binary(Fun::BvSrem);
+                let negative = |t: &Term| t.bv(Fun::BvSlt, &Term::word(0));
+                let adjust =
+                    truthy(&remainder).and(&negative(&remainder).eq(&negative(divisor)).not());
+                Term::ite(&adjust, &quotient.bv(Fun::BvSub, &Term::word(1)), &quotient)
+            };
+            return Some(Encoded {
+                value,
+                defined: divisor.eq(&Term::word(0)).not(),
+                no_overflow: None,
+            });
+        }
+        IntSignext => {
+            let bytes = b.unwrap();
+            let from = |bits: u32| {
+                a.un(Fun::Extract(bits - 1, 0))
+                    .un(Fun::SignExtend(64 - bits))
+            };
+            let is = |n: i64| bytes.eq(&Term::word(n));
+            let value = Term::ite(
+                &is(1),
+                &from(8),
+                &Term::ite(&is(2), &from(16), &Term::ite(&is(4), &from(32), a)),
+            );
+            let defined = Term::app(Fun::Or, &[is(1), is(2), is(4), is(8)]);
+            return Some(Encoded {
+                value,
+                defined,
+                no_overflow: None,
+            });
+        }
+        IntAddOvf | IntSubOvf | IntMulOvf => {
+            let (fun, wide_bits) = match opcode {
+                IntAddOvf => (Fun::BvAdd, 1),
+                IntSubOvf => (Fun::BvSub, 1),
+                _ => (Fun::BvMul, 64),
+            };
+            let value = binary(fun);
+            let wide = |t: &Term| t.un(Fun::SignExtend(wide_bits));
+            let exact = wide(a).bv(fun, &wide(b.unwrap()));
+            return Some(Encoded {
+                no_overflow: Some(exact.eq(&wide(&value))),
+                value,
+                defined: Term::Bool(true),
+            });
+        }
+        _ => return None,
+    };
+    Some(Encoded::total(value))
+}

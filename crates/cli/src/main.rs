@@ -2,12 +2,14 @@
 //! arguments, reads files, calls the library crates and prints results, as
 //! text for people or as JSON (`--json`) for programs.
 //!
-//! Exit codes: 0 success, 1 the command ran but its answer is "no" (a trace
-//! failed to check), 2 bad input or usage (with a located message).
+//! Exit codes: 0 success, 1 the command ran but its answer is "no" (a pair
+//! was refuted), 2 bad input or usage (with a located message), 3 the
+//! solver could not decide.
 
 mod input;
 mod run;
 mod stats;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use input::{read_inputs, Failure};
@@ -60,6 +62,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Prove that AFTER behaves like BEFORE for all inputs, or show a
+    /// counterexample (exit 0 proved, 1 refuted, 3 unknown, 2 error). With
+    /// a peer set alone, verify every case against its expected output.
+    Verify(verify::VerifyArgs),
     /// List the op table: name, signature, result type and flags.
     Ops {
         #[arg(long)]
@@ -77,6 +83,7 @@ fn main() -> ExitCode {
         Command::Print { file, no_offsets } => print_file(&mut out, &file, !no_offsets),
         Command::Run(args) => run::run(&mut out, args),
         Command::Stats { files, json } => stats::stats(&mut out, &files, json),
+        Command::Verify(args) => verify::run(&mut out, args),
         Command::Ops { json } => {
             list_ops(&mut out, json);
             Ok(())

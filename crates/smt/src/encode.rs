@@ -28,6 +28,10 @@ pub struct Encoded {
     pub defined: Term,
     /// For `*_ovf`: true when the result did not overflow.
     pub no_overflow: Option<Term>,
+    /// A fact that holds for all arguments and helps the solver (for
+    /// `int_mul_ovf`: the sign of the exact product). Assuming it is sound;
+    /// the cross-check test confirms it on every case.
+    pub lemma: Option<Term>,
 }
 
 impl Encoded {
@@ -36,6 +40,7 @@ impl Encoded {
             value,
             defined: Term::Bool(true),
             no_overflow: None,
+            lemma: None,
         }
     }
 }
@@ -142,6 +147,7 @@ pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<En
                 value: binary(fun),
                 defined: count.bv(Fun::BvUlt, &Term::word(64)),
                 no_overflow: None,
+                lemma: None,
             });
         }
         IntPydiv | IntPymod => {
@@ -162,6 +168,7 @@ pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<En
                 value,
                 defined: divisor.eq(&Term::word(0)).not(),
                 no_overflow: None,
+                lemma: None,
             });
         }
         IntSignext => {
@@ -181,6 +188,7 @@ pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<En
                 value,
                 defined,
                 no_overflow: None,
+                lemma: None,
             });
         }
         IntAddOvf | IntSubOvf | IntMulOvf => {
@@ -192,10 +200,32 @@ pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<En
             let value = binary(fun);
             let wide = |t: &Term| t.un(Fun::SignExtend(wide_bits));
             let exact = wide(a).bv(fun, &wide(b.unwrap()));
+            // Bit-blasted solvers cannot see that the exact product of
+            // nonzero factors is negative iff their signs differ (x*x >= 0);
+            // say it.
+            let lemma = (opcode == IntMulOvf).then(|| {
+                let negative = |t: &Term, bits: u32| {
+                    t.bv(
+                        Fun::BvSlt,
+                        &Term::Bv {
+                            value: 0,
+                            width: bits,
+                        },
+                    )
+                };
+                let nonzero = |t: &Term| truthy(t);
+                let signs_differ = negative(a, 64).eq(&negative(b.unwrap(), 64)).not();
+                negative(&exact, 128).eq(&Term::and_all([
+                    nonzero(a),
+                    nonzero(b.unwrap()),
+                    signs_differ,
+                ]))
+            });
             return Some(Encoded {
                 no_overflow: Some(exact.eq(&wide(&value))),
                 value,
                 defined: Term::Bool(true),
+                lemma,
             });
         }
         _ => return None,

@@ -95,13 +95,14 @@ fn expectation(opcode: Opcode, args: &[i64], descr: Option<&Descr>) -> Term {
         op => op,
     };
     let enc = encode(opcode, &smt_args, descr).expect("an integer op");
+    let lemma = enc.lemma.clone().unwrap_or(Term::Bool(true));
     let vals: Vec<Val> = args.iter().map(|&a| Val::Int(a)).collect();
     let ovf = if args.len() == 2 {
         int_ovf(interp_op, args[0], args[1])
     } else {
         None
     };
-    match (ovf, eval(interp_op, &vals)) {
+    let expected = match (ovf, eval(interp_op, &vals)) {
         (Some((value, overflowed)), _) => Term::and_all([
             enc.defined.clone(),
             enc.value.eq(&Term::word(value)),
@@ -114,7 +115,8 @@ fn expectation(opcode: Opcode, args: &[i64], descr: Option<&Descr>) -> Term {
         (None, Ok(Val::Int(value))) => enc.defined.and(&enc.value.eq(&Term::word(value))),
         (None, Ok(other)) => panic!("{opcode}: the interpreter gave {other:?}"),
         (None, Err(_)) => enc.defined.not(),
-    }
+    };
+    expected.and(&lemma)
 }
 
 #[test]

@@ -1,1 +1,398 @@
-//! placeholder
+//! Translation validation: does an optimized trace (AFTER) behave like its
+//! input (BEFORE) for every input value?
+//!
+//! Both traces are encoded into one solver session over shared input
+//! variables. For each trace we get: `pass`, the condition under which
+//! every guard holds and the trace reaches its `jump`/`finish`; `defined`,
+//! the condition that every op it executes is defined; its outputs (the
+//! final op's arguments); and its escapes (the arguments of each
+//! `escape_*`, whose results are shared fresh values, the k-th escape of
+//! one trace giving the same value as the k-th of the other). The claim
+//! proved is, for all inputs on which BEFORE is defined:
+//!
+//! - AFTER is defined too (an optimized trace may be more defined than its
+//!   input, never less);
+//! - both leave early (fail some guard) or both run to the end;
+//! - when they run to the end, they end the same way (`jump` or `finish`),
+//!   with equal outputs and equal escaped values.
+//!
+//! Fail arguments are not compared (resume data is another matter), nor
+//! are escapes of a run that leaves early. This is the end-to-end form,
+//! for any two traces (hand-written files, PyPy's expected outputs).
+//!
+//! A counterexample is replayed in the reference interpreter, which names
+//! the first point where the two runs differ and both values; if the replay
+//! shows no difference, the result is `Unknown`, never a claim.
+//! Only the integer ops are encoded; anything else is reported by name.
+
+use std::fmt;
+use traceopt_interp::{run, Env, Heap, Limits, Outcome as Run, Val};
+use traceopt_ir::{Arg, Const, Opcode, Trace, Type, ValueId};
+use traceopt_smt::encode::{encode, truthy};
+use traceopt_smt::{Outcome, Solver, SolverError, Sort, Term};
+
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("{side}:{line}: {what} is not supported by verify yet (only integer ops are; heap ops come with allocation removal)")]
+    Unsupported {
+        side: &'static str,
+        line: u32,
+        what: String,
+    },
+    #[error("the traces' inputs differ: BEFORE has ({before}), AFTER has ({after})")]
+    Inputs { before: String, after: String },
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+}
+
+/// A counterexample: input values and where the two runs part.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counterexample {
+    pub inputs: Vec<(String, i64)>,
+    /// Values of the escape results the counterexample needs, in order.
+    pub escapes: Vec<i64>,
+    pub difference: String,
+}
+
+impl fmt::Display for Counterexample {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inputs: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        write!(f, "inputs: {}", inputs.join(", "))?;
+        if !self.escapes.is_empty() {
+            write!(f, "; escape results: {:?}", self.escapes)?;
+        }
+        write!(f, "\n{}", self.difference)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Proved,
+    Refuted(Counterexample),
+    Unknown(String),
+}
+
+/// What one trace does, as terms.
+struct Side {
+    pass: Term,
+    defined: Term,
+    end: Option<(Opcode, Vec<Term>)>,
+    escapes: Vec<Vec<Term>>,
+    /// Facts true of all inputs that help the solver (see `Encoded::lemma`).
+    lemmas: Vec<Term>,
+}
+
+/// Proves `after` equivalent to `before` (end-to-end), or refutes it.
+pub fn verify(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Verdict, VerifyError> {
+    let types = |t: &Trace| {
+        t.inputs
+            .iter()
+            .map(|ty| ty.letter().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if before.inputs != after.inputs {
+        return Err(VerifyError::Inputs {
+            before: types(before),
+            after: types(after),
+        });
+    }
+    for (i, &ty) in before.inputs.iter().enumerate() {
+        if ty != Type::Int {
+            let what = format!("input {} of type {ty}", before.name(ValueId(i as u32)));
+            return Err(VerifyError::Unsupported {
+                side: "BEFORE",
+                line: before.input_pos.line,
+                what,
+            });
+        }
+    }
+    let inputs: Vec<String> = (0..before.inputs.len()).map(|i| format!("in{i}")).collect();
+    let escapes = before.ops.iter().filter(|op| is_escape(op.opcode)).count();
+    let escape_vars: Vec<String> = (0..escapes).map(|k| format!("esc{k}")).collect();
+
+    solver.push()?;
+    let result = (|| {
+        for name in inputs.iter().chain(&escape_vars) {
+            solver.declare(name, Sort::Bv(64))?;
+        }
+        let b = encode_side(before, "BEFORE", "b", solver)?;
+        let a = encode_side(after, "AFTER", "a", solver)?;
+        let same_end = match (&b.end, &a.end) {
+            (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
+                Term::and_all(bv.iter().zip(av).map(|(x, y)| x.eq(y)))
+            }
+            // Partial traces (test fragments) end without outputs.
+            (None, None) => Term::Bool(true),
+            _ => Term::Bool(false),
+        };
+        let same_escapes = if b.escapes.len() == a.escapes.len() {
+            Term::and_all(b.escapes.iter().zip(&a.escapes).flat_map(|(x, y)| {
+                let same_len = Term::Bool(x.len() == y.len());
+                std::iter::once(same_len).chain(x.iter().zip(y).map(|(p, q)| p.eq(q)))
+            }))
+        } else {
+            Term::Bool(false)
+        };
+        let assumptions = Term::and_all(
+            b.lemmas
+                .iter()
+                .chain(&a.lemmas)
+                .cloned()
+                .chain([b.defined.clone()]),
+        );
+        let goal = assumptions.implies(&Term::and_all([
+            a.defined.clone(),
+            b.pass.eq(&a.pass),
+            b.pass.implies(&same_end.and(&same_escapes)),
+        ]));
+        let vars: Vec<String> = inputs.iter().chain(&escape_vars).cloned().collect();
+        Ok::<_, VerifyError>(solver.prove(&goal, &vars)?)
+    })();
+    solver.pop()?;
+    Ok(match result? {
+        Outcome::Proved => Verdict::Proved,
+        Outcome::Unknown(reason) => Verdict::Unknown(reason),
+        Outcome::Counterexample(model) => {
+            let values: Vec<i64> = inputs.iter().map(|n| model.i64(n).unwrap_or(0)).collect();
+            let esc: Vec<i64> = escape_vars
+                .iter()
+                .map(|n| model.i64(n).unwrap_or(0))
+                .collect();
+            match replay(before, after, &values, &esc) {
+                Some(difference) => Verdict::Refuted(Counterexample {
+                    inputs: (0..values.len())
+                        .map(|i| (before.name(ValueId(i as u32)).to_string(), values[i]))
+                        .collect(),
+                    escapes: esc,
+                    difference,
+                }),
+                None => Verdict::Unknown(format!(
+                    "the solver's counterexample {values:?} does not replay in the interpreter (an encoding bug?)"
+                )),
+            }
+        }
+    })
+}
+
+fn is_escape(opcode: Opcode) -> bool {
+    matches!(opcode, Opcode::EscapeI | Opcode::EscapeN)
+}
+
+/// Encodes one trace into the solver under the name prefix `p`.
+fn encode_side(
+    trace: &Trace,
+    side: &'static str,
+    p: &str,
+    solver: &mut Solver,
+) -> Result<Side, VerifyError> {
+    let mut values: Vec<Option<Term>> = (0..trace.inputs.len())
+        .map(|i| Some(Term::var(&format!("in{i}"))))
+        .collect();
+    let mut pass = Term::Bool(true);
+    let mut defined = Vec::new();
+    let mut no_overflow: Option<Term> = None;
+    let mut escapes = Vec::new();
+    let mut end = None;
+    let mut guards = 0;
+    let mut lemmas = Vec::new();
+    for (index, op) in trace.ops.iter().enumerate() {
+        let line = trace.op_pos.get(index).map_or(0, |p| p.line);
+        let unsupported = |what: String| VerifyError::Unsupported { side, line, what };
+        let mut args = Vec::with_capacity(op.args.len());
+        for &arg in &op.args {
+            args.push(
+                match arg {
+                    Arg::Value(v) => values.get(v.0 as usize).cloned().flatten(),
+                    Arg::Const(c) => match trace.constant(c) {
+                        Const::Int(x) => Some(Term::word(*x)),
+                        _ => None,
+                    },
+                }
+                .ok_or_else(|| unsupported(format!("{} with a non-integer argument", op.opcode)))?,
+            );
+        }
+        let descr = op.descr.map(|d| trace.descr(d));
+        let mut result = None;
+        let guard = match op.opcode {
+            Opcode::DebugMergePoint | Opcode::Label => None,
+            Opcode::GuardTrue => Some(truthy(&args[0])),
+            Opcode::GuardFalse => Some(truthy(&args[0]).not()),
+            Opcode::GuardValue => Some(args[0].eq(&args[1])),
+            Opcode::GuardNoOverflow | Opcode::GuardOverflow => {
+                let flag = no_overflow.clone().ok_or_else(|| {
+                    unsupported(format!("{} without an *_ovf op before it", op.opcode))
+                })?;
+                Some(if op.opcode == Opcode::GuardNoOverflow {
+                    flag
+                } else {
+                    flag.not()
+                })
+            }
+            Opcode::Jump | Opcode::Finish => {
+                end = Some((op.opcode, args));
+                break;
+            }
+            Opcode::EscapeI | Opcode::EscapeN => {
+                let k = escapes.len();
+                escapes.push(args);
+                if op.opcode == Opcode::EscapeI {
+                    result = Some(Term::var(&format!("esc{k}")));
+                }
+                None
+            }
+            opcode => {
+                let enc = encode(opcode, &args, descr)
+                    .ok_or_else(|| unsupported(opcode.name().to_string()))?;
+                defined.push(pass.implies(&enc.defined));
+                lemmas.extend(enc.lemma);
+                if let Some(flag) = enc.no_overflow {
+                    no_overflow = Some(flag);
+                }
+                result = Some(enc.value);
+                None
+            }
+        };
+        if let Some(cond) = guard {
+            let name = format!("{p}_guard{guards}");
+            guards += 1;
+            solver.define(&name, Sort::Bool, &pass.and(&cond))?;
+            pass = Term::var(&name);
+        }
+        let id = trace.inputs.len() + index;
+        values.resize(id + 1, None);
+        if let Some(value) = result {
+            let name = format!("{p}_v{id}");
+            solver.define(&name, Sort::Bv(64), &value)?;
+            values[id] = Some(Term::var(&name));
+        }
+    }
+    Ok(Side {
+        pass,
+        defined: Term::and_all(defined),
+        end,
+        escapes,
+        lemmas,
+    })
+}
+
+/// Gives the k-th escape the counterexample's k-th value.
+struct ReplayEnv {
+    escapes: Vec<i64>,
+    next: usize,
+}
+
+impl Env for ReplayEnv {
+    fn escape(&mut self, _heap: &mut Heap, _op_index: usize, result: Type, _args: &[Val]) -> Val {
+        let value = self.escapes.get(self.next).copied().unwrap_or(0);
+        self.next += 1;
+        match result {
+            Type::Int => Val::Int(value),
+            other => Val::zero(other),
+        }
+    }
+}
+
+/// How one run went: in words, its escaped values, and how it ended
+/// (`jump` or `finish` and their values; `None` if it left early).
+struct Replayed {
+    text: String,
+    escaped: Vec<Vec<i64>>,
+    end: Option<(Opcode, Vec<Val>)>,
+}
+
+fn describe(trace: &Trace, inputs: &[i64], escapes: &[i64]) -> Replayed {
+    let replayed = |text: String, escaped, end| Replayed { text, escaped, end };
+    let mut env = ReplayEnv {
+        escapes: escapes.to_vec(),
+        next: 0,
+    };
+    let vals: Vec<Val> = inputs.iter().map(|&x| Val::Int(x)).collect();
+    let line = |i: usize| trace.op_pos.get(i).map_or(0, |p| p.line);
+    match run(trace, &vals, &mut env, Limits { max_iterations: 1 }) {
+        Err(e) => replayed(format!("is undefined: {e}"), vec![], None),
+        Ok(r) => {
+            let escaped: Vec<Vec<i64>> = r
+                .escaped
+                .iter()
+                .map(|(_, vs)| vs.iter().map(|v| v.as_int().unwrap_or(0)).collect())
+                .collect();
+            let show = |vs: &[Val]| vs.iter().map(Val::to_string).collect::<Vec<_>>().join(", ");
+            match r.outcome {
+                Run::GuardFailed { op_index, .. } => replayed(
+                    format!(
+                        "fails {} at line {}",
+                        trace.ops[op_index].opcode,
+                        line(op_index)
+                    ),
+                    escaped,
+                    None,
+                ),
+                Run::Finished { values } => replayed(
+                    format!("finishes with ({})", show(&values)),
+                    escaped,
+                    Some((Opcode::Finish, values)),
+                ),
+                Run::IterationLimit { values } | Run::Jumped { values, .. } => replayed(
+                    format!("jumps with ({})", show(&values)),
+                    escaped,
+                    Some((Opcode::Jump, values)),
+                ),
+            }
+        }
+    }
+}
+
+/// The first difference between the two runs on these inputs, or `None`
+/// if they behave alike.
+fn replay(before: &Trace, after: &Trace, inputs: &[i64], escapes: &[i64]) -> Option<String> {
+    let Replayed {
+        text: b_text,
+        escaped: b_esc,
+        end: b_end,
+    } = describe(before, inputs, escapes);
+    let Replayed {
+        text: a_text,
+        escaped: a_esc,
+        end: a_end,
+    } = describe(after, inputs, escapes);
+    let b_undefined = b_text.starts_with("is undefined");
+    if b_undefined {
+        return None; // BEFORE undefined: any AFTER is fine.
+    }
+    let both = || format!("BEFORE {b_text}; AFTER {a_text}");
+    match (&b_end, &a_end) {
+        (None, None) if !a_text.starts_with("is undefined") => None,
+        (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
+            for (k, (x, y)) in b_esc.iter().zip(&a_esc).enumerate() {
+                if x != y {
+                    return Some(format!(
+                        "escape #{} differs: BEFORE escapes {x:?}, AFTER {y:?}",
+                        k + 1
+                    ));
+                }
+            }
+            if b_esc.len() != a_esc.len() {
+                return Some(format!(
+                    "BEFORE escapes {} time(s), AFTER {}",
+                    b_esc.len(),
+                    a_esc.len()
+                ));
+            }
+            let k = bv.iter().zip(av).position(|(x, y)| !x.same(*y))?;
+            Some(format!(
+                "{} argument {} differs: BEFORE {}, AFTER {} ({})",
+                bo.name(),
+                k + 1,
+                bv[k],
+                av[k],
+                both()
+            ))
+        }
+        _ => Some(both()),
+    }
+}

@@ -163,3 +163,76 @@ fn ops_lists_the_whole_table() {
         assert!(names.contains(&name), "{name}");
     }
 }
+
+#[test]
+fn verify_proves_refutes_and_dumps_queries() {
+    let dir = std::env::temp_dir().join(format!("traceopt-cli-verify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let before = dir.join("before.trace");
+    let wrong = dir.join("wrong.trace");
+    std::fs::write(&before, "[i0, i1]\ni2 = int_add(i0, i1)\ni3 = int_sub_ovf(i2, i1)\nguard_no_overflow() []\nfinish(i3)\n").unwrap();
+    std::fs::write(&wrong, "[i0, i1]\nfinish(i0)\n").unwrap();
+    let (b, w) = (before.to_str().unwrap(), wrong.to_str().unwrap());
+    let out = traceopt(&["verify", b, b], "");
+    assert_eq!(
+        (out.status.code(), text(&out.stdout).as_str()),
+        (Some(0), "proved\n")
+    );
+    let dumps = dir.join("smt");
+    let out = traceopt(&["verify", b, w, "--dump-smt", dumps.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("refuted\n  inputs: i0="), "{stdout}");
+    assert!(
+        stdout.contains("BEFORE fails guard_no_overflow at line 4; AFTER finishes with"),
+        "{stdout}"
+    );
+    // The dumped query re-runs by hand: sat, as the counterexample says.
+    let query = dumps.join("query-0001.smt2");
+    let rerun = Command::new("z3")
+        .arg(&query)
+        .output()
+        .expect("z3 is installed by the test command");
+    assert!(
+        text(&rerun.stdout).starts_with("sat\n"),
+        "{}",
+        text(&rerun.stdout)
+    );
+    let out = traceopt(
+        &[
+            "verify",
+            "../../../shared/peer/pypy-intbound-dev.txt",
+            "--solver",
+            "cvc5",
+        ],
+        "",
+    );
+    if out.status.code() != Some(2) || !text(&out.stderr).contains("no SMT solver found") {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).ends_with("123 pairs: 123 proved, 0 refuted, 0 unknown\n"));
+    }
+    let out = traceopt(&["verify", b, "-"], "[i0]\nfinish(i0)\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("the traces' inputs differ"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_solver_is_named_with_a_hint() {
+    let out = Command::new(env!("CARGO_BIN_EXE_traceopt"))
+        .args(["verify", "x", "y"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no SMT solver found: looked for z3 and cvc5 on PATH"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("apt-get install z3") && stderr.contains("pip install z3-solver"));
+}

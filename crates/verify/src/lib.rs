@@ -19,6 +19,8 @@
 //! Fail arguments are not compared (resume data is another matter), nor
 //! are escapes of a run that leaves early. This is the end-to-end form,
 //! for any two traces (hand-written files, PyPy's expected outputs).
+//! `verify_aligned` is the guard-by-guard form for traces whose guards
+//! name the input guard they stand for, as an optimizer records.
 //!
 //! A counterexample is replayed in the reference interpreter, which names
 //! the first point where the two runs differ and both values; if the replay
@@ -41,6 +43,8 @@ pub enum VerifyError {
     },
     #[error("the traces' inputs differ: BEFORE has ({before}), AFTER has ({after})")]
     Inputs { before: String, after: String },
+    #[error("AFTER:{line}: {what} names no guard of BEFORE it stands for (the aligned form needs one for every guard)")]
+    Provenance { line: u32, what: String },
     #[error(transparent)]
     Solver(#[from] SolverError),
 }
@@ -84,10 +88,44 @@ struct Side {
     escapes: Vec<Vec<Term>>,
     /// Facts true of all inputs that help the solver (see `Encoded::lemma`).
     lemmas: Vec<Term>,
+    guards: Vec<Guard>,
+}
+
+/// A guard: its op, its condition, and the condition of reaching it.
+#[derive(Clone)]
+struct Guard {
+    op_index: usize,
+    cond: Term,
+    reached: Term,
 }
 
 /// Proves `after` equivalent to `before` (end-to-end), or refutes it.
 pub fn verify(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Verdict, VerifyError> {
+    check(before, after, None, solver)
+}
+
+/// The guard-aligned form, for an optimizer's output: `provenance[k]` is,
+/// for op `k` of AFTER, the index of the op of BEFORE it stands for, and
+/// every guard of AFTER must have one. Taking BEFORE's guards in order,
+/// each one kept must have the same condition as the AFTER guards that
+/// stand for it, given that all earlier guards held; each one removed must
+/// be always true there. Then the ends must agree as in `verify`. Smaller
+/// queries than the end-to-end form, and a failure names the guard.
+pub fn verify_aligned(
+    before: &Trace,
+    after: &Trace,
+    provenance: &[Option<usize>],
+    solver: &mut Solver,
+) -> Result<Verdict, VerifyError> {
+    check(before, after, Some(provenance), solver)
+}
+
+fn check(
+    before: &Trace,
+    after: &Trace,
+    provenance: Option<&[Option<usize>]>,
+    solver: &mut Solver,
+) -> Result<Verdict, VerifyError> {
     let types = |t: &Trace| {
         t.inputs
             .iter()
@@ -114,10 +152,11 @@ pub fn verify(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Verd
     let inputs: Vec<String> = (0..before.inputs.len()).map(|i| format!("in{i}")).collect();
     let escapes = before.ops.iter().filter(|op| is_escape(op.opcode)).count();
     let escape_vars: Vec<String> = (0..escapes).map(|k| format!("esc{k}")).collect();
+    let vars: Vec<String> = inputs.iter().chain(&escape_vars).cloned().collect();
 
     solver.push()?;
     let result = (|| {
-        for name in inputs.iter().chain(&escape_vars) {
+        for name in &vars {
             solver.declare(name, Sort::Bv(64))?;
         }
         let b = encode_side(before, "BEFORE", "b", solver)?;
@@ -138,23 +177,35 @@ pub fn verify(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Verd
         } else {
             Term::Bool(false)
         };
-        let assumptions = Term::and_all(
-            b.lemmas
-                .iter()
-                .chain(&a.lemmas)
-                .cloned()
-                .chain([b.defined.clone()]),
-        );
-        let goal = assumptions.implies(&Term::and_all([
-            a.defined.clone(),
-            b.pass.eq(&a.pass),
-            b.pass.implies(&same_end.and(&same_escapes)),
-        ]));
-        let vars: Vec<String> = inputs.iter().chain(&escape_vars).cloned().collect();
-        Ok::<_, VerifyError>(solver.prove(&goal, &vars)?)
+        let lemmas = b.lemmas.iter().chain(&a.lemmas).cloned();
+        let assumptions = Term::and_all(lemmas.chain([b.defined.clone()]));
+        let end = b.pass.implies(&same_end.and(&same_escapes));
+        let obligations = match provenance {
+            None => vec![(
+                String::new(),
+                Term::and_all([a.defined.clone(), b.pass.eq(&a.pass), end]),
+            )],
+            Some(provenance) => {
+                let mut obligations = guard_obligations(before, after, &b, &a, provenance)?;
+                obligations.push((
+                    "AFTER is less defined than BEFORE".into(),
+                    a.defined.clone(),
+                ));
+                obligations.push(("the traces end differently".into(), end));
+                obligations
+            }
+        };
+        for (what, goal) in obligations {
+            match solver.prove(&assumptions.implies(&goal), &vars)? {
+                Outcome::Proved => {}
+                other => return Ok((what, other)),
+            }
+        }
+        Ok::<_, VerifyError>((String::new(), Outcome::Proved))
     })();
     solver.pop()?;
-    Ok(match result? {
+    let (what, outcome) = result?;
+    Ok(match outcome {
         Outcome::Proved => Verdict::Proved,
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
         Outcome::Counterexample(model) => {
@@ -163,20 +214,74 @@ pub fn verify(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Verd
                 .iter()
                 .map(|n| model.i64(n).unwrap_or(0))
                 .collect();
-            match replay(before, after, &values, &esc) {
-                Some(difference) => Verdict::Refuted(Counterexample {
-                    inputs: (0..values.len())
-                        .map(|i| (before.name(ValueId(i as u32)).to_string(), values[i]))
-                        .collect(),
-                    escapes: esc,
-                    difference,
-                }),
-                None => Verdict::Unknown(format!(
-                    "the solver's counterexample {values:?} does not replay in the interpreter (an encoding bug?)"
-                )),
-            }
+            let difference = match (replay(before, after, &values, &esc), what.is_empty()) {
+                (Some(difference), true) => difference,
+                (Some(difference), false) => format!("{what}: {difference}"),
+                // A broken alignment refutes the aligned form even when the
+                // two runs end alike on these inputs.
+                (None, false) => format!("{what} (the two runs end alike on these inputs)"),
+                (None, true) => {
+                    return Ok(Verdict::Unknown(format!(
+                        "the solver's counterexample {values:?} does not replay in the interpreter (an encoding bug?)"
+                    )))
+                }
+            };
+            let inputs = (0..values.len())
+                .map(|i| (before.name(ValueId(i as u32)).to_string(), values[i]))
+                .collect();
+            Verdict::Refuted(Counterexample {
+                inputs,
+                escapes: esc,
+                difference,
+            })
         }
     })
+}
+
+/// The per-guard obligations of the aligned form, in BEFORE's order.
+fn guard_obligations(
+    before: &Trace,
+    after: &Trace,
+    b: &Side,
+    a: &Side,
+    provenance: &[Option<usize>],
+) -> Result<Vec<(String, Term)>, VerifyError> {
+    let line = |t: &Trace, i: usize| t.op_pos.get(i).map_or(0, |p| p.line);
+    let mut stands_for: Vec<Vec<&Guard>> = vec![Vec::new(); b.guards.len()];
+    for guard in &a.guards {
+        let origin = provenance.get(guard.op_index).copied().flatten();
+        let k = origin.and_then(|o| b.guards.iter().position(|g| g.op_index == o));
+        let Some(k) = k else {
+            return Err(VerifyError::Provenance {
+                line: line(after, guard.op_index),
+                what: after.ops[guard.op_index].opcode.name().into(),
+            });
+        };
+        stands_for[k].push(guard);
+    }
+    let mut obligations = Vec::new();
+    for (g, matched) in b.guards.iter().zip(&stands_for) {
+        let name = format!(
+            "{} at line {}",
+            before.ops[g.op_index].opcode,
+            line(before, g.op_index)
+        );
+        if matched.is_empty() {
+            obligations.push((
+                format!("BEFORE's {name} was removed but can fail"),
+                g.reached.implies(&g.cond),
+            ));
+        }
+        for m in matched {
+            let what = format!(
+                "BEFORE's {name} and AFTER's {} at line {} differ",
+                after.ops[m.op_index].opcode,
+                line(after, m.op_index)
+            );
+            obligations.push((what, g.reached.and(&m.reached).implies(&g.cond.eq(&m.cond))));
+        }
+    }
+    Ok(obligations)
 }
 
 fn is_escape(opcode: Opcode) -> bool {
@@ -198,7 +303,7 @@ fn encode_side(
     let mut no_overflow: Option<Term> = None;
     let mut escapes = Vec::new();
     let mut end = None;
-    let mut guards = 0;
+    let mut guards = Vec::new();
     let mut lemmas = Vec::new();
     for (index, op) in trace.ops.iter().enumerate() {
         let line = trace.op_pos.get(index).map_or(0, |p| p.line);
@@ -258,9 +363,13 @@ fn encode_side(
             }
         };
         if let Some(cond) = guard {
-            let name = format!("{p}_guard{guards}");
-            guards += 1;
+            let name = format!("{p}_guard{}", guards.len());
             solver.define(&name, Sort::Bool, &pass.and(&cond))?;
+            guards.push(Guard {
+                op_index: index,
+                cond,
+                reached: pass,
+            });
             pass = Term::var(&name);
         }
         let id = trace.inputs.len() + index;
@@ -277,6 +386,7 @@ fn encode_side(
         end,
         escapes,
         lemmas,
+        guards,
     })
 }
 

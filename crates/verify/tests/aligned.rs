@@ -1,0 +1,118 @@
+//! The guard-aligned form: each guard of the optimized trace names the
+//! input guard it stands for.
+
+use std::time::Duration;
+use traceopt_ir::{parse_trace, Opcode, Trace};
+use traceopt_smt::Solver;
+use traceopt_verify::{verify, verify_aligned, Verdict, VerifyError};
+
+fn traces(before: &str, after: &str) -> (Trace, Trace) {
+    (
+        parse_trace(before, "before").unwrap(),
+        parse_trace(after, "after").unwrap(),
+    )
+}
+
+/// Provenance by position: the k-th guard of AFTER stands for BEFORE's
+/// guard number `map[k]` (counting guards from 0).
+fn provenance(before: &Trace, after: &Trace, map: &[usize]) -> Vec<Option<usize>> {
+    let guards: Vec<usize> = (0..before.ops.len())
+        .filter(|&i| before.ops[i].opcode.is_guard())
+        .collect();
+    let mut k = 0;
+    after
+        .ops
+        .iter()
+        .map(|op| {
+            op.opcode.is_guard().then(|| {
+                k += 1;
+                guards[map[k - 1]]
+            })
+        })
+        .collect()
+}
+
+fn solver() -> Solver {
+    Solver::start(None, Duration::from_secs(10)).unwrap()
+}
+
+const BEFORE: &str =
+    "[i0]\ni1 = int_add_ovf(i0, 10)\nguard_no_overflow() []\ni2 = int_lt(i1, 15)\n\
+                      guard_true(i2) []\ni3 = int_lt(i0, 6)\nguard_true(i3) []\njump(0)\n";
+
+#[test]
+fn a_removed_guard_must_be_implied() {
+    let (before, after) = traces(BEFORE, "[i0]\ni1 = int_add_ovf(i0, 10)\nguard_no_overflow() []\ni2 = int_lt(i1, 15)\nguard_true(i2) []\njump(0)\n");
+    let p = provenance(&before, &after, &[0, 1]);
+    assert_eq!(
+        verify_aligned(&before, &after, &p, &mut solver()).unwrap(),
+        Verdict::Proved
+    );
+    // Without the overflow check the removed guard can fail.
+    let wrapping = BEFORE
+        .replace("int_add_ovf", "int_add")
+        .replace("guard_no_overflow() []\n", "");
+    let (before, after) = traces(
+        &wrapping,
+        "[i0]\ni1 = int_add(i0, 10)\ni2 = int_lt(i1, 15)\nguard_true(i2) []\njump(0)\n",
+    );
+    let p = provenance(&before, &after, &[0]);
+    match verify_aligned(&before, &after, &p, &mut solver()).unwrap() {
+        Verdict::Refuted(cex) => {
+            assert!(
+                cex.difference.starts_with(
+                    "BEFORE's guard_true at line 6 was removed but can fail: BEFORE fails"
+                ),
+                "{cex}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn matched_guards_must_agree_one_by_one() {
+    // Swapping two guards keeps the end-to-end behaviour but breaks the
+    // alignment their provenance claims.
+    let before = "[i0]\ni1 = int_gt(i0, 0)\nguard_true(i1) []\ni2 = int_gt(i0, 5)\nguard_true(i2) []\nfinish(i0)\n";
+    let after = "[i0]\ni2 = int_gt(i0, 5)\nguard_true(i2) []\ni1 = int_gt(i0, 0)\nguard_true(i1) []\nfinish(i0)\n";
+    let (b, a) = traces(before, after);
+    assert_eq!(verify(&b, &a, &mut solver()).unwrap(), Verdict::Proved);
+    let p = provenance(&b, &a, &[0, 1]);
+    match verify_aligned(&b, &a, &p, &mut solver()).unwrap() {
+        Verdict::Refuted(cex) => assert!(
+            cex.difference
+                .contains("BEFORE's guard_true at line 3 and AFTER's guard_true at line 3 differ"),
+            "{cex}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // Named the right way round, it is proved.
+    let p = provenance(&b, &a, &[1, 0]);
+    assert_eq!(
+        verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
+        Verdict::Proved
+    );
+}
+
+#[test]
+fn every_after_guard_needs_provenance() {
+    let (b, a) = traces(BEFORE, BEFORE);
+    let mut p = provenance(&b, &a, &[0, 1, 2]);
+    let last_guard = a
+        .ops
+        .iter()
+        .rposition(|op| op.opcode == Opcode::GuardTrue)
+        .unwrap();
+    p[last_guard] = None;
+    let err = verify_aligned(&b, &a, &p, &mut solver()).unwrap_err();
+    assert!(
+        matches!(err, VerifyError::Provenance { line: 7, .. }),
+        "{err}"
+    );
+    let p = provenance(&b, &a, &[0, 1, 2]);
+    assert_eq!(
+        verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
+        Verdict::Proved
+    );
+}

@@ -236,3 +236,31 @@ fn a_missing_solver_is_named_with_a_hint() {
     );
     assert!(stderr.contains("apt-get install z3") && stderr.contains("pip install z3-solver"));
 }
+
+#[test]
+fn a_solver_timeout_is_unknown_never_proved() {
+    // Nonlinear: squares of products, beyond what bit-blasting decides fast.
+    let dir = std::env::temp_dir().join(format!("traceopt-cli-timeout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let before = dir.join("before.trace");
+    let after = dir.join("after.trace");
+    std::fs::write(&before, "[i0, i1]\ni2 = int_mul_ovf(i0, i1)\nguard_no_overflow() []\ni3 = int_mul_ovf(i2, i2)\nguard_no_overflow() []\ni4 = int_ge(i3, 0)\nfinish(i4)\n").unwrap();
+    std::fs::write(&after, "[i0, i1]\ni2 = int_mul_ovf(i0, i1)\nguard_no_overflow() []\ni4 = uint_mul_high(i2, i2)\ni5 = int_is_zero(i4)\nguard_true(i5) []\nfinish(1)\n").unwrap();
+    let out = traceopt(
+        &[
+            "verify",
+            before.to_str().unwrap(),
+            after.to_str().unwrap(),
+            "--timeout",
+            "0.2",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).starts_with("unknown: timeout after 0.2s"),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

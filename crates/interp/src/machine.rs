@@ -936,12 +936,11 @@ impl<'t, 'e> Machine<'t, 'e> {
     // ---- heap ----
 
     fn object(&self, o: &Ctx, id: ObjId) -> Result<&HeapObject, InterpError> {
-        self.heap.get(id).ok_or_else(|| {
-            o.err(
-                ErrorKind::Malformed,
-                format!("obj{} is not in the heap", id.0),
-            )
-        })
+        self.heap.get(id).ok_or_else(|| not_in_heap(o, id))
+    }
+
+    fn object_mut(&mut self, o: &Ctx, id: ObjId) -> Result<&mut HeapObject, InterpError> {
+        self.heap.get_mut(id).ok_or_else(|| not_in_heap(o, id))
     }
 
     fn class_of(&self, o: &Ctx, id: ObjId) -> Result<i64, InterpError> {
@@ -1015,18 +1014,14 @@ impl<'t, 'e> Machine<'t, 'e> {
     fn set_field(&mut self, o: &Ctx) -> Result<(), InterpError> {
         let (id, value, descr) = (o.nonnull(0)?, o.arg(1)?, o.descr()?);
         o.check_cell(descr, value)?;
-        match self.heap.get_mut(id) {
-            Some(HeapObject::Object { fields, .. }) => {
+        match self.object_mut(o, id)? {
+            HeapObject::Object { fields, .. } => {
                 fields.insert(descr.text.clone(), value);
                 Ok(())
             }
-            Some(other) => Err(o.err(
+            other => Err(o.err(
                 ErrorKind::TypeMismatch,
                 format!("obj{} is {}, which has no fields", id.0, other.kind_name()),
-            )),
-            None => Err(o.err(
-                ErrorKind::Malformed,
-                format!("obj{} is not in the heap", id.0),
             )),
         }
     }
@@ -1046,15 +1041,11 @@ impl<'t, 'e> Machine<'t, 'e> {
         o: &Ctx,
         id: ObjId,
     ) -> Result<(&mut Vec<Val>, &mut Interior), InterpError> {
-        match self.heap.get_mut(id) {
-            Some(HeapObject::Array { items, interior }) => Ok((items, interior)),
-            Some(other) => Err(o.err(
+        match self.object_mut(o, id)? {
+            HeapObject::Array { items, interior } => Ok((items, interior)),
+            other => Err(o.err(
                 ErrorKind::TypeMismatch,
                 format!("obj{} is {}, not an array", id.0, other.kind_name()),
-            )),
-            None => Err(o.err(
-                ErrorKind::Malformed,
-                format!("obj{} is not in the heap", id.0),
             )),
         }
     }
@@ -1264,6 +1255,13 @@ fn span(start: i64, len: i64, total: usize) -> Option<Range<usize>> {
     let start = usize::try_from(start).ok()?;
     let end = start.checked_add(usize::try_from(len).ok()?)?;
     (end <= total).then_some(start..end)
+}
+
+fn not_in_heap(o: &Ctx, id: ObjId) -> InterpError {
+    o.err(
+        ErrorKind::Malformed,
+        format!("obj{} is not in the heap", id.0),
+    )
 }
 
 fn is_unicode_op(op: Opcode) -> bool {

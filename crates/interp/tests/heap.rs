@@ -70,21 +70,13 @@ fn arrays_are_zeroed_with_their_cell_type_and_typed_on_access() {
     assert_error(go("[i0]\np1 = new_array(2, descr=<ArrayP 8>)\nsetarrayitem_gc(p1, 0, i0, descr=<ArrayP 8>)\nfinish()", &ints(&[0])), ErrorKind::TypeMismatch, Some(1));
     // An array is not an instance, and the other way round.
     assert_error(go("[i0]\np1 = new_array(2, descr=<ArrayS 8>)\ni2 = getfield_gc_i(p1, descr=valuedescr)\nfinish(i2)", &ints(&[0])), ErrorKind::TypeMismatch, Some(1));
-    let err = go(
-        "[i0]\np1 = new(descr=sizedescr)\ni2 = arraylen_gc(p1, descr=<ArrayS 8>)\nfinish(i2)",
-        &ints(&[0]),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(1),
-                ..
-            }
+    assert_error(
+        go(
+            "[i0]\np1 = new(descr=sizedescr)\ni2 = arraylen_gc(p1, descr=<ArrayS 8>)\nfinish(i2)",
+            &ints(&[0]),
         ),
-        "{err}"
+        ErrorKind::TypeMismatch,
+        Some(1),
     );
 }
 
@@ -127,22 +119,14 @@ fn fields_are_keyed_by_descr_and_typed() {
     // A ref into an int field.
     let mut heap = Heap::new();
     let p0 = heap.alloc_object(0);
-    let err = go_heap(
-        "[p0]\nsetfield_gc(p0, p0, descr=<FieldS W_IntObject.inst_intval 8 pure>)\nfinish()",
-        &[p0.into()],
-        heap,
-    )
-    .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            InterpError {
-                kind: ErrorKind::TypeMismatch,
-                op_index: Some(0),
-                ..
-            }
+    assert_error(
+        go_heap(
+            "[p0]\nsetfield_gc(p0, p0, descr=<FieldS W_IntObject.inst_intval 8 pure>)\nfinish()",
+            &[p0.into()],
+            heap,
         ),
-        "{err}"
+        ErrorKind::TypeMismatch,
+        Some(0),
     );
 }
 

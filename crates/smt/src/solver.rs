@@ -269,11 +269,8 @@ impl Solver {
             "sat" => Ok(Sat::Sat(self.model(vars, deadline)?)),
             "unknown" => {
                 self.write("(get-info :reason-unknown)")?;
-                let reason = self.response(deadline)?.unwrap_or_default();
-                let reason = reason
-                    .trim_matches(|c| "():\" ".contains(c))
-                    .replace(":reason-unknown", "");
-                let reason = reason.trim().trim_matches('"').to_string();
+                let answer = self.response(deadline)?.unwrap_or_default();
+                let reason = unknown_reason(&answer);
                 Ok(Sat::Unknown(
                     if reason.contains("timeout") || reason.contains("canceled") {
                         format!("timeout after {}s ({reason})", self.timeout.as_secs_f64())
@@ -434,6 +431,13 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Pipes, SolverError> {
     Ok((child, stdin, lines))
 }
 
+/// `(:reason-unknown "canceled")` (z3 quotes it, cvc5 may not) as `canceled`.
+fn unknown_reason(answer: &str) -> String {
+    let inner = answer.trim().trim_start_matches('(').trim_end_matches(')');
+    let reason = inner.trim_start_matches(":reason-unknown").trim();
+    reason.trim_matches('"').to_string()
+}
+
 /// Do the parentheses of this text balance (outside strings)?
 fn balanced(text: &str) -> bool {
     let mut depth = 0i32;
@@ -512,6 +516,8 @@ mod tests {
         assert_eq!(parse_bv("#b101"), Some(5));
         assert_eq!(parse_bv("(_ bv7 64)"), Some(7));
         assert_eq!(parse_bv("true"), None);
+        assert_eq!(unknown_reason("(:reason-unknown \"canceled\")"), "canceled");
+        assert_eq!(unknown_reason("(:reason-unknown timeout)"), "timeout");
         assert!(balanced("((x #x01))"));
         assert!(!balanced("((x #x01)"));
         assert!(balanced("(error \"a ( b\")"));

@@ -271,6 +271,10 @@ impl Solver {
                 self.write("(get-info :reason-unknown)")?;
                 let answer = self.response(deadline)?.unwrap_or_default();
                 let reason = unknown_reason(&answer);
+                // z3 can be left in a bad state by a cancelled check (we saw
+                // it answer `sat` with models that break the assertions
+                // afterwards), so continue in a fresh process.
+                self.restart()?;
                 Ok(Sat::Unknown(
                     if reason.contains("timeout") || reason.contains("canceled") {
                         format!("timeout after {}s ({reason})", self.timeout.as_secs_f64())

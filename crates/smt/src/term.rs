@@ -1,11 +1,13 @@
 //! Terms: bitvectors and booleans, printed as SMT-LIB 2.
 //!
 //! A small tree type of our own (no solver bindings): constants, named
-//! variables, and applications of a fixed set of functions. Children are
-//! shared (`Rc`), but printing writes a tree, so long chains should be
-//! named with `define-fun` (the encoders do: one name per trace value) to
-//! keep queries linear in the size of the trace.
+//! variables, applications of a fixed set of functions, and universal
+//! quantifiers. Children are shared (`Rc`), and printing keeps the sharing:
+//! a node reached from two places is written once, in a `let`, so a term
+//! built as a DAG (the abstract domains' proofs build large ones) prints in
+//! size linear in the number of distinct nodes.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -106,6 +108,8 @@ pub enum Term {
     /// A declared or defined name.
     Var(Rc<str>),
     App(Fun, Rc<[Term]>),
+    /// `(forall ((name sort) ...) body)`.
+    Forall(Rc<[(Rc<str>, Sort)]>, Rc<Term>),
 }
 
 impl Term {
@@ -178,34 +182,116 @@ impl Term {
     pub fn un(&self, fun: Fun) -> Term {
         Term::app(fun, std::slice::from_ref(self))
     }
+
+    /// `body` for every value of the named variables.
+    pub fn forall(vars: &[(&str, Sort)], body: &Term) -> Term {
+        let vars: Vec<(Rc<str>, Sort)> = vars.iter().map(|(n, s)| ((*n).into(), *s)).collect();
+        Term::Forall(vars.into(), Rc::new(body.clone()))
+    }
+
+    /// The identity of an application node (its shared argument list).
+    fn node_id(&self) -> Option<usize> {
+        match self {
+            Term::App(_, args) => Some(Rc::as_ptr(args) as *const u8 as usize),
+            _ => None,
+        }
+    }
+}
+
+/// Writes `root` with one `let` per application node that has more than
+/// one parent. `depth` keeps the names of nested scopes (quantifier bodies
+/// are scopes of their own) apart.
+fn write_shared(root: &Term, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+    // Parent counts, and the distinct nodes children-first (explicit stack:
+    // terms can be deep).
+    let mut parents: HashMap<usize, u32> = HashMap::new();
+    let mut order: Vec<&Term> = Vec::new();
+    let mut stack: Vec<(&Term, bool)> = vec![(root, false)];
+    while let Some((term, children_done)) = stack.pop() {
+        let Some(id) = term.node_id() else { continue };
+        if children_done {
+            order.push(term);
+            continue;
+        }
+        let count = parents.entry(id).or_insert(0);
+        *count += 1;
+        if *count > 1 {
+            continue;
+        }
+        stack.push((term, true));
+        if let Term::App(_, args) = term {
+            stack.extend(args.iter().rev().map(|a| (a, false)));
+        }
+    }
+    let mut names: HashMap<usize, String> = HashMap::new();
+    let mut open = 0;
+    for term in order {
+        let id = term.node_id().unwrap();
+        if parents[&id] > 1 && !std::ptr::eq(term, root) {
+            let name = format!("_s{depth}_{}", names.len());
+            write!(f, "(let (({name} ")?;
+            write_node(term, f, &names, depth)?;
+            f.write_str(")) ")?;
+            names.insert(id, name);
+            open += 1;
+        }
+    }
+    write_node(root, f, &names, depth)?;
+    for _ in 0..open {
+        f.write_str(")")?;
+    }
+    Ok(())
+}
+
+/// Writes one node; its children are written by name when they have one.
+fn write_node(
+    term: &Term,
+    f: &mut fmt::Formatter<'_>,
+    names: &HashMap<usize, String>,
+    depth: usize,
+) -> fmt::Result {
+    match term {
+        Term::Bv { value, width } => {
+            let mask = if *width >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << width) - 1
+            };
+            let value = value & mask;
+            if width % 4 == 0 {
+                write!(f, "#x{value:0digits$x}", digits = (*width / 4) as usize)
+            } else {
+                write!(f, "#b{value:0digits$b}", digits = *width as usize)
+            }
+        }
+        Term::Bool(b) => write!(f, "{b}"),
+        Term::Var(name) => f.write_str(name),
+        Term::App(fun, args) => {
+            write!(f, "({fun}")?;
+            for arg in args.iter() {
+                f.write_str(" ")?;
+                match arg.node_id().and_then(|id| names.get(&id)) {
+                    Some(name) => f.write_str(name)?,
+                    None => write_node(arg, f, names, depth)?,
+                }
+            }
+            f.write_str(")")
+        }
+        Term::Forall(vars, body) => {
+            f.write_str("(forall (")?;
+            for (name, sort) in vars.iter() {
+                write!(f, "({name} {sort})")?;
+            }
+            f.write_str(") ")?;
+            write_shared(body, f, depth + 1)?;
+            f.write_str(")")
+        }
+    }
 }
 
 impl fmt::Display for Term {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Term::Bv { value, width } => {
-                let mask = if *width >= 128 {
-                    u128::MAX
-                } else {
-                    (1u128 << width) - 1
-                };
-                let value = value & mask;
-                if width % 4 == 0 {
-                    write!(f, "#x{value:0digits$x}", digits = (*width / 4) as usize)
-                } else {
-                    write!(f, "#b{value:0digits$b}", digits = *width as usize)
-                }
-            }
-            Term::Bool(b) => write!(f, "{b}"),
-            Term::Var(name) => f.write_str(name),
-            Term::App(fun, args) => {
-                write!(f, "({fun}")?;
-                for arg in args.iter() {
-                    write!(f, " {arg}")?;
-                }
-                f.write_str(")")
-            }
-        }
+        write_shared(self, f, 0)
     }
 }
 
@@ -236,5 +322,19 @@ mod tests {
             "(= x x)"
         );
         assert_eq!(Term::and_all([]).to_string(), "true");
+    }
+
+    #[test]
+    fn shared_nodes_are_written_once() {
+        let x = Term::var("x");
+        let mut t = x.bv(Fun::BvAdd, &x);
+        for _ in 0..40 {
+            t = t.bv(Fun::BvMul, &t);
+        }
+        let text = t.to_string();
+        assert!(text.len() < 3000, "{}", text.len());
+        assert!(text.starts_with("(let ((_s0_0 (bvadd x x))) (let ((_s0_1 (bvmul _s0_0 _s0_0)))"));
+        let q = Term::forall(&[("y", Sort::Bv(8))], &Term::var("y").eq(&x));
+        assert_eq!(q.to_string(), "(forall ((y (_ BitVec 8))) (= y x))");
     }
 }

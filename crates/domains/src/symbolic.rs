@@ -1,0 +1,255 @@
+//! Symbolic words: the [`Word`] implementation the proofs run.
+//!
+//! A [`Sym`] is a handle to an SMT term, so that it is `Copy` like `i64`
+//! and generic domain code reads the same for both. The terms live in a
+//! per-thread arena; [`reset`] empties it between proofs (handles made
+//! before are then invalid). Nothing is folded here: every operation
+//! becomes the SMT-LIB function of the same meaning, so what the solver
+//! sees is exactly what the domain code did.
+
+use std::cell::{Cell, RefCell};
+use std::ops::{BitAnd, BitOr, BitXor, Not};
+
+use traceopt_smt::{Fun, Term};
+
+use crate::word::{Bit, Merge, Word};
+
+thread_local! {
+    static TERMS: RefCell<Vec<Term>> = const { RefCell::new(Vec::new()) };
+    static WIDTH: Cell<u32> = const { Cell::new(64) };
+}
+
+/// Sets the width of the symbolic words built on this thread from now on
+/// (64 unless set). Proofs at a smaller width check the same code on
+/// narrower words, where the solver finishes what it cannot at 64 bits.
+pub fn set_width(bits: u32) {
+    assert!((2..=64).contains(&bits), "width {bits}");
+    WIDTH.with(|w| w.set(bits));
+}
+
+pub fn width() -> u32 {
+    WIDTH.with(|w| w.get())
+}
+
+fn intern(term: Term) -> u32 {
+    TERMS.with(|terms| {
+        let mut terms = terms.borrow_mut();
+        terms.push(term);
+        (terms.len() - 1) as u32
+    })
+}
+
+fn term_at(index: u32) -> Term {
+    TERMS.with(|terms| terms.borrow()[index as usize].clone())
+}
+
+/// Forgets every symbolic value built on this thread so far.
+pub fn reset() {
+    TERMS.with(|terms| terms.borrow_mut().clear());
+}
+
+/// A symbolic 64-bit word.
+#[derive(Clone, Copy, Debug)]
+pub struct Sym(u32);
+
+/// A symbolic truth value.
+#[derive(Clone, Copy, Debug)]
+pub struct SymBit(u32);
+
+impl Sym {
+    /// A 64-bit variable (declare it with the solver under the same name).
+    pub fn var(name: &str) -> Sym {
+        Sym::from_term(Term::var(name))
+    }
+    pub fn from_term(term: Term) -> Sym {
+        Sym(intern(term))
+    }
+    pub fn term(self) -> Term {
+        term_at(self.0)
+    }
+    fn binary(self, fun: Fun, other: Sym) -> Sym {
+        Sym::from_term(self.term().bv(fun, &other.term()))
+    }
+    fn unary(self, fun: Fun) -> Sym {
+        Sym::from_term(self.term().un(fun))
+    }
+    fn compare(self, fun: Fun, other: Sym) -> SymBit {
+        SymBit::from_term(self.term().bv(fun, &other.term()))
+    }
+}
+
+impl SymBit {
+    pub fn from_term(term: Term) -> SymBit {
+        SymBit(intern(term))
+    }
+    pub fn term(self) -> Term {
+        term_at(self.0)
+    }
+}
+
+impl BitAnd for Sym {
+    type Output = Sym;
+    fn bitand(self, other: Sym) -> Sym {
+        self.binary(Fun::BvAnd, other)
+    }
+}
+impl BitOr for Sym {
+    type Output = Sym;
+    fn bitor(self, other: Sym) -> Sym {
+        self.binary(Fun::BvOr, other)
+    }
+}
+impl BitXor for Sym {
+    type Output = Sym;
+    fn bitxor(self, other: Sym) -> Sym {
+        self.binary(Fun::BvXor, other)
+    }
+}
+impl Not for Sym {
+    type Output = Sym;
+    fn not(self) -> Sym {
+        self.unary(Fun::BvNot)
+    }
+}
+
+impl BitAnd for SymBit {
+    type Output = SymBit;
+    fn bitand(self, other: SymBit) -> SymBit {
+        SymBit::from_term(self.term().and(&other.term()))
+    }
+}
+impl BitOr for SymBit {
+    type Output = SymBit;
+    fn bitor(self, other: SymBit) -> SymBit {
+        SymBit::from_term(Term::app(Fun::Or, &[self.term(), other.term()]))
+    }
+}
+impl Not for SymBit {
+    type Output = SymBit;
+    fn not(self) -> SymBit {
+        SymBit::from_term(self.term().not())
+    }
+}
+
+impl Bit for SymBit {
+    fn lit(value: bool) -> SymBit {
+        SymBit::from_term(Term::Bool(value))
+    }
+    fn known(self) -> Option<bool> {
+        match self.term() {
+            Term::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    fn select(self, then: SymBit, otherwise: SymBit) -> SymBit {
+        SymBit::from_term(Term::ite(&self.term(), &then.term(), &otherwise.term()))
+    }
+}
+
+/// The double-width product of the words extended by `extend`.
+fn wide_product(a: Sym, b: Sym, extend: fn(u32) -> Fun) -> Term {
+    let wide = |x: Sym| x.term().un(extend(width()));
+    wide(a).bv(Fun::BvMul, &wide(b))
+}
+
+impl Word for Sym {
+    type Bit = SymBit;
+
+    fn bits() -> u32 {
+        width()
+    }
+    fn lit(value: i64) -> Sym {
+        let bits = width();
+        let value = (value as u64 as u128) & ((1u128 << bits) - 1);
+        Sym::from_term(Term::Bv { value, width: bits })
+    }
+    fn add(self, other: Sym) -> Sym {
+        self.binary(Fun::BvAdd, other)
+    }
+    fn sub(self, other: Sym) -> Sym {
+        self.binary(Fun::BvSub, other)
+    }
+    fn mul(self, other: Sym) -> Sym {
+        self.binary(Fun::BvMul, other)
+    }
+    fn neg(self) -> Sym {
+        self.unary(Fun::BvNeg)
+    }
+    fn shl(self, count: Sym) -> Sym {
+        self.binary(Fun::BvShl, count)
+    }
+    fn lshr(self, count: Sym) -> Sym {
+        self.binary(Fun::BvLshr, count)
+    }
+    fn ashr(self, count: Sym) -> Sym {
+        self.binary(Fun::BvAshr, count)
+    }
+    fn sdiv(self, other: Sym) -> Sym {
+        self.binary(Fun::BvSdiv, other)
+    }
+    fn srem(self, other: Sym) -> Sym {
+        self.binary(Fun::BvSrem, other)
+    }
+    fn umul_high(self, other: Sym) -> Sym {
+        let bits = width();
+        let product = wide_product(self, other, Fun::ZeroExtend);
+        Sym::from_term(product.un(Fun::Extract(2 * bits - 1, bits)))
+    }
+    fn add_overflows(self, other: Sym) -> SymBit {
+        let sum = self.add(other);
+        ((self ^ sum) & (other ^ sum)).is_negative()
+    }
+    fn sub_overflows(self, other: Sym) -> SymBit {
+        let diff = self.sub(other);
+        ((self ^ other) & (self ^ diff)).is_negative()
+    }
+    fn mul_overflows(self, other: Sym) -> SymBit {
+        let product = wide_product(self, other, Fun::SignExtend);
+        let bits = width();
+        let low = product
+            .un(Fun::Extract(bits - 1, 0))
+            .un(Fun::SignExtend(bits));
+        SymBit::from_term(low.eq(&product).not())
+    }
+    fn smear_right(self) -> Sym {
+        let mut x = self;
+        let mut step = 1;
+        while step < width() {
+            x = x | x.lshr_by(step);
+            step *= 2;
+        }
+        x
+    }
+    fn eq(self, other: Sym) -> SymBit {
+        self.compare(Fun::Eq, other)
+    }
+    fn slt(self, other: Sym) -> SymBit {
+        self.compare(Fun::BvSlt, other)
+    }
+    fn sle(self, other: Sym) -> SymBit {
+        self.compare(Fun::BvSle, other)
+    }
+    fn ult(self, other: Sym) -> SymBit {
+        self.compare(Fun::BvUlt, other)
+    }
+    fn ule(self, other: Sym) -> SymBit {
+        self.compare(Fun::BvUle, other)
+    }
+    fn select(c: SymBit, then: Sym, otherwise: Sym) -> Sym {
+        Sym::from_term(Term::ite(&c.term(), &then.term(), &otherwise.term()))
+    }
+}
+
+impl Merge for SymBit {
+    type W = Sym;
+    fn merge(c: SymBit, then: SymBit, otherwise: SymBit) -> SymBit {
+        c.select(then, otherwise)
+    }
+}
+
+impl Merge for Sym {
+    type W = Sym;
+    fn merge(c: SymBit, then: Sym, otherwise: Sym) -> Sym {
+        Sym::select(c, then, otherwise)
+    }
+}

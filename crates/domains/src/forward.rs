@@ -333,16 +333,21 @@ impl<W: Word> IntBound<W> {
         )
     }
     pub fn uint_mul_high_raw(self, other: Self) -> Self {
-        cond(
-            self.known_nonnegative() & other.known_nonnegative(),
-            || {
-                raw_range(
-                    self.lower.umul_high(other.lower),
-                    self.upper.umul_high(other.upper),
-                )
-            },
-            Self::unbounded,
-        )
+        let both_constant = self.is_constant() & other.is_constant();
+        let exact = || Self::constant(self.lower.umul_high(other.lower));
+        let monotonic = || {
+            cond(
+                self.known_nonnegative() & other.known_nonnegative(),
+                || {
+                    raw_range(
+                        self.lower.umul_high(other.lower),
+                        self.upper.umul_high(other.upper),
+                    )
+                },
+                Self::unbounded,
+            )
+        };
+        cond(both_constant, exact, monotonic)
     }
     pub fn force_ge_zero_raw(self) -> Self {
         cond(

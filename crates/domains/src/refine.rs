@@ -111,14 +111,14 @@ impl<W: Word> IntBound<W> {
         self.intersect(Self::constant(w(0)))
     }
 
-    /// `self op other` is in `result`: `self` narrowed (for the right
-    /// argument of `-`, use `Operand::SubRight`).
+    /// `self op other` is in `result` (for `Operand::SubRight` and
+    /// `SubOvfRight`, `other - self` is): `self` narrowed.
     pub fn refine_by_result(self, op: Operand, other: Self, result: Self) -> (Self, W::Bit) {
         self.intersect(self.result_constraint(op, other, result))
     }
 
-    /// The constraint on `self` (or on the right argument, for
-    /// `SubRight`), given that `self op other` is in `result`.
+    /// The constraint on `self`, given that `self op other` is in
+    /// `result` (`other - self`, for the `*Right` operands).
     pub fn result_constraint(self, op: Operand, other: Self, result: Self) -> Self {
         let r = result.bits;
         let unbounded = |bits| IntBound {
@@ -144,9 +144,9 @@ impl<W: Word> IntBound<W> {
             Operand::AddOvf => difference(result, other, W::Bit::lit(true)),
             Operand::SubLeft => sum(result, other, self.sub_cannot_overflow(other)),
             Operand::SubOvfLeft => sum(result, other, W::Bit::lit(true)),
-            // self - other = result: other = self - result.
-            Operand::SubRight => difference(self, result, self.sub_cannot_overflow(other)),
-            Operand::SubOvfRight => difference(self, result, W::Bit::lit(true)),
+            // other - self = result: self = other - result.
+            Operand::SubRight => difference(other, result, other.sub_cannot_overflow(self)),
+            Operand::SubOvfRight => difference(other, result, W::Bit::lit(true)),
             Operand::Neg => result.neg_raw(),
             Operand::Invert => result.invert_raw(),
         }

@@ -152,6 +152,15 @@ fn wide_product(a: Sym, b: Sym, extend: fn(u32) -> Fun) -> Term {
     wide(a).bv(Fun::BvMul, &wide(b))
 }
 
+/// Does `a fun b` on words one bit wider differ from the word result
+/// sign-extended (that is, does it overflow)?
+fn wide_differs(a: Sym, b: Sym, fun: Fun) -> SymBit {
+    let wide = |x: Sym| x.term().un(Fun::SignExtend(1));
+    let exact = wide(a).bv(fun, &wide(b));
+    let narrow = a.term().bv(fun, &b.term()).un(Fun::SignExtend(1));
+    SymBit::from_term(exact.eq(&narrow).not())
+}
+
 impl Word for Sym {
     type Bit = SymBit;
 
@@ -190,18 +199,19 @@ impl Word for Sym {
     fn srem(self, other: Sym) -> Sym {
         self.binary(Fun::BvSrem, other)
     }
+    fn floormod(self, other: Sym) -> Sym {
+        self.binary(Fun::BvSmod, other)
+    }
     fn umul_high(self, other: Sym) -> Sym {
         let bits = width();
         let product = wide_product(self, other, Fun::ZeroExtend);
         Sym::from_term(product.un(Fun::Extract(2 * bits - 1, bits)))
     }
     fn add_overflows(self, other: Sym) -> SymBit {
-        let sum = self.add(other);
-        ((self ^ sum) & (other ^ sum)).is_negative()
+        wide_differs(self, other, Fun::BvAdd)
     }
     fn sub_overflows(self, other: Sym) -> SymBit {
-        let diff = self.sub(other);
-        ((self ^ other) & (self ^ diff)).is_negative()
+        wide_differs(self, other, Fun::BvSub)
     }
     fn mul_overflows(self, other: Sym) -> SymBit {
         let product = wide_product(self, other, Fun::SignExtend);

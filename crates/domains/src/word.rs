@@ -69,6 +69,9 @@ pub trait Word:
     fn sdiv(self, other: Self) -> Self;
     /// Remainder of truncating division (`bvsrem`).
     fn srem(self, other: Self) -> Self;
+    /// Floor modulo, Python's `%` (`bvsmod`: the sign of the divisor;
+    /// `x` itself for a divisor of 0).
+    fn floormod(self, other: Self) -> Self;
     /// The high word of the unsigned 128-bit product.
     fn umul_high(self, other: Self) -> Self;
     /// Does the signed sum overflow?
@@ -128,13 +131,6 @@ pub trait Word:
         let adjust =
             remainder.ne(Self::lit(0)) & remainder.is_negative().differs(other.is_negative());
         Self::select(adjust, quotient.sub(Self::lit(1)), quotient)
-    }
-    /// Floor modulo (Python's `%`); the divisor must be non-zero.
-    fn floormod(self, other: Self) -> Self {
-        let remainder = self.srem(other);
-        let adjust =
-            remainder.ne(Self::lit(0)) & remainder.is_negative().differs(other.is_negative());
-        Self::select(adjust, remainder.add(other), remainder)
     }
 }
 
@@ -246,6 +242,14 @@ impl Word for i64 {
             self
         } else {
             self.wrapping_rem(other)
+        }
+    }
+    fn floormod(self, other: i64) -> i64 {
+        let remainder = self.srem(other);
+        if remainder != 0 && (remainder < 0) != (other < 0) {
+            remainder.wrapping_add(other)
+        } else {
+            remainder
         }
     }
     fn umul_high(self, other: i64) -> i64 {

@@ -47,6 +47,7 @@ impl Rng {
 }
 
 type Transfer = fn(KnownBits<i64>, KnownBits<i64>) -> KnownBits<i64>;
+type Concrete = fn(Sym, Sym) -> Sym;
 
 /// Is there a strictly better sound result than `ours` for `op` on
 /// `(a, b)`? `Some(better)` if so, `None` if not, `Err` if unknown.
@@ -55,7 +56,7 @@ fn better_result(
     a: KnownBits,
     b: KnownBits,
     ours: KnownBits,
-    op: fn(Sym, Sym) -> Sym,
+    op: Concrete,
 ) -> Result<Option<KnownBits>, String> {
     symbolic::reset();
     let lift = |k: KnownBits| KnownBits::new(lit(k.ones), lit(k.unknowns));
@@ -119,7 +120,7 @@ fn survey(
 
 #[test]
 fn bitwise_add_and_sub_are_optimal() {
-    let ops: [(&str, Transfer, fn(Sym, Sym) -> Sym); 5] = [
+    let ops: [(&str, Transfer, Concrete); 5] = [
         ("and", |a, b| a.and(b), |x, y| x & y),
         ("or", |a, b| a.or(b), |x, y| x | y),
         ("xor", |a, b| a.xor(b), |x, y| x ^ y),

@@ -10,18 +10,21 @@ use std::time::Duration;
 
 use traceopt_domains::symbolic::{self, Sym, SymBit};
 use traceopt_domains::{IntBound, KnownBits, Word};
-use traceopt_smt::{Model, Outcome, Solver, Sort, Term};
+use traceopt_smt::{Model, Outcome, Solver, SolverKind, Sort, Term};
 
+/// Runs each proof through a portfolio of solvers: z3 first with a short
+/// timeout, then cvc5 with a long one (each is much faster than the other
+/// on some of these queries). Both see the same declarations and
+/// assumptions. `PROOF_SOLVER=z3|cvc5` uses one only; `PROOF_TIMEOUT`
+/// sets the long timeout in seconds (default 120).
 pub struct Prover {
-    pub solver: Solver,
+    pub solvers: Vec<Solver>,
     names: Vec<String>,
     pub proved: usize,
     pub failures: Vec<String>,
 }
 
-/// Timeout per query: generous, since CI machines are slow and an unknown
-/// counts as a failure. `PROOF_TIMEOUT=seconds` overrides it.
-fn timeout() -> Duration {
+fn long_timeout() -> Duration {
     let seconds = std::env::var("PROOF_TIMEOUT")
         .ok()
         .and_then(|s| s.parse().ok());
@@ -30,9 +33,25 @@ fn timeout() -> Duration {
 
 impl Prover {
     pub fn new() -> Prover {
+        let only = std::env::var("PROOF_SOLVER").ok();
+        let kinds: Vec<SolverKind> = match only.as_deref().and_then(SolverKind::from_name) {
+            Some(kind) => vec![kind],
+            None => vec![SolverKind::Z3, SolverKind::Cvc5],
+        };
+        let mut solvers: Vec<Solver> = kinds
+            .iter()
+            .filter_map(|&kind| Solver::start(Some(kind), long_timeout()).ok())
+            .collect();
+        assert!(
+            !solvers.is_empty(),
+            "no SMT solver found (scripts/test installs z3 and cvc5)"
+        );
+        if solvers.len() > 1 {
+            let short = Solver::start(Some(kinds[0]), Duration::from_secs(20)).unwrap();
+            solvers[0] = short;
+        }
         Prover {
-            solver: Solver::start(None, timeout())
-                .expect("an SMT solver (scripts/test installs z3)"),
+            solvers,
             names: Vec::new(),
             proved: 0,
             failures: Vec::new(),
@@ -43,14 +62,16 @@ impl Prover {
     pub fn begin(&mut self) {
         symbolic::reset();
         self.names.clear();
-        self.solver.pop().unwrap();
-        self.solver.push().unwrap();
+        for solver in &mut self.solvers {
+            solver.pop().unwrap();
+            solver.push().unwrap();
+        }
     }
 
     pub fn word(&mut self, name: &str) -> Sym {
-        self.solver
-            .declare(name, Sort::Bv(symbolic::width()))
-            .unwrap();
+        for solver in &mut self.solvers {
+            solver.declare(name, Sort::Bv(symbolic::width())).unwrap();
+        }
         self.names.push(name.to_string());
         Sym::var(name)
     }
@@ -81,7 +102,25 @@ impl Prover {
     }
 
     pub fn assume(&mut self, fact: SymBit) {
-        self.solver.assert(&fact.term()).unwrap();
+        let fact = fact.term();
+        for solver in &mut self.solvers {
+            solver.assert(&fact).unwrap();
+        }
+    }
+
+    /// The first definite answer of the portfolio, or the last unknown.
+    fn ask(&mut self, goal: &Term, case: &Term, names: &[String]) -> Outcome {
+        let mut outcome = Outcome::Unknown("no solver".into());
+        for solver in &mut self.solvers {
+            solver.push().unwrap();
+            solver.assert(case).unwrap();
+            outcome = solver.prove(goal, names).unwrap();
+            solver.pop().unwrap();
+            if !matches!(outcome, Outcome::Unknown(_)) {
+                break;
+            }
+        }
+        outcome
     }
 
     /// Proves `goal` under the assumptions; on failure records `explain`'s
@@ -100,15 +139,19 @@ impl Prover {
         cases: &[SymBit],
         explain: impl Fn(&Model) -> String,
     ) {
+        // For working on one proof: `PROOF_ONLY=text` skips the others
+        // (and the count check then fails, so CI never runs this way).
+        if let Ok(only) = std::env::var("PROOF_ONLY") {
+            if !what.contains(&only) {
+                return;
+            }
+        }
         let names = self.names.clone();
         let started = std::time::Instant::now();
         let all = [tt()];
         let cases = if cases.is_empty() { &all[..] } else { cases };
         for case in cases {
-            self.solver.push().unwrap();
-            self.assume(*case);
-            let outcome = self.solver.prove(&goal.term(), &names).unwrap();
-            self.solver.pop().unwrap();
+            let outcome = self.ask(&goal.term(), &case.term(), &names);
             match outcome {
                 Outcome::Proved => continue,
                 Outcome::Counterexample(model) => {
@@ -314,13 +357,17 @@ pub fn run(op: Opcode, args: &[i64]) -> String {
     }
 }
 
+/// A transfer function of domain `D` on words `W`, taking its arguments
+/// as a slice.
+pub type Transfer<D, W> = dyn Fn(&[<D as Domain>::Of<W>]) -> <D as Domain>::Of<W>;
+
 /// Soundness of a forward transfer function of `D` for `op`, then the
 /// precision property "constants in, constant out".
 pub fn forward<D: Domain>(
     p: &mut Prover,
     op: Opcode,
-    sym: &dyn Fn(&[D::Of<Sym>]) -> D::Of<Sym>,
-    conc: &dyn Fn(&[D::Of<i64>]) -> D::Of<i64>,
+    sym: &Transfer<D, Sym>,
+    conc: &Transfer<D, i64>,
 ) {
     let arity = op.info().signature.len();
     let names = ["a", "b"];

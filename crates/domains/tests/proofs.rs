@@ -458,3 +458,113 @@ fn multiplication_on_narrow_words() {
     }
     p.finish(expected);
 }
+
+/// The public functions built from proved pieces (a raw function or
+/// constraint, then `intersect` or `normalize`), also proved end to end
+/// on the code as composed, so that no public function relies on the
+/// composition argument alone.
+#[test]
+fn composed_functions_end_to_end() {
+    use traceopt_domains::{Operand, Relation};
+    let mut p = Prover::new();
+    bound_fact!(&mut p, "intersect", |a, b, r, x, y, z|
+        pre b.contains(x);
+        goal { let (i, e) = a.intersect(b); !e & i.contains(x) & i.is_normalized() };
+        show a.intersect(b));
+    bound_fact!(&mut p, "intersect_range", |a, b, r, x, y, z|
+        pre y.sle(x) & x.sle(z);
+        goal { let (i, e) = a.intersect_range(y, z); !e & i.contains(x) };
+        show a.intersect_range(y, z));
+    bound_fact!(&mut p, "from_parts", |a, b, r, x, y, z|
+        pre W::Bit::lit(true);
+        goal { let n = IntBound::from_parts(a.lower, a.upper, a.bits); n.contains(x) & n.is_normalized() };
+        show IntBound::from_parts(a.lower, a.upper, a.bits));
+    bound_fact!(&mut p, "widen", |a, b, r, x, y, z|
+        pre W::Bit::lit(true);
+        goal { let n = a.widen(b); n.contains(x) & n.contains(y) & n.is_normalized() };
+        show a.widen(b));
+    bound_fact!(&mut p, "join", |a, b, r, x, y, z|
+        pre W::Bit::lit(true);
+        goal { let n = a.join(b); n.contains(x) & n.contains(y) };
+        show a.join(b));
+    bound_fact!(&mut p, "refine_true", |a, b, r, x, y, z|
+        pre x.ne(W::lit(0));
+        goal { let (n, e) = a.refine_true(); !e & n.contains(x) };
+        show a.refine_true());
+    bound_fact!(&mut p, "refine_false", |a, b, r, x, y, z|
+        pre x.eq(W::lit(0));
+        goal { let (n, e) = a.refine_false(); !e & n.contains(x) };
+        show a.refine_false());
+    bound_fact!(&mut p, "from_cases", |a, b, r, x, y, z|
+        pre (x.eq(W::lit(1)) | x.eq(W::lit(0)));
+        goal {
+            let yes = x.eq(W::lit(1));
+            IntBound::from_cases(yes, !yes).contains(x)
+                & IntBound::<W>::from_cases(W::Bit::lit(false), W::Bit::lit(false)).contains(x)
+        };
+        show IntBound::from_cases(x == 1, x != 1));
+    bound_fact!(&mut p, "knowns and zeros", |a, b, r, x, y, z|
+        pre W::Bit::lit(true);
+        goal (x & a.bits.knowns()).eq(a.bits.ones) & (x & a.bits.zeros()).eq(W::lit(0));
+        show (a.bits.knowns(), a.bits.zeros()));
+    let mut count = 9;
+    for rel in [
+        Relation::Lt,
+        Relation::Le,
+        Relation::Ult,
+        Relation::Ule,
+        Relation::Eq,
+        Relation::Ne,
+    ] {
+        p.begin();
+        let (a, b) = (p.bound("a"), p.bound("b"));
+        let (x, y) = (p.word("x"), p.word("y"));
+        let holds = match rel {
+            Relation::Lt => x.slt(y),
+            Relation::Le => x.sle(y),
+            Relation::Ult => x.ult(y),
+            Relation::Ule => x.ule(y),
+            Relation::Eq => x.eq(y),
+            Relation::Ne => x.ne(y),
+        };
+        p.assume(a.contains(x) & b.contains(y) & holds);
+        let (na, nb, empty) = a.refine(rel, b);
+        p.prove(
+            &format!("refine {rel:?}"),
+            !empty & na.contains(x) & nb.contains(y),
+            |m| {
+                let (a, b) = (concrete_bound(m, "a"), concrete_bound(m, "b"));
+                format!("{rel:?}: a = {a}, b = {b} gives {:?}", a.refine(rel, b))
+            },
+        );
+        count += 1;
+    }
+    for (operand, op) in [
+        (Operand::And, Opcode::IntAnd),
+        (Operand::Add, Opcode::IntAdd),
+        (Operand::SubRight, Opcode::IntSub),
+    ] {
+        p.begin();
+        let (a, b, r) = (p.bound("a"), p.bound("b"), p.bound("r"));
+        let (x, y) = (p.word("x"), p.word("y"));
+        let (value, _, _) = meaning(op, &[x, y]);
+        p.assume(a.contains(x) & b.contains(y) & r.contains(value));
+        let right = operand == Operand::SubRight;
+        let (narrowed, other, member) = if right { (b, a, y) } else { (a, b, x) };
+        let (n, empty) = narrowed.refine_by_result(operand, other, r);
+        p.prove(
+            &format!("refine_by_result {operand:?}"),
+            !empty & n.contains(member),
+            |m| {
+                let (a, b, r) = (
+                    concrete_bound(m, "a"),
+                    concrete_bound(m, "b"),
+                    concrete_bound(m, "r"),
+                );
+                format!("{op}: a = {a}, b = {b}, result {r}")
+            },
+        );
+        count += 1;
+    }
+    p.finish(count);
+}

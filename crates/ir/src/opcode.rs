@@ -437,6 +437,21 @@ impl Opcode {
     pub fn is_final(self) -> bool {
         self.has(Flags::FINAL)
     }
+    /// A rough cost of executing the op, for the rule language's
+    /// termination check (a rule must lower the summed cost of what it
+    /// replaces): multiplication and division cost more than the simple
+    /// ops, an overflow check adds one (its guard).
+    pub fn cost(self) -> u32 {
+        use Opcode::*;
+        let base = match self {
+            IntMul | IntMulOvf => 3,
+            UintMulHigh => 4,
+            IntPydiv | IntPymod => 20,
+            SameAsI | SameAsR | SameAsF => 0,
+            _ => 1,
+        };
+        base + u32::from(self.has(Flags::OVF))
+    }
     /// All opcodes, in table order.
     pub fn all() -> impl Iterator<Item = Opcode> {
         OP_TABLE.iter().map(|info| info.opcode)

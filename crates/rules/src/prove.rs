@@ -1,0 +1,382 @@
+//! Proofs of rules with an SMT solver.
+//!
+//! For a rule `pattern, checks, assignments => target`, every pattern
+//! variable `x` is a 64-bit word, and (if it is not a `C` variable) has a
+//! symbolic bound `x_lower, x_upper, x_ones, x_unknowns` that holds it:
+//! whatever the optimizer may know about `x`. The ops of the pattern have
+//! their validator meaning (`traceopt_smt::encode`); since the pattern
+//! was executed, each op in it was defined, and each overflow-checking op
+//! below the root passed its guard. The checks and assignments are
+//! evaluated by `facts` on symbolic words, the code the matcher runs.
+//! Under all that, the proof obligation is:
+//!
+//! - the target is defined (shift counts in range, no division by zero)
+//!   and equals the pattern's root;
+//! - if the root checks overflow and the target does not, the root
+//!   cannot overflow (its guard is dropped with it);
+//! - if both check overflow, they overflow alike and agree otherwise.
+//!
+//! A second query asks whether the rule can ever apply (its assumptions
+//! are satisfiable). A failed proof names the rule and its line and
+//! gives the counterexample value of every variable and of both sides.
+//! Results are cached by rule text, solver and prover version.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use crate::check::Scope;
+use crate::facts::{self, Val};
+use crate::syntax::{is_constant_var, Expr, Pattern, Rule, Stmt, UnOp};
+use traceopt_domains::symbolic::{self, Sym};
+use traceopt_domains::{IntBound, KnownBits, Word};
+use traceopt_smt::{encode, Model, Outcome, Sat, Solver, Sort, Term};
+
+/// Bump when the meaning of a proof changes, to invalidate the cache.
+const PROVER_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Proved,
+    /// `SORRY_SMT`: not attempted.
+    Skipped,
+    /// A counterexample, rendered.
+    Wrong(String),
+    /// The checks can never hold together.
+    NeverApplies(String),
+    /// The solver gave up (timeout); never counted as proved.
+    Unknown(String),
+}
+
+impl Verdict {
+    fn cache_word(&self) -> Option<&'static str> {
+        match self {
+            Verdict::Proved => Some("proved"),
+            _ => None,
+        }
+    }
+}
+
+/// A symbolic encoding of one rule.
+struct Encoding {
+    /// Every assumption: bounds hold their values, the pattern's ops were
+    /// defined, inner overflow checks passed, the checks hold.
+    assumptions: Vec<Term>,
+    goal: Term,
+    /// Variables to show in a counterexample, in order.
+    shown: Vec<String>,
+    source: Term,
+    target: Term,
+}
+
+fn word(name: &str, names: &mut Vec<String>) -> Sym {
+    if !names.iter().any(|n| n == name) {
+        names.push(name.to_string());
+    }
+    Sym::var(name)
+}
+
+/// The value of a pattern (or target) tree; collects the ops' defined
+/// conditions, and their no-overflow conditions (the root's separately).
+fn tree(
+    p: &Pattern,
+    env: &HashMap<String, Val<Sym>>,
+    defined: &mut Vec<Term>,
+    no_overflow: &mut Vec<Term>,
+) -> (Term, Option<Term>) {
+    match p {
+        Pattern::Const(v, _) => (Term::word(*v), None),
+        Pattern::Var(name, _) => match env[name] {
+            Val::Int(w) => (w.term(), None),
+            _ => (Sym::var(name).term(), None),
+        },
+        Pattern::Op(op, args, _) => {
+            let terms: Vec<Term> = args
+                .iter()
+                .map(|a| {
+                    let (t, ovf) = tree(a, env, defined, no_overflow);
+                    no_overflow.extend(ovf);
+                    t
+                })
+                .collect();
+            let enc = encode(*op, &terms, None).expect("checked: an integer op");
+            defined.push(enc.defined);
+            (enc.value, enc.no_overflow)
+        }
+    }
+}
+
+fn eval(e: &Expr, env: &HashMap<String, Val<Sym>>) -> Val<Sym> {
+    let int = |e: &Expr| match eval(e, env) {
+        Val::Int(w) => w,
+        other => unreachable!("checked: an integer, not {other:?}"),
+    };
+    let bit = |e: &Expr| match eval(e, env) {
+        Val::Bool(b) => b,
+        other => unreachable!("checked: a truth value, not {other:?}"),
+    };
+    let bound = |name: &str| match env[name] {
+        Val::Bound(b) => b,
+        other => unreachable!("checked: a bound, not {other:?}"),
+    };
+    match e {
+        Expr::Int(v, _) => Val::Int(Sym::lit(*v)),
+        Expr::Name(name, _) => env[name],
+        Expr::Attr(var, attr, _) => Val::Int(facts::attribute(attr, bound(var))),
+        Expr::Method(var, name, args, _) => {
+            let args: Vec<Val<Sym>> = args.iter().map(|a| eval(a, env)).collect();
+            Val::Bool(facts::method(name, bound(var), &args))
+        }
+        Expr::Call(name, args, _) => {
+            let args: Vec<Sym> = args.iter().map(int).collect();
+            Val::Int(facts::helper(name, &args))
+        }
+        Expr::Unary(UnOp::Not, inner, _) => Val::Bool(!bit(inner)),
+        Expr::Unary(op, inner, _) => Val::Int(facts::int_unary(*op, int(inner))),
+        Expr::Binary(op, a, b, _) => {
+            if facts::is_logic(*op) {
+                Val::Bool(facts::logic(*op, bit(a), bit(b)))
+            } else if facts::is_comparison(*op) {
+                Val::Bool(facts::compare(*op, int(a), int(b)))
+            } else {
+                Val::Int(facts::int_op(*op, int(a), int(b)))
+            }
+        }
+    }
+}
+
+fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
+    symbolic::reset();
+    let mut shown = Vec::new();
+    let mut env: HashMap<String, Val<Sym>> = HashMap::new();
+    let mut assumptions = Vec::new();
+    let mut vars: Vec<String> = Vec::new();
+    rule.pattern.walk(&mut |p| {
+        if let Pattern::Var(name, _) = p {
+            if !vars.contains(name) {
+                vars.push(name.clone());
+            }
+        }
+    });
+    for var in &vars {
+        let x = word(var, &mut shown);
+        if is_constant_var(var) {
+            env.insert(var.clone(), Val::Int(x));
+            continue;
+        }
+        let mut part = |suffix: &str| word(&format!("{var}_{suffix}"), &mut shown);
+        let b = IntBound {
+            lower: part("lower"),
+            upper: part("upper"),
+            bits: KnownBits {
+                ones: part("ones"),
+                unknowns: part("unknowns"),
+            },
+        };
+        assumptions.push((b.is_well_formed() & b.contains(x)).term());
+        env.insert(var.clone(), Val::Bound(b));
+    }
+    let (mut defined, mut inner_ovf) = (Vec::new(), Vec::new());
+    let (source, source_ovf) = tree(&rule.pattern, &env, &mut defined, &mut inner_ovf);
+    assumptions.extend(defined);
+    assumptions.extend(inner_ovf);
+    for stmt in &rule.body {
+        match stmt {
+            Stmt::Check(e) => {
+                if let Val::Bool(b) = eval(e, &env) {
+                    assumptions.push(b.term());
+                }
+            }
+            Stmt::Assign(name, e, _) => {
+                let value = eval(e, &env);
+                if let Val::Int(w) = value {
+                    // Show assigned integers in counterexamples too.
+                    shown.push(name.clone());
+                    assumptions.push(Term::var(name).eq(&w.term()));
+                    env.insert(name.clone(), Val::Int(Sym::var(name)));
+                } else {
+                    env.insert(name.clone(), value);
+                }
+            }
+        }
+    }
+    let _ = scope;
+    let (mut target_defined, mut target_inner_ovf) = (Vec::new(), Vec::new());
+    let (target, target_ovf) = tree(
+        &rule.target,
+        &env,
+        &mut target_defined,
+        &mut target_inner_ovf,
+    );
+    let mut goal = Term::and_all(target_defined);
+    goal = goal.and(&Term::and_all(target_inner_ovf));
+    match (source_ovf, target_ovf) {
+        (None, _) => goal = goal.and(&source.eq(&target)),
+        (Some(no_ovf), None) => goal = goal.and(&no_ovf).and(&source.eq(&target)),
+        (Some(s), Some(t)) => {
+            goal = goal.and(&s.eq(&t)).and(&s.implies(&source.eq(&target)));
+        }
+    }
+    Encoding {
+        assumptions,
+        goal,
+        shown,
+        source,
+        target,
+    }
+}
+
+fn show_model(rule: &Rule, enc: &Encoding, model: &Model) -> String {
+    let mut text = String::from("counterexample values:\n");
+    for name in &enc.shown {
+        if let Some(v) = model.i64(name) {
+            let _ = writeln!(text, "    {name}: {v}");
+        }
+    }
+    let value = |n: &str| model.i64(n).map_or("?".to_string(), |v| v.to_string());
+    let _ = writeln!(
+        text,
+        "  pattern {} has value {}\n  BUT target {} has value {}",
+        show_pattern(&rule.pattern),
+        value("__source"),
+        show_pattern(&rule.target),
+        value("__target"),
+    );
+    text
+}
+
+pub fn show_pattern(p: &Pattern) -> String {
+    match p {
+        Pattern::Var(name, _) => name.clone(),
+        Pattern::Const(v, _) => v.to_string(),
+        Pattern::Op(op, args, _) => {
+            let args: Vec<String> = args.iter().map(show_pattern).collect();
+            format!("{}({})", op.name(), args.join(", "))
+        }
+    }
+}
+
+/// Proves one rule with `solver` (no cache).
+pub fn prove_rule(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Verdict {
+    if rule.sorry {
+        return Verdict::Skipped;
+    }
+    let enc = encode_rule(rule, scope);
+    let result = (|| -> Result<Verdict, traceopt_smt::SolverError> {
+        solver.push()?;
+        for name in &enc.shown {
+            solver.declare(name, Sort::Bv(64))?;
+        }
+        solver.define("__source", Sort::Bv(64), &enc.source)?;
+        solver.define("__target", Sort::Bv(64), &enc.target)?;
+        for a in &enc.assumptions {
+            solver.assert(a)?;
+        }
+        let sat = solver.check(&enc.shown)?;
+        let verdict = match sat {
+            Sat::Unsat => Verdict::NeverApplies(format!(
+                "no values of {} satisfy the pattern and the checks together",
+                enc.shown.join(", ")
+            )),
+            Sat::Unknown(reason) => Verdict::Unknown(reason),
+            Sat::Sat(_) => {
+                let mut names = enc.shown.clone();
+                names.push("__source".into());
+                names.push("__target".into());
+                match solver.prove(&enc.goal, &names)? {
+                    Outcome::Proved => Verdict::Proved,
+                    Outcome::Counterexample(model) => {
+                        Verdict::Wrong(show_model(rule, &enc, &model))
+                    }
+                    Outcome::Unknown(reason) => Verdict::Unknown(reason),
+                }
+            }
+        };
+        solver.pop()?;
+        Ok(verdict)
+    })();
+    result.unwrap_or_else(|e| Verdict::Unknown(e.to_string()))
+}
+
+/// Where proved rules are remembered: one line per proved rule key.
+pub struct Cache {
+    path: Option<PathBuf>,
+    proved: BTreeMap<String, String>,
+}
+
+impl Cache {
+    pub fn open(path: Option<&Path>) -> Cache {
+        let proved = path
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
+        Cache {
+            path: path.map(Path::to_path_buf),
+            proved,
+        }
+    }
+    fn key(rule: &Rule, solver: &str) -> String {
+        format!("v{PROVER_VERSION} {solver}\n{}", rule.text)
+    }
+    pub fn save(&self) {
+        if let Some(path) = &self.path {
+            if let Ok(text) = serde_json::to_string_pretty(&self.proved) {
+                let _ = std::fs::write(path, text);
+            }
+        }
+    }
+}
+
+/// The outcome for one rule.
+pub struct Proof {
+    pub file: String,
+    pub name: String,
+    pub line: u32,
+    pub verdict: Verdict,
+    pub cached: bool,
+}
+
+impl Proof {
+    /// A one-paragraph report, as seed 003 prints failures.
+    pub fn message(&self) -> String {
+        let place = format!("rule '{}' in {} line {}", self.name, self.file, self.line);
+        match &self.verdict {
+            Verdict::Proved => format!("proved {place}"),
+            Verdict::Skipped => format!("skipped (SORRY_SMT) {place}"),
+            Verdict::Wrong(cex) => format!("could not prove correctness of {place}\n{cex}"),
+            Verdict::NeverApplies(why) => format!("{place} cannot ever apply: {why}"),
+            Verdict::Unknown(why) => format!("unknown: the solver gave up on {place}: {why}"),
+        }
+    }
+}
+
+/// Proves every rule, using and updating the cache.
+pub fn prove_all(
+    solver: &mut Solver,
+    cache: &mut Cache,
+    rules: &[crate::compile::Source],
+) -> Vec<Proof> {
+    let solver_name = format!("{:?}", solver.kind());
+    let mut out = Vec::new();
+    for source in rules {
+        let key = Cache::key(source.rule, &solver_name);
+        let cached = cache.proved.contains_key(&key);
+        let verdict = if cached {
+            Verdict::Proved
+        } else {
+            prove_rule(solver, source.rule, source.scope)
+        };
+        if let Some(word) = verdict.cache_word() {
+            cache.proved.insert(key, word.to_string());
+        }
+        out.push(Proof {
+            file: source.file.to_string(),
+            name: source.rule.name.clone(),
+            line: source.rule.loc.line,
+            verdict,
+            cached,
+        });
+    }
+    cache.save();
+    out
+}

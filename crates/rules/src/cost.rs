@@ -4,9 +4,9 @@
 //! a rule must replace its pattern by a target of strictly lower summed
 //! cost, so rewriting cannot go on for ever, or say why not with
 //! `cost "reason"`. Overlaps: two rules of the same root op, kind and
-//! priority whose patterns can match the same value and whose targets
-//! differ depend on their order; they are reported so that the author
-//! gives one a priority.
+//! priority whose patterns can match the same value and that build ops of
+//! different cost depend on their order; they are reported so that the
+//! author gives one a priority.
 
 use crate::compile::{builds_ops, variants, Source};
 use crate::syntax::{is_constant_var, Pattern, Rule};
@@ -85,17 +85,21 @@ fn shape_eq(a: &Pattern, b: &Pattern) -> bool {
 }
 
 /// Pairs of rules whose order matters and that have no priority between
-/// them: same root, same kind (value or new ops), equal priority, patterns
-/// that overlap, different targets.
+/// them: same root, equal priority, patterns that overlap, and both
+/// building new ops of different cost. (Every rule is proved, so two that
+/// apply give equal values; only which ops are built can differ, and
+/// rules giving a value or a constant are tried first anyway.)
 pub fn overlaps<'a>(rules: &[Source<'a>]) -> Vec<(&'a Rule, &'a Rule)> {
     let mut out = Vec::new();
     for (i, a) in rules.iter().enumerate() {
         for b in &rules[i + 1..] {
             let (ra, rb) = (a.rule, b.rule);
             if ra.pattern.ops()[0] != rb.pattern.ops()[0]
-                || builds_ops(ra) != builds_ops(rb)
+                || !builds_ops(ra)
+                || !builds_ops(rb)
                 || ra.priority != rb.priority
                 || same_tree(&ra.target, &rb.target)
+                || cost(&ra.target) == cost(&rb.target)
             {
                 continue;
             }

@@ -24,13 +24,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::check::Scope;
 use crate::facts::{self, Val};
 use crate::syntax::{is_constant_var, Expr, Pattern, Rule, Stmt, UnOp};
 use traceopt_domains::symbolic::{self, Sym};
 use traceopt_domains::{IntBound, KnownBits, Word};
-use traceopt_smt::{encode, Model, Outcome, Sat, Solver, Sort, Term};
+use traceopt_smt::{encode, Model, Outcome, Sat, Solver, SolverError, SolverKind, Sort, Term};
 
 /// Bump when the meaning of a proof changes, to invalidate the cache.
 const PROVER_VERSION: u32 = 1;
@@ -46,15 +47,6 @@ pub enum Verdict {
     NeverApplies(String),
     /// The solver gave up (timeout); never counted as proved.
     Unknown(String),
-}
-
-impl Verdict {
-    fn cache_word(&self) -> Option<&'static str> {
-        match self {
-            Verdict::Proved => Some("proved"),
-            _ => None,
-        }
-    }
 }
 
 /// A symbolic encoding of one rule.
@@ -298,6 +290,77 @@ pub fn prove_rule(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Verdict {
     result.unwrap_or_else(|e| Verdict::Unknown(e.to_string()))
 }
 
+/// Values under which the rule applies (a model of its assumptions),
+/// for building a test trace where it fires: every pattern variable
+/// (`x`), the bounds of the non-constant ones (`x_lower`, `x_upper`,
+/// `x_ones`, `x_unknowns`, preferring bounds that are not a single
+/// value), and the assigned names. `None` if the rule can never apply or
+/// the solver gave up.
+pub fn example(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Option<Model> {
+    let enc = encode_rule(rule, scope);
+    // Preferences, relaxed step by step until the solver finds values:
+    // constants other than 0 and +-1 and different from each other (which
+    // simpler rules would take first), nothing known about the other
+    // variables, or at least their bits unknown, or bounds that are not a
+    // single value.
+    let (mut nothing_known, mut bits_unknown, mut plain_constants, mut ranges) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut constants: Vec<String> = Vec::new();
+    rule.pattern.walk(&mut |p| {
+        let Pattern::Var(name, _) = p else { return };
+        let var = |part: &str| Term::var(&format!("{name}_{part}"));
+        if is_constant_var(name) {
+            for special in [0, 1, -1] {
+                plain_constants.push(Term::var(name).eq(&Term::word(special)).not());
+            }
+            for other in &constants {
+                plain_constants.push(Term::var(name).eq(&Term::var(other)).not());
+            }
+            constants.push(name.clone());
+        } else {
+            let unknown = var("unknowns").eq(&Term::word(-1));
+            bits_unknown.push(unknown.clone());
+            nothing_known.push(unknown);
+            nothing_known.push(var("lower").eq(&Term::word(i64::MIN)));
+            nothing_known.push(var("upper").eq(&Term::word(i64::MAX)));
+            ranges.push(var("lower").bv(traceopt_smt::Fun::BvSlt, &var("upper")));
+            ranges.push(var("unknowns").eq(&Term::word(0)).not());
+        }
+    });
+    let mut attempt = |extra: &[&[Term]]| -> Result<Option<Model>, SolverError> {
+        solver.push()?;
+        for name in &enc.shown {
+            solver.declare(name, Sort::Bv(64))?;
+        }
+        for a in enc
+            .assumptions
+            .iter()
+            .chain(extra.iter().copied().flatten())
+        {
+            solver.assert(a)?;
+        }
+        let sat = solver.check(&enc.shown)?;
+        solver.pop()?;
+        Ok(match sat {
+            Sat::Sat(model) => Some(model),
+            _ => None,
+        })
+    };
+    let attempts: [&[&[Term]]; 8] = [
+        &[&nothing_known, &plain_constants],
+        &[&bits_unknown, &plain_constants, &ranges],
+        &[&plain_constants, &ranges],
+        &[&plain_constants],
+        &[&nothing_known],
+        &[&bits_unknown, &ranges],
+        &[&ranges],
+        &[],
+    ];
+    attempts
+        .iter()
+        .find_map(|extra| attempt(extra).ok().flatten())
+}
+
 /// Where proved rules are remembered: one line per proved rule key.
 pub struct Cache {
     path: Option<PathBuf>,
@@ -334,6 +397,8 @@ pub struct Proof {
     pub line: u32,
     pub verdict: Verdict,
     pub cached: bool,
+    /// Solver time (0 when cached).
+    pub seconds: f64,
 }
 
 impl Proof {
@@ -350,24 +415,62 @@ impl Proof {
     }
 }
 
-/// Proves every rule, using and updating the cache.
+/// Proves every rule on `jobs` threads, each with its own solver
+/// process, using and updating the cache. Results are in rule order.
 pub fn prove_all(
-    solver: &mut Solver,
+    kind: Option<SolverKind>,
+    timeout: Duration,
+    jobs: usize,
     cache: &mut Cache,
     rules: &[crate::compile::Source],
-) -> Vec<Proof> {
-    let solver_name = format!("{:?}", solver.kind());
+) -> Result<Vec<Proof>, SolverError> {
+    let first = Solver::start(kind, timeout)?;
+    let solver_name = format!("{:?}", first.kind());
+    let kind = Some(first.kind());
+    let keys: Vec<String> = rules
+        .iter()
+        .map(|s| Cache::key(s.rule, &solver_name))
+        .collect();
+    let todo: Vec<usize> = (0..rules.len())
+        .filter(|&i| !cache.proved.contains_key(&keys[i]))
+        .collect();
+    let jobs = jobs.clamp(1, todo.len().max(1));
+    let mut verdicts: Vec<Option<(Verdict, f64)>> = vec![None; rules.len()];
+    let mut solvers = vec![first];
+    for _ in 1..jobs {
+        solvers.push(Solver::start(kind, timeout)?);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = solvers
+            .into_iter()
+            .enumerate()
+            .map(|(job, mut solver)| {
+                let mine: Vec<usize> = todo.iter().copied().skip(job).step_by(jobs).collect();
+                scope.spawn(move || {
+                    mine.into_iter()
+                        .map(|i| {
+                            let started = Instant::now();
+                            let v = prove_rule(&mut solver, rules[i].rule, rules[i].scope);
+                            (i, v, started.elapsed().as_secs_f64())
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for handle in handles {
+            for (i, verdict, seconds) in handle.join().expect("a proof thread panicked") {
+                verdicts[i] = Some((verdict, seconds));
+            }
+        }
+    });
     let mut out = Vec::new();
-    for source in rules {
-        let key = Cache::key(source.rule, &solver_name);
-        let cached = cache.proved.contains_key(&key);
-        let verdict = if cached {
-            Verdict::Proved
-        } else {
-            prove_rule(solver, source.rule, source.scope)
+    for (i, source) in rules.iter().enumerate() {
+        let (verdict, seconds, cached) = match verdicts[i].take() {
+            Some((v, seconds)) => (v, seconds, false),
+            None => (Verdict::Proved, 0.0, true),
         };
-        if let Some(word) = verdict.cache_word() {
-            cache.proved.insert(key, word.to_string());
+        if verdict == Verdict::Proved {
+            cache.proved.insert(keys[i].clone(), "proved".into());
         }
         out.push(Proof {
             file: source.file.to_string(),
@@ -375,8 +478,9 @@ pub fn prove_all(
             line: source.rule.loc.line,
             verdict,
             cached,
+            seconds,
         });
     }
     cache.save();
-    out
+    Ok(out)
 }

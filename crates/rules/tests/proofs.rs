@@ -24,7 +24,8 @@ fn every_rule_is_proved() {
     let cache_path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rule-proofs.json");
     let mut cache = Cache::open(Some(&cache_path));
     let started = std::time::Instant::now();
-    let proofs = prove_all(&mut solver(), &mut cache, &rules);
+    let proofs =
+        prove_all(None, Duration::from_secs(60), 2, &mut cache, &rules).expect("an SMT solver");
     let mut failures = Vec::new();
     let (mut proved, mut cached, mut sorry) = (0, 0, 0);
     for proof in &proofs {
@@ -43,6 +44,11 @@ fn every_rule_is_proved() {
         failures.len(),
         started.elapsed().as_secs_f64()
     );
+    let mut slowest: Vec<_> = proofs.iter().filter(|p| p.seconds > 1.0).collect();
+    slowest.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    for p in slowest.iter().take(10) {
+        eprintln!("  {:.1}s {}", p.seconds, p.name);
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(proofs.len() >= 100, "only {} rules", proofs.len());
 }

@@ -1,0 +1,588 @@
+//! The optimizer's driver: one forward pass over the input trace.
+//!
+//! Each input op is looked at once, in order. Its arguments are first
+//! mapped to what they became in the output (`Forwarding`, a union-find
+//! over output values: PyPy's `make_equal_to`/`find`). Then, for an
+//! integer op, in this order:
+//!
+//! 1. constant folding, when every argument is a constant;
+//! 2. the peephole rules (`rules`, generated from `rules/*.rules`), whose
+//!    checks read the integer domain; a rule's new ops are optimized in
+//!    turn, as PyPy's `send_extra_operation` does;
+//! 3. the integer domain: a result whose bound is a single value becomes
+//!    that constant; an `*_ovf` op that cannot overflow becomes the plain
+//!    op and its guard goes;
+//! 4. common subexpressions: a pure op equal to an earlier one (same
+//!    opcode, same arguments) is replaced by it.
+//!
+//! Guards: `guard_true`/`guard_false` whose value is known are removed
+//! (or, if they must fail, the whole trace is reported as infeasible);
+//! otherwise they narrow the domain of their value and, for a comparison,
+//! of its arguments. After `guard_value(x, C)` later uses of `x` see `C`.
+//! Every other op is copied with its arguments forwarded and is never
+//! moved. Each output op records the input op it stands for
+//! (`provenance`), so that the validator can align guards.
+
+use std::collections::HashMap;
+
+use traceopt_domains::IntBound;
+use traceopt_interp::arith;
+use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Pos, Trace, Type, ValueId};
+use traceopt_rules::check::is_rule_op;
+use traceopt_rules::runtime::{Built, Head, Subject};
+
+use crate::intbounds;
+use crate::rules::{self, RULES};
+
+/// Which parts of the optimizer run (all by default).
+#[derive(Clone, Copy, Debug)]
+pub struct Passes {
+    pub fold: bool,
+    pub rules: bool,
+    pub bounds: bool,
+    pub cse: bool,
+    pub guards: bool,
+    pub dce: bool,
+}
+
+impl Default for Passes {
+    fn default() -> Passes {
+        Passes {
+            fold: true,
+            rules: true,
+            bounds: true,
+            cse: true,
+            guards: true,
+            dce: true,
+        }
+    }
+}
+
+impl Passes {
+    pub const NAMES: &'static [&'static str] = &["fold", "rules", "bounds", "cse", "guards", "dce"];
+
+    /// Parses a comma-separated list such as `fold,rules`; `all` is every
+    /// pass, `none` none.
+    pub fn parse(list: &str) -> Result<Passes, String> {
+        let mut passes = Passes {
+            fold: false,
+            rules: false,
+            bounds: false,
+            cse: false,
+            guards: false,
+            dce: false,
+        };
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "all" => passes = Passes::default(),
+                "none" => {}
+                "fold" => passes.fold = true,
+                "rules" => passes.rules = true,
+                "bounds" => passes.bounds = true,
+                "cse" => passes.cse = true,
+                "guards" => passes.guards = true,
+                "dce" => passes.dce = true,
+                other => {
+                    return Err(format!(
+                        "unknown pass '{other}' (passes: {}, all, none)",
+                        Passes::NAMES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(passes)
+    }
+}
+
+/// The result of optimizing one trace.
+#[derive(Clone, Debug)]
+pub struct Optimized {
+    pub trace: Trace,
+    /// For each output op, the index of the input op it stands for.
+    pub provenance: Vec<Option<usize>>,
+    /// How often each rule of `RULES` fired.
+    pub rule_counts: Vec<u32>,
+}
+
+/// The trace can never run to its end: a guard must always fail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Infeasible {
+    /// The input op (index) of the guard that always fails.
+    pub op_index: usize,
+    pub line: u32,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Infeasible {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "this trace can never run to the end: {} (line {})",
+            self.reason, self.line
+        )
+    }
+}
+
+/// Depth limit for rewriting the ops a rule builds (rules lower the
+/// cost, so this is a safety net, never reached by terminating rules).
+const MAX_REWRITE_DEPTH: u32 = 16;
+
+struct Optimizer<'a> {
+    input: &'a Trace,
+    passes: Passes,
+    out: Trace,
+    provenance: Vec<Option<usize>>,
+    /// Input value -> output argument.
+    map: Vec<Option<Arg>>,
+    /// Output value -> what it was made equal to later (union-find).
+    replaced: Vec<Option<Arg>>,
+    /// Output value -> its bound (integers only).
+    bounds: Vec<IntBound>,
+    /// Output values of `*_ovf` ops whose `guard_no_overflow` followed.
+    no_overflow: Vec<bool>,
+    cse: HashMap<(Opcode, Vec<Arg>), Arg>,
+    rule_counts: Vec<u32>,
+    /// The last `*_ovf` input op was made plain: drop its guard.
+    drop_overflow_guard: bool,
+    /// The input op being optimized.
+    current: usize,
+    fresh: u32,
+}
+
+/// Optimizes `input` with the given passes.
+pub fn optimize(input: &Trace, passes: Passes) -> Result<Optimized, Infeasible> {
+    let mut opt = Optimizer {
+        input,
+        passes,
+        out: Trace::new(),
+        provenance: Vec::new(),
+        map: vec![None; input.num_values()],
+        replaced: Vec::new(),
+        bounds: Vec::new(),
+        no_overflow: Vec::new(),
+        cse: HashMap::new(),
+        rule_counts: vec![0; RULES.len()],
+        drop_overflow_guard: false,
+        current: 0,
+        fresh: input.num_values() as u32,
+    };
+    for (i, &ty) in input.inputs.iter().enumerate() {
+        let v = opt.out.add_input(ty, input.name(ValueId(i as u32)));
+        opt.new_value(v);
+        opt.map[i] = Some(Arg::Value(v));
+    }
+    opt.out.input_pos = input.input_pos;
+    for (index, op) in input.ops.iter().enumerate() {
+        opt.current = index;
+        opt.op(index, op)?;
+    }
+    let (trace, provenance) = if passes.dce {
+        crate::dce::remove_dead(opt.out, opt.provenance)
+    } else {
+        (opt.out, opt.provenance)
+    };
+    Ok(Optimized {
+        trace,
+        provenance,
+        rule_counts: opt.rule_counts,
+    })
+}
+
+impl Optimizer<'_> {
+    fn new_value(&mut self, v: ValueId) {
+        let n = v.0 as usize + 1;
+        self.replaced.resize(n, None);
+        self.bounds.resize(n, IntBound::unbounded());
+        self.no_overflow.resize(n, false);
+    }
+
+    /// What an output argument stands for now (path-compressing find).
+    fn find(&mut self, arg: Arg) -> Arg {
+        let Arg::Value(v) = arg else {
+            return arg;
+        };
+        match self.replaced[v.0 as usize] {
+            None => arg,
+            Some(next) => {
+                let root = self.find(next);
+                self.replaced[v.0 as usize] = Some(root);
+                root
+            }
+        }
+    }
+
+    fn make_equal_to(&mut self, v: ValueId, to: Arg) {
+        if Arg::Value(v) != to {
+            self.replaced[v.0 as usize] = Some(to);
+        }
+    }
+
+    /// An input argument, forwarded.
+    fn arg(&mut self, arg: Arg) -> Arg {
+        let mapped = match arg {
+            Arg::Value(v) => self.map[v.0 as usize].expect("checked traces define before use"),
+            Arg::Const(c) => Arg::Const(self.out.add_const(self.input.constant(c).clone())),
+        };
+        self.find(mapped)
+    }
+
+    fn int_const(&mut self, value: i64) -> Arg {
+        Arg::Const(self.out.add_const(Const::Int(value)))
+    }
+
+    fn as_int(&self, arg: Arg) -> Option<i64> {
+        match arg {
+            Arg::Const(c) => match self.out.constant(c) {
+                Const::Int(v) => Some(*v),
+                _ => None,
+            },
+            Arg::Value(_) => None,
+        }
+    }
+
+    fn bound(&self, arg: Arg) -> IntBound {
+        match arg {
+            Arg::Const(_) => match self.as_int(arg) {
+                Some(v) => IntBound::constant(v),
+                None => IntBound::unbounded(),
+            },
+            Arg::Value(v) => self.bounds[v.0 as usize],
+        }
+    }
+
+    fn emit(&mut self, op: Op, name: Option<&str>) -> ValueId {
+        let pos = self
+            .input
+            .op_pos
+            .get(self.current)
+            .copied()
+            .unwrap_or(Pos::default());
+        let fresh;
+        let name = match name {
+            Some(n) => n,
+            None => {
+                fresh = self.fresh_name(op.opcode.result_type());
+                &fresh
+            }
+        };
+        let v = self.out.push(op, name, pos);
+        self.provenance.push(Some(self.current));
+        self.new_value(v);
+        v
+    }
+
+    fn fresh_name(&mut self, ty: Type) -> String {
+        self.fresh += 1;
+        match ty {
+            Type::Void => String::new(),
+            ty => format!("{}{}", ty.letter(), self.fresh),
+        }
+    }
+
+    fn op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
+        let input_value = self.input.value_of_op(index);
+        let args: Vec<Arg> = op.args.iter().map(|&a| self.arg(a)).collect();
+        if is_rule_op(op.opcode) {
+            let name = self.input.name(input_value).to_string();
+            let result = self.int_op(op.opcode, args, Some(&name), 0)?;
+            self.map[input_value.0 as usize] = Some(result);
+            return Ok(());
+        }
+        if op.opcode.is_guard() {
+            return self.guard(index, op, args);
+        }
+        let mut copy = op.clone();
+        copy.args = args;
+        self.copy_extras(&mut copy);
+        let name = self.input.name(input_value).to_string();
+        let v = self.emit(copy, Some(&name));
+        self.map[input_value.0 as usize] = Some(Arg::Value(v));
+        Ok(())
+    }
+
+    /// Descr and fail arguments of an input op, moved to the output.
+    fn copy_extras(&mut self, op: &mut Op) {
+        if let Some(d) = op.descr {
+            op.descr = Some(self.out.add_descr(self.input.descr(d).clone()));
+        }
+        if let Some(fail_args) = op.fail_args.take() {
+            op.fail_args = Some(
+                fail_args
+                    .into_iter()
+                    .map(|a| a.map(|a| self.arg(a)))
+                    .collect(),
+            );
+        }
+    }
+
+    /// An integer op with output arguments; gives what stands for its
+    /// result.
+    fn int_op(
+        &mut self,
+        opcode: Opcode,
+        args: Vec<Arg>,
+        name: Option<&str>,
+        depth: u32,
+    ) -> Result<Arg, Infeasible> {
+        let ovf = opcode.has(Flags::OVF);
+        if self.passes.fold {
+            if let Some(folded) = self.fold(opcode, &args) {
+                if ovf {
+                    self.drop_overflow_guard = true;
+                }
+                return Ok(folded);
+            }
+        }
+        if self.passes.rules && depth < MAX_REWRITE_DEPTH {
+            if let Some((rule, built)) = rules::rewrite(&*self, opcode, &args) {
+                self.rule_counts[rule] += 1;
+                if ovf && !matches!(&built, Built::Op(op, _) if op.has(Flags::OVF)) {
+                    self.drop_overflow_guard = true;
+                }
+                return self.build(built, name, depth + 1);
+            }
+        }
+        let arg_bounds: Vec<IntBound> = args.iter().map(|&a| self.bound(a)).collect();
+        let mut opcode = opcode;
+        if self.passes.bounds
+            && ovf
+            && intbounds::cannot_overflow(opcode, arg_bounds[0], arg_bounds[1])
+        {
+            opcode = intbounds::without_overflow_check(opcode);
+            self.drop_overflow_guard = true;
+            return self.int_op(opcode, args, name, depth);
+        }
+        let bound = intbounds::forward(opcode, &arg_bounds).unwrap_or_else(IntBound::unbounded);
+        if self.passes.bounds && !ovf {
+            if let Some(c) = bound.as_constant() {
+                return Ok(self.int_const(c));
+            }
+        }
+        let pure = opcode.has(Flags::PURE);
+        if self.passes.cse && pure {
+            if let Some(&earlier) = self.cse.get(&(opcode, args.clone())) {
+                return Ok(self.find(earlier));
+            }
+        }
+        let v = self.emit(Op::new(opcode, args.clone()), name);
+        // An `*_ovf` result is bounded only once its guard passed.
+        if !ovf {
+            self.bounds[v.0 as usize] = bound;
+        }
+        if self.passes.cse && pure {
+            self.cse.insert((opcode, args.clone()), Arg::Value(v));
+            if opcode.has(Flags::COMM) {
+                self.cse
+                    .insert((opcode, vec![args[1], args[0]]), Arg::Value(v));
+            }
+        }
+        Ok(Arg::Value(v))
+    }
+
+    /// `op(args)` on constants, if defined (and, for `*_ovf`, if it does
+    /// not overflow).
+    fn fold(&mut self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
+        let values: Vec<i64> = args
+            .iter()
+            .map(|&a| self.as_int(a))
+            .collect::<Option<_>>()?;
+        let result = if opcode.has(Flags::OVF) {
+            match arith::int_ovf(opcode, values[0], values[1])? {
+                (r, false) => r,
+                (_, true) => return None,
+            }
+        } else {
+            let vals: Vec<traceopt_interp::Val> = values
+                .iter()
+                .map(|&v| traceopt_interp::Val::Int(v))
+                .collect();
+            arith::eval(opcode, &vals).ok()?.as_int()?
+        };
+        Some(self.int_const(result))
+    }
+
+    fn build(
+        &mut self,
+        built: Built<Arg>,
+        name: Option<&str>,
+        depth: u32,
+    ) -> Result<Arg, Infeasible> {
+        Ok(match built {
+            Built::Value(v) => self.find(v),
+            Built::Const(c) => self.int_const(c),
+            Built::Op(opcode, args) => {
+                let mut out = Vec::with_capacity(args.len());
+                for arg in args {
+                    out.push(self.build(arg, None, depth)?);
+                }
+                self.int_op(opcode, out, name, depth)?
+            }
+        })
+    }
+
+    fn guard(&mut self, index: usize, op: &Op, args: Vec<Arg>) -> Result<(), Infeasible> {
+        let infeasible = |reason: &str| Infeasible {
+            op_index: index,
+            line: self.input.op_pos.get(index).map_or(0, |p| p.line),
+            reason: format!("{} always fails: {reason}", op.opcode.name()),
+        };
+        match op.opcode {
+            Opcode::GuardNoOverflow | Opcode::GuardOverflow if self.drop_overflow_guard => {
+                self.drop_overflow_guard = false;
+                if op.opcode == Opcode::GuardOverflow {
+                    return Err(infeasible("the operation before it cannot overflow"));
+                }
+                return Ok(());
+            }
+            Opcode::GuardNoOverflow => {
+                // The op before passed its overflow check: its bound
+                // holds from here on, and rules may look into it.
+                if let Some(Arg::Value(v)) = self.last_output_value() {
+                    let op = &self.out.ops[self.out.op_index(v).expect("an op's value")];
+                    if op.opcode.has(Flags::OVF) {
+                        let (opcode, args) = (op.opcode, op.args.clone());
+                        let arg_bounds: Vec<IntBound> =
+                            args.iter().map(|&a| self.bound(a)).collect();
+                        if let Some(bound) = intbounds::forward(opcode, &arg_bounds) {
+                            self.bounds[v.0 as usize] = bound;
+                        }
+                        self.no_overflow[v.0 as usize] = true;
+                    }
+                }
+            }
+            Opcode::GuardTrue | Opcode::GuardFalse if self.passes.guards => {
+                let want = op.opcode == Opcode::GuardTrue;
+                let bound = self.bound(args[0]);
+                let known_true = bound.known_ne(IntBound::constant(0));
+                let known_false = bound.as_constant() == Some(0);
+                if (want && known_true) || (!want && known_false) {
+                    return Ok(());
+                }
+                if (want && known_false) || (!want && known_true) {
+                    return Err(infeasible(&format!("its value is known to be {bound}")));
+                }
+            }
+            _ => {}
+        }
+        self.drop_overflow_guard = false;
+        let mut copy = op.clone();
+        copy.args = args.clone();
+        self.copy_extras(&mut copy);
+        self.emit(copy, Some(""));
+        if self.passes.guards {
+            self.learn_from_guard(op.opcode, &args);
+        }
+        Ok(())
+    }
+
+    fn last_output_value(&self) -> Option<Arg> {
+        let n = self.out.ops.len();
+        let last = self.out.ops.last()?;
+        (last.opcode.result_type() != Type::Void).then(|| Arg::Value(self.out.value_of_op(n - 1)))
+    }
+
+    /// What a passing guard teaches about its arguments.
+    fn learn_from_guard(&mut self, opcode: Opcode, args: &[Arg]) {
+        match opcode {
+            Opcode::GuardTrue | Opcode::GuardFalse => {
+                let truth = opcode == Opcode::GuardTrue;
+                let Arg::Value(v) = args[0] else { return };
+                let bound = self.bounds[v.0 as usize];
+                let (narrowed, _) = if truth {
+                    bound.refine_true()
+                } else {
+                    bound.refine_false()
+                };
+                self.bounds[v.0 as usize] = narrowed;
+                if let Some(c) = narrowed.as_constant() {
+                    let to = self.int_const(c);
+                    self.make_equal_to(v, to);
+                }
+                self.learn_from_comparison(v, truth);
+            }
+            Opcode::GuardValue => {
+                if let (Arg::Value(v), Some(c)) = (args[0], self.as_int(args[1])) {
+                    self.bounds[v.0 as usize] = IntBound::constant(c);
+                    let to = self.int_const(c);
+                    self.make_equal_to(v, to);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `v = cmp(a, b)` is known to be `truth`: narrow `a` and `b`.
+    fn learn_from_comparison(&mut self, v: ValueId, truth: bool) {
+        let Some(index) = self.out.op_index(v) else {
+            return;
+        };
+        let op = &self.out.ops[index];
+        let Some((relation, swap)) = intbounds::relation(op.opcode, truth) else {
+            return;
+        };
+        let (mut a, mut b) = (op.args[0], op.args[1]);
+        if swap {
+            std::mem::swap(&mut a, &mut b);
+        }
+        let (na, nb, _) = self.bound(a).refine(relation, self.bound(b));
+        for (arg, narrowed) in [(a, na), (b, nb)] {
+            if let Arg::Value(w) = arg {
+                self.bounds[w.0 as usize] = narrowed;
+            }
+        }
+    }
+}
+
+impl Subject for Optimizer<'_> {
+    type Value = Arg;
+
+    fn head(&self, value: Arg) -> Head<Arg> {
+        match value {
+            Arg::Const(_) => match self.as_int(value) {
+                Some(c) => Head::Const(c),
+                None => Head::Other,
+            },
+            Arg::Value(v) => {
+                let Some(index) = self.out.op_index(v) else {
+                    return Head::Other;
+                };
+                let op = &self.out.ops[index];
+                let info = op.opcode.info();
+                let usable = info.flags.contains(Flags::PURE)
+                    || (info.flags.contains(Flags::OVF) && self.no_overflow[v.0 as usize]);
+                if !usable || info.result != Type::Int || op.args.is_empty() || op.args.len() > 2 {
+                    return Head::Other;
+                }
+                let first = self.find_const(op.args[0]);
+                let second = op.args.get(1).map_or(first, |&a| self.find_const(a));
+                Head::Op(op.opcode, first, second)
+            }
+        }
+    }
+
+    fn constant(&self, value: Arg) -> Option<i64> {
+        self.as_int(value)
+    }
+
+    fn bound(&self, value: Arg) -> IntBound {
+        Optimizer::bound(self, value)
+    }
+
+    fn same(&self, a: Arg, b: Arg) -> bool {
+        let (a, b) = (self.find_const(a), self.find_const(b));
+        a == b || matches!((self.as_int(a), self.as_int(b)), (Some(x), Some(y)) if x == y)
+    }
+}
+
+impl Optimizer<'_> {
+    /// `find` without path compression, for the matcher's `&self` view.
+    fn find_const(&self, mut arg: Arg) -> Arg {
+        while let Arg::Value(v) = arg {
+            match self.replaced.get(v.0 as usize).copied().flatten() {
+                Some(next) => arg = next,
+                None => break,
+            }
+        }
+        arg
+    }
+}

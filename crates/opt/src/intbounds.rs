@@ -1,0 +1,103 @@
+//! The integer domain as the optimizer uses it: the bound of an op's
+//! result from the bounds of its arguments, and what a guard teaches.
+//!
+//! Forward: one `IntBound` transfer function per integer op (for `*_ovf`
+//! ops, the bound when the guard after them passed). Backward: a passing
+//! `guard_true`/`guard_false` on a comparison narrows both arguments; on
+//! any value, it narrows the value to non-zero or zero. The transfer
+//! functions and refinements are those of `traceopt-domains`, proved
+//! sound there.
+
+use traceopt_domains::{IntBound, Relation};
+use traceopt_ir::Opcode;
+
+/// The bound of `op(args)`, or `None` for ops the domain does not model.
+pub fn forward(op: Opcode, args: &[IntBound]) -> Option<IntBound> {
+    use Opcode::*;
+    let a = *args.first()?;
+    let b = || args.get(1).copied().unwrap_or_else(IntBound::unbounded);
+    Some(match op {
+        IntAdd => a.add(b()),
+        IntSub => a.sub(b()),
+        IntMul => a.mul(b()),
+        IntAnd => a.and(b()),
+        IntOr => a.or(b()),
+        IntXor => a.xor(b()),
+        IntInvert => a.invert(),
+        IntNeg => a.neg(),
+        IntLshift => a.lshift(b()),
+        IntRshift => a.rshift(b()),
+        UintRshift => a.urshift(b()),
+        IntSignext => a.signext(b()),
+        IntPydiv => a.pydiv(b()),
+        IntPymod => a.pymod(b()),
+        UintMulHigh => a.uint_mul_high(b()),
+        IntForceGeZero => a.force_ge_zero(),
+        IntAddOvf => a.add_ovf(b()),
+        IntSubOvf => a.sub_ovf(b()),
+        IntMulOvf => a.mul_ovf(b()),
+        IntEq => a.eq(b()),
+        IntNe => a.ne(b()),
+        IntLt => a.lt(b()),
+        IntLe => a.le(b()),
+        IntGt => a.gt(b()),
+        IntGe => a.ge(b()),
+        UintLt => a.ult(b()),
+        UintLe => a.ule(b()),
+        UintGt => a.ugt(b()),
+        UintGe => a.uge(b()),
+        IntIsTrue => a.is_true(),
+        IntIsZero => a.is_zero(),
+        SameAsI => a,
+        _ => return None,
+    })
+}
+
+/// Can `op(a, b)` (an `*_ovf` op) overflow?
+pub fn cannot_overflow(op: Opcode, a: IntBound, b: IntBound) -> bool {
+    match op {
+        Opcode::IntAddOvf => a.add_cannot_overflow(b),
+        Opcode::IntSubOvf => a.sub_cannot_overflow(b),
+        Opcode::IntMulOvf => a.mul_cannot_overflow(b),
+        _ => false,
+    }
+}
+
+/// The plain op of an overflow-checking one.
+pub fn without_overflow_check(op: Opcode) -> Opcode {
+    match op {
+        Opcode::IntAddOvf => Opcode::IntAdd,
+        Opcode::IntSubOvf => Opcode::IntSub,
+        Opcode::IntMulOvf => Opcode::IntMul,
+        other => other,
+    }
+}
+
+/// For a comparison known to give `truth`: the relation that holds
+/// between (left, right) after swapping, as `(relation, swap)`.
+pub fn relation(op: Opcode, truth: bool) -> Option<(Relation, bool)> {
+    use Opcode::*;
+    use Relation::*;
+    // `a < b` false is `b <= a`, and so on.
+    Some(match (op, truth) {
+        (IntLt, true) => (Lt, false),
+        (IntLt, false) => (Le, true),
+        (IntLe, true) => (Le, false),
+        (IntLe, false) => (Lt, true),
+        (IntGt, true) => (Lt, true),
+        (IntGt, false) => (Le, false),
+        (IntGe, true) => (Le, true),
+        (IntGe, false) => (Lt, false),
+        (UintLt, true) => (Ult, false),
+        (UintLt, false) => (Ule, true),
+        (UintLe, true) => (Ule, false),
+        (UintLe, false) => (Ult, true),
+        (UintGt, true) => (Ult, true),
+        (UintGt, false) => (Ule, false),
+        (UintGe, true) => (Ule, true),
+        (UintGe, false) => (Ult, false),
+        (IntEq, true) | (IntNe, false) => (Eq, false),
+        (IntEq, false) | (IntNe, true) => (Ne, false),
+        _ => return None,
+    })
+}

@@ -1,0 +1,11 @@
+//! traceopt's optimizer: one forward pass over a trace (`driver`), with
+//! the integer domain (`intbounds`) and the peephole rules compiled from
+//! `rules/*.rules` (`rules`).
+
+pub mod dce;
+pub mod driver;
+pub mod intbounds;
+pub mod rules;
+
+pub use driver::{optimize, Infeasible, Optimized, Passes};
+pub use rules::RULES;

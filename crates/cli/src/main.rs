@@ -7,6 +7,8 @@
 //! solver could not decide.
 
 mod input;
+mod opt;
+mod rules;
 mod run;
 mod stats;
 mod verify;
@@ -25,8 +27,10 @@ use traceopt_ir::{check, print_trace_with, CheckOptions, PrintOptions, TraceFile
     about = "Optimize and verify the traces of tracing JIT compilers",
     long_about = "traceopt reads the traces of PyPy's RPython JIT, in PyPy's optimizer-test \
                   format or as PYPYLOG files (jit-log-noopt, jit-log-opt-loop, \
-                  jit-log-opt-bridge sections), checks them, runs them, and counts what \
-                  they do. A FILE of '-' is read from standard input."
+                  jit-log-opt-bridge sections), optimizes them with rules and an integer \
+                  domain proved correct by an SMT solver, verifies optimized traces \
+                  against their inputs, runs them, and counts what they do. A FILE of \
+                  '-' is read from standard input."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -66,6 +70,11 @@ enum Command {
     /// counterexample (exit 0 proved, 1 refuted, 3 unknown, 2 error). With
     /// a peer set alone, verify every case against its expected output.
     Verify(verify::VerifyArgs),
+    /// Optimize traces (every recorded trace of a PYPYLOG file) and print
+    /// the results; --verify proves each equivalent to its input.
+    Opt(opt::OptArgs),
+    /// The peephole rules: check them, prove them, list them.
+    Rules(rules::RulesArgs),
     /// List the op table: name, signature, result type and flags.
     Ops {
         #[arg(long)]
@@ -84,6 +93,8 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&mut out, args),
         Command::Stats { files, json } => stats::stats(&mut out, &files, json),
         Command::Verify(args) => verify::run(&mut out, args),
+        Command::Opt(args) => opt::run(&mut out, args),
+        Command::Rules(args) => rules::run(&mut out, args),
         Command::Ops { json } => {
             list_ops(&mut out, json);
             Ok(())

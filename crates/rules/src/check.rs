@@ -270,9 +270,28 @@ impl Checker<'_> {
     fn rule(&mut self, rule: &Rule) -> Scope {
         let mut scope = Scope::new();
         self.pattern(&rule.pattern, true, &mut scope);
+        let mut splits = 0;
         for stmt in &rule.body {
             match stmt {
                 Stmt::Check(e) => self.expect(e, Ty::Bool, &scope),
+                Stmt::Split(split) => {
+                    splits += 1;
+                    if splits > 1 {
+                        self.error(split.loc, "one split per rule", "a second".into(), None);
+                    }
+                    let mut inner = scope.clone();
+                    inner.insert(split.var.clone(), Ty::Int);
+                    self.expect(&split.cond, Ty::Bool, &inner);
+                    let (lo, hi) = split.range;
+                    if hi <= lo || hi - lo > 256 {
+                        self.error(
+                            split.loc,
+                            "a range of 1 to 256 cases",
+                            format!("{lo}..{hi}"),
+                            None,
+                        );
+                    }
+                }
                 Stmt::Assign(name, e, loc) => {
                     if scope.contains_key(name) {
                         self.error(

@@ -226,6 +226,7 @@ fn rule_function(out: &mut String, index: usize, source: &Source) {
             Stmt::Assign(name, e, _) => {
                 let _ = writeln!(out, "    let n_{name} = {};", expr(e, source.scope));
             }
+            Stmt::Split(_) => {}
         }
     }
     let _ = writeln!(out, "    Some({})\n}}\n", build(&rule.target, source.scope));

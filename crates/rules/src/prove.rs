@@ -55,6 +55,9 @@ struct Encoding {
     /// defined, inner overflow checks passed, the checks hold.
     assumptions: Vec<Term>,
     goal: Term,
+    /// From a `split` hint: the cases, proved one by one (the last is
+    /// "none of the others"); empty without a hint.
+    cases: Vec<Term>,
     /// Variables to show in a counterexample, in order.
     shown: Vec<String>,
     source: Term,
@@ -168,6 +171,7 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
         assumptions.push((b.is_well_formed() & b.contains(x)).term());
         env.insert(var.clone(), Val::Bound(b));
     }
+    let mut cases = Vec::new();
     let (mut defined, mut inner_ovf) = (Vec::new(), Vec::new());
     let (source, source_ovf) = tree(&rule.pattern, &env, &mut defined, &mut inner_ovf);
     assumptions.extend(defined);
@@ -177,6 +181,15 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
             Stmt::Check(e) => {
                 if let Val::Bool(b) = eval(e, &env) {
                     assumptions.push(b.term());
+                }
+            }
+            Stmt::Split(split) => {
+                let mut inner = env.clone();
+                for k in split.range.0..split.range.1 {
+                    inner.insert(split.var.clone(), Val::Int(Sym::lit(k)));
+                    if let Val::Bool(b) = eval(&split.cond, &inner) {
+                        cases.push(b.term());
+                    }
                 }
             }
             Stmt::Assign(name, e, _) => {
@@ -209,8 +222,13 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
             goal = goal.and(&s.eq(&t)).and(&s.implies(&source.eq(&target)));
         }
     }
+    if !cases.is_empty() {
+        let none = Term::and_all(cases.iter().map(Term::not));
+        cases.push(none);
+    }
     Encoding {
         assumptions,
+        cases,
         goal,
         shown,
         source,
@@ -275,13 +293,28 @@ pub fn prove_rule(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Verdict {
                 let mut names = enc.shown.clone();
                 names.push("__source".into());
                 names.push("__target".into());
-                match solver.prove(&enc.goal, &names)? {
-                    Outcome::Proved => Verdict::Proved,
-                    Outcome::Counterexample(model) => {
-                        Verdict::Wrong(show_model(rule, &enc, &model))
-                    }
-                    Outcome::Unknown(reason) => Verdict::Unknown(reason),
+                let all = [Term::Bool(true)];
+                let cases = if enc.cases.is_empty() {
+                    &all[..]
+                } else {
+                    &enc.cases
+                };
+                let mut verdict = Verdict::Proved;
+                for case in cases {
+                    solver.push()?;
+                    solver.assert(case)?;
+                    let outcome = solver.prove(&enc.goal, &names)?;
+                    solver.pop()?;
+                    verdict = match outcome {
+                        Outcome::Proved => continue,
+                        Outcome::Counterexample(model) => {
+                            Verdict::Wrong(show_model(rule, &enc, &model))
+                        }
+                        Outcome::Unknown(reason) => Verdict::Unknown(reason),
+                    };
+                    break;
                 }
+                verdict
             }
         };
         solver.pop()?;

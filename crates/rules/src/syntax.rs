@@ -11,9 +11,10 @@
 //! ```
 //!
 //! The head `name: pattern` is followed by `check <expr>`, `<var> = <expr>`,
-//! `SORRY_SMT` (skip the proof), `priority <int>` and `cost "<reason>"`
-//! (allow a rule that does not lower the cost) lines in any order, and
-//! ends with `=> target`. Newlines inside parentheses are ignored.
+//! `SORRY_SMT` (skip the proof), `priority <int>`, `cost "<reason>"`
+//! (allow a rule that does not lower the cost) and `split <cond> for k in
+//! lo..hi` (prove case by case) lines in any order, and ends with
+//! `=> target`. Newlines inside parentheses are ignored.
 //! Expressions have Python's precedence; `>>u`, `<u`, `<=u`, `>u`, `>=u`
 //! are the unsigned variants. Every error is a located `ParseError`.
 
@@ -91,6 +92,18 @@ pub fn is_constant_var(name: &str) -> bool {
 pub enum Stmt {
     Check(Expr),
     Assign(String, Expr, Loc),
+    /// A proof hint, `split <cond> for k in lo..hi`: the proof goes case
+    /// by case, `cond` with `k` = lo, ..., hi - 1, and the case where none
+    /// holds. No effect on the matcher.
+    Split(Split),
+}
+
+#[derive(Clone, Debug)]
+pub struct Split {
+    pub cond: Expr,
+    pub var: String,
+    pub range: (i64, i64),
+    pub loc: Loc,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -180,8 +193,8 @@ impl Tok {
 
 /// Longest first, so that `>>u` wins over `>>` and `>`.
 const PUNCTUATION: &[&str] = &[
-    ">>u", "<=u", ">=u", "=>", "==", "!=", "<=", ">=", "<<", ">>", "//", "<u", ">u", "(", ")", ",",
-    ":", ".", "=", "<", ">", "+", "-", "*", "%", "&", "|", "^", "~",
+    ">>u", "<=u", ">=u", "=>", "==", "!=", "<=", ">=", "<<", ">>", "//", "<u", ">u", "..", "(",
+    ")", ",", ":", ".", "=", "<", ">", "+", "-", "*", "%", "&", "|", "^", "~",
 ];
 
 struct Lexer<'a> {
@@ -411,14 +424,35 @@ impl Parser<'_> {
                 }
                 Tok::Ident(word) if word == "priority" => {
                     self.next();
-                    let negative = self.eat("-");
+                    rule.priority = self.integer()?;
+                }
+                Tok::Ident(word) if word == "split" => {
+                    self.next();
+                    let cond = self.expr()?;
                     match self.next() {
-                        (Tok::Int(v), _) => rule.priority = if negative { -v } else { v },
+                        (Tok::Ident(w), _) if w == "for" => {}
                         _ => {
                             self.pos -= 1;
-                            return self.fail("a priority (an integer)", None);
+                            return self.fail("'for'", Some("split <cond> for k in 0..64"));
                         }
                     }
+                    let (var, _) = self.ident("a case variable")?;
+                    match self.next() {
+                        (Tok::Ident(w), _) if w == "in" => {}
+                        _ => {
+                            self.pos -= 1;
+                            return self.fail("'in'", Some("split <cond> for k in 0..64"));
+                        }
+                    }
+                    let lo = self.integer()?;
+                    self.expect("..")?;
+                    let hi = self.integer()?;
+                    rule.body.push(Stmt::Split(Split {
+                        cond,
+                        var,
+                        range: (lo, hi),
+                        loc: at,
+                    }));
                 }
                 Tok::Ident(word) if word == "cost" => {
                     self.next();
@@ -443,12 +477,23 @@ impl Parser<'_> {
                 }
                 _ => {
                     return self.fail(
-                        "'check', an assignment, 'SORRY_SMT', 'priority', 'cost' or '=>'",
+                        "'check', an assignment, 'split', 'SORRY_SMT', 'priority', 'cost' or '=>'",
                         None,
                     )
                 }
             }
             self.end_of_line()?;
+        }
+    }
+
+    fn integer(&mut self) -> Result<i64, ParseError> {
+        let negative = self.eat("-");
+        match self.next() {
+            (Tok::Int(v), _) => Ok(if negative { v.wrapping_neg() } else { v }),
+            _ => {
+                self.pos -= 1;
+                self.fail("an integer", None)
+            }
         }
     }
 

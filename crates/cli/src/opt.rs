@@ -1,0 +1,264 @@
+//! `traceopt opt`: optimizes traces and prints the results; with
+//! `--verify`, proves each result equivalent to its input; with
+//! `--rule-stats`, counts how often each rule fired (per root op, like
+//! PyPy's `jit-intbounds-stats`).
+//!
+//! A test-format file is one trace; of a `PYPYLOG` file every recorded
+//! trace is optimized; of a peer set every case's input. Exit codes: 0,
+//! 1 a result was refuted (a bug: please report it), 3 some result could
+//! not be decided, 2 usage or input error.
+
+use crate::input::{read_inputs, Failure};
+use clap::Args;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+use traceopt_ir::log::Section;
+use traceopt_ir::{print_trace, Opcode, Trace, TraceFile};
+use traceopt_opt::{optimize, Passes, RULES};
+use traceopt_smt::{Solver, SolverKind};
+use traceopt_verify::{verify_aligned, Verdict, VerifyError};
+
+#[derive(Args)]
+pub struct OptArgs {
+    /// Test-format traces, PYPYLOG files, peer sets, or directories of them.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// The passes to run, comma-separated: fold, rules, bounds, cse,
+    /// guards, dce; `all` (the default) or `none`.
+    #[arg(long, default_value = "all")]
+    passes: String,
+    /// Prove each result equivalent to its input with the SMT solver.
+    #[arg(long)]
+    verify: bool,
+    /// The solver for --verify: z3 (the default) or cvc5.
+    #[arg(long, value_parser = ["z3", "cvc5"])]
+    solver: Option<String>,
+    /// Seconds the solver may spend on one query (--verify).
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Print how often each rule fired, per op.
+    #[arg(long)]
+    rule_stats: bool,
+    /// Print the optimized traces only as counts (with --verify or
+    /// --rule-stats, to see the summary alone).
+    #[arg(long)]
+    quiet: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Verdict counts of --verify.
+#[derive(Default)]
+struct Tally {
+    proved: usize,
+    refuted: usize,
+    unknown: usize,
+    unsupported: usize,
+}
+
+pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
+    let passes = Passes::parse(&args.passes).map_err(Failure::input)?;
+    let mut solver = if args.verify {
+        if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+            return Err(Failure::input(
+                "--timeout must be a positive number of seconds",
+            ));
+        }
+        let kind = args.solver.as_deref().and_then(SolverKind::from_name);
+        Some(
+            Solver::start(kind, Duration::from_secs_f64(args.timeout))
+                .map_err(|e| Failure::input(e.to_string()))?,
+        )
+    } else {
+        None
+    };
+    let inputs = read_inputs(&args.files)?;
+    let mut counts = vec![0u64; RULES.len()];
+    let mut tally = Tally::default();
+    let mut json_traces = Vec::new();
+    let (mut ops_before, mut ops_after, mut traces, mut infeasible) = (0, 0, 0, 0);
+    for input in &inputs {
+        for (label, trace) in traces_to_optimize(&input.file, &input.parsed) {
+            traces += 1;
+            let before_count = real_ops(trace);
+            ops_before += before_count;
+            let mut record = serde_json::json!({ "trace": label, "ops_before": before_count });
+            match optimize(trace, passes) {
+                Err(infeasible_trace) => {
+                    infeasible += 1;
+                    record["infeasible"] = infeasible_trace.to_string().into();
+                    if !args.json && !args.quiet {
+                        writeln!(out, "# {label}\n# {infeasible_trace}\n").unwrap();
+                    }
+                }
+                Ok(result) => {
+                    for (total, n) in counts.iter_mut().zip(&result.rule_counts) {
+                        *total += u64::from(*n);
+                    }
+                    let after_count = real_ops(&result.trace);
+                    ops_after += after_count;
+                    let text = print_trace(&result.trace);
+                    record["ops_after"] = after_count.into();
+                    let verdict = solver.as_mut().map(|s| {
+                        verdict_text(
+                            verify_aligned(trace, &result.trace, &result.provenance, s),
+                            &mut tally,
+                        )
+                    });
+                    if !args.json && !args.quiet {
+                        writeln!(out, "# {label}: {before_count} -> {after_count} ops").unwrap();
+                        if let Some(v) = &verdict {
+                            writeln!(out, "# verify: {v}").unwrap();
+                        }
+                        writeln!(out, "{text}").unwrap();
+                    }
+                    if let Some(v) = verdict {
+                        record["verify"] = v.into();
+                    }
+                    if !args.quiet {
+                        record["optimized"] = text.into();
+                    }
+                }
+            }
+            json_traces.push(record);
+        }
+    }
+    let summary = format!(
+        "{traces} trace(s): {ops_before} ops before, {ops_after} after ({} removed){}",
+        ops_before.saturating_sub(ops_after),
+        if infeasible > 0 {
+            format!(", {infeasible} can never run to the end")
+        } else {
+            String::new()
+        }
+    );
+    if args.json {
+        let mut doc = serde_json::json!({
+            "traces": json_traces,
+            "ops_before": ops_before,
+            "ops_after": ops_after,
+        });
+        if args.rule_stats {
+            doc["rules"] = rule_stats_json(&counts);
+        }
+        if args.verify {
+            doc["verify"] = serde_json::json!({
+                "proved": tally.proved, "refuted": tally.refuted,
+                "unknown": tally.unknown, "unsupported": tally.unsupported,
+            });
+        }
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    } else {
+        if args.rule_stats {
+            write_rule_stats(out, &counts);
+        }
+        writeln!(out, "{summary}").unwrap();
+        if args.verify {
+            writeln!(
+                out,
+                "verify: {} proved, {} refuted, {} unknown, {} with ops the validator does not support yet",
+                tally.proved, tally.refuted, tally.unknown, tally.unsupported
+            )
+            .unwrap();
+        }
+    }
+    if tally.refuted > 0 {
+        Err(Failure::silent(1))
+    } else if tally.unknown > 0 {
+        Err(Failure::silent(3))
+    } else {
+        Ok(())
+    }
+}
+
+/// The traces of a file the optimizer takes: the trace itself, every
+/// recorded trace of a log, every case input of a peer set.
+fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<(String, &'a Trace)> {
+    match parsed {
+        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace)],
+        TraceFile::Peer(cases) => cases
+            .iter()
+            .map(|c| (format!("{file}:{} {}", c.line, c.name), &c.ops))
+            .collect(),
+        TraceFile::Log(log) => log
+            .traces()
+            .filter(|t| t.section == Section::Recorded)
+            .map(|t| (format!("{file}:{}", t.line), &t.trace))
+            .collect(),
+    }
+}
+
+fn real_ops(trace: &Trace) -> usize {
+    trace.real_ops().count()
+}
+
+fn verdict_text(result: Result<Verdict, VerifyError>, tally: &mut Tally) -> String {
+    match result {
+        Ok(Verdict::Proved) => {
+            tally.proved += 1;
+            "proved".into()
+        }
+        Ok(Verdict::Refuted(cex)) => {
+            tally.refuted += 1;
+            format!("REFUTED (an optimizer bug): {cex}")
+        }
+        Ok(Verdict::Unknown(why)) => {
+            tally.unknown += 1;
+            format!("unknown: {why}")
+        }
+        Err(VerifyError::Unsupported { what, .. }) => {
+            tally.unsupported += 1;
+            format!("not checked: {what} is not supported by the validator yet")
+        }
+        Err(e) => {
+            tally.unknown += 1;
+            format!("unknown: {e}")
+        }
+    }
+}
+
+/// Rule counts grouped by root op, rules in file order.
+fn grouped(counts: &[u64]) -> BTreeMap<&'static str, Vec<(&'static str, u64)>> {
+    let mut by_op: BTreeMap<&'static str, Vec<(&'static str, u64)>> = BTreeMap::new();
+    for (rule, &n) in RULES.iter().zip(counts) {
+        by_op
+            .entry(Opcode::name(rule.root))
+            .or_default()
+            .push((rule.name, n));
+    }
+    by_op
+}
+
+fn write_rule_stats(out: &mut String, counts: &[u64]) {
+    writeln!(
+        out,
+        "rule statistics (times fired; ops where no rule fired are left out):"
+    )
+    .unwrap();
+    for (op, rules) in grouped(counts) {
+        let total: u64 = rules.iter().map(|r| r.1).sum();
+        if total == 0 {
+            continue;
+        }
+        writeln!(out, "{op} ({total})").unwrap();
+        for (name, n) in rules {
+            writeln!(out, "    {name:<32} {n}").unwrap();
+        }
+    }
+}
+
+fn rule_stats_json(counts: &[u64]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = grouped(counts)
+        .into_iter()
+        .map(|(op, rules)| {
+            let inner: serde_json::Map<String, serde_json::Value> = rules
+                .into_iter()
+                .map(|(name, n)| (name.to_string(), n.into()))
+                .collect();
+            (op.to_string(), inner.into())
+        })
+        .collect();
+    map.into()
+}

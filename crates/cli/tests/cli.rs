@@ -264,3 +264,90 @@ fn a_solver_timeout_is_unknown_never_proved() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn opt_folds_the_known_bits_example_and_proves_it() {
+    // Seed 003: int_or(x, 1) then int_and(_, 1) is 1.
+    let trace = "[i0]\ni1 = int_or(i0, 1)\ni2 = int_and(i1, 1)\nfinish(i2)\n";
+    let out = traceopt(&["opt", "--verify", "-"], trace);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("finish(1)"), "{stdout}");
+    assert!(stdout.contains("verify: proved"), "{stdout}");
+    assert!(stdout.contains("3 ops before, 1 after"), "{stdout}");
+}
+
+#[test]
+fn opt_runs_over_the_whole_corpus_and_reports_json() {
+    let out = traceopt(&["opt", "--quiet", "--json", "--rule-stats", CORPUS], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["traces"].as_array().unwrap().len(), 364);
+    assert_eq!(json["ops_before"], 74145);
+    assert!(json["ops_after"].as_u64().unwrap() < 74145);
+    assert!(json["rules"]["int_add"].is_object());
+}
+
+#[test]
+fn opt_verifies_the_whole_peer_set() {
+    let out = traceopt(&["opt", "--quiet", "--verify", PEER], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("verify: 123 proved, 0 refuted, 0 unknown"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn opt_reports_a_trace_that_can_never_finish() {
+    let trace = "[i0]\ni1 = int_and(i0, 7)\ni2 = int_lt(i1, 8)\nguard_false(i2) []\nfinish(i1)\n";
+    let out = traceopt(&["opt", "-"], trace);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("can never run to the end"), "{stdout}");
+    assert!(stdout.contains("guard_false always fails"), "{stdout}");
+}
+
+#[test]
+fn opt_rejects_an_unknown_pass() {
+    let out = traceopt(
+        &["opt", "--passes", "fold,magic", "-"],
+        "[i0]\nfinish(i0)\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown pass 'magic'"));
+}
+
+#[test]
+fn opt_with_no_passes_changes_nothing_but_names() {
+    let trace = "[i0]\ni1 = int_add(i0, 0)\nfinish(i1)\n";
+    let out = traceopt(&["opt", "--passes", "none", "-"], trace);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("i1 = int_add(i0, 0)"));
+}
+
+#[test]
+fn rules_check_and_list() {
+    let out = traceopt(&["rules", "check", "../../rules"], "");
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("all type-check"));
+    let out = traceopt(&["rules", "list"], "");
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("add_zero"));
+}
+
+#[test]
+fn rules_check_reports_a_bad_rules_file_with_its_place() {
+    let dir = std::env::temp_dir().join(format!("traceopt-bad-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bad.rules"), "oops: int_add(x, 0)\n    => y\n").unwrap();
+    let out = traceopt(&["rules", "check", dir.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("bad.rules:2:8"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use traceopt_domains::IntBound;
+use traceopt_domains::{IntBound, Operand};
 use traceopt_interp::arith;
 use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Pos, Trace, Type, ValueId};
 use traceopt_rules::check::is_rule_op;
@@ -126,6 +126,10 @@ impl std::fmt::Display for Infeasible {
 /// Depth limit for rewriting the ops a rule builds (rules lower the
 /// cost, so this is a safety net, never reached by terminating rules).
 const MAX_REWRITE_DEPTH: u32 = 16;
+
+/// How far a narrowed bound is passed back through the ops that
+/// produced it.
+const MAX_BACKWARD_DEPTH: u32 = 4;
 
 struct Optimizer<'a> {
     input: &'a Trace,
@@ -493,7 +497,7 @@ impl Optimizer<'_> {
                 } else {
                     bound.refine_false()
                 };
-                self.bounds[v.0 as usize] = narrowed;
+                self.narrow(args[0], narrowed, 0);
                 if let Some(c) = narrowed.as_constant() {
                     let to = self.int_const(c);
                     self.make_equal_to(v, to);
@@ -502,7 +506,7 @@ impl Optimizer<'_> {
             }
             Opcode::GuardValue => {
                 if let (Arg::Value(v), Some(c)) = (args[0], self.as_int(args[1])) {
-                    self.bounds[v.0 as usize] = IntBound::constant(c);
+                    self.narrow(args[0], IntBound::constant(c), 0);
                     let to = self.int_const(c);
                     self.make_equal_to(v, to);
                 }
@@ -526,8 +530,50 @@ impl Optimizer<'_> {
         }
         let (na, nb, _) = self.bound(a).refine(relation, self.bound(b));
         for (arg, narrowed) in [(a, na), (b, nb)] {
-            if let Arg::Value(w) = arg {
-                self.bounds[w.0 as usize] = narrowed;
+            self.narrow(arg, narrowed, 0);
+        }
+    }
+
+    /// `arg` is known to lie in `narrowed` from here on: keep that, and
+    /// pass it back to the arguments of the op that produced it (seed
+    /// 000: through `+` and `-` only where no wrap is possible, which the
+    /// domain's refinements decide).
+    fn narrow(&mut self, arg: Arg, narrowed: IntBound, depth: u32) {
+        let Arg::Value(v) = arg else { return };
+        if narrowed == self.bounds[v.0 as usize] {
+            return;
+        }
+        self.bounds[v.0 as usize] = narrowed;
+        if depth >= MAX_BACKWARD_DEPTH {
+            return;
+        }
+        let Some(index) = self.out.op_index(v) else {
+            return;
+        };
+        let op = &self.out.ops[index];
+        let checked = self.no_overflow[v.0 as usize];
+        let operands = match op.opcode {
+            Opcode::IntAdd => [Some(Operand::Add), Some(Operand::Add)],
+            Opcode::IntAddOvf if checked => [Some(Operand::AddOvf), Some(Operand::AddOvf)],
+            Opcode::IntSub => [Some(Operand::SubLeft), Some(Operand::SubRight)],
+            Opcode::IntSubOvf if checked => [Some(Operand::SubOvfLeft), Some(Operand::SubOvfRight)],
+            Opcode::IntAnd => [Some(Operand::And), Some(Operand::And)],
+            Opcode::IntOr => [Some(Operand::Or), Some(Operand::Or)],
+            Opcode::IntXor => [Some(Operand::Xor), Some(Operand::Xor)],
+            Opcode::IntNeg => [Some(Operand::Neg), None],
+            Opcode::IntInvert => [Some(Operand::Invert), None],
+            _ => return,
+        };
+        let args = op.args.clone();
+        for (i, operand) in operands.into_iter().enumerate() {
+            let (Some(operand), Some(&own)) = (operand, args.get(i)) else {
+                continue;
+            };
+            let other = args.get(1 - i).copied().unwrap_or(own);
+            let (own_bound, other_bound) = (self.bound(own), self.bound(other));
+            let (refined, empty) = own_bound.refine_by_result(operand, other_bound, narrowed);
+            if !empty {
+                self.narrow(own, refined, depth + 1);
             }
         }
     }

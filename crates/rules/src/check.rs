@@ -145,9 +145,14 @@ impl Checker<'_> {
     fn expect(&mut self, e: &Expr, want: Ty, scope: &Scope) {
         if let Some(ty) = self.expr(e, scope) {
             if ty != want {
-                let hint = (ty == Ty::Bound && want == Ty::Int)
-                    .then_some("a pattern variable stands for its bound: use x.lower, x.upper or a method such as x.known_ge_const(0)");
-                self.error(e.loc(), &want.to_string(), ty.to_string(), hint);
+                let var = match e {
+                    Expr::Name(name, _) => name.as_str(),
+                    _ => "x",
+                };
+                let hint = (ty == Ty::Bound && want == Ty::Int).then(|| {
+                    format!("a pattern variable stands for its bound: use {var}.lower, {var}.upper or a method such as {var}.known_ge_const(0)")
+                });
+                self.error(e.loc(), &want.to_string(), ty.to_string(), hint.as_deref());
             }
         }
     }
@@ -283,7 +288,7 @@ impl Checker<'_> {
                     inner.insert(split.var.clone(), Ty::Int);
                     self.expect(&split.cond, Ty::Bool, &inner);
                     let (lo, hi) = split.range;
-                    if hi <= lo || hi - lo > 256 {
+                    if hi <= lo || i128::from(hi) - i128::from(lo) > 256 {
                         self.error(
                             split.loc,
                             "a range of 1 to 256 cases",
@@ -293,6 +298,7 @@ impl Checker<'_> {
                     }
                 }
                 Stmt::Assign(name, e, loc) => {
+                    let ty = self.expr(e, &scope);
                     if scope.contains_key(name) {
                         self.error(
                             *loc,
@@ -302,7 +308,7 @@ impl Checker<'_> {
                         );
                         continue;
                     }
-                    let Some(ty) = self.expr(e, &scope) else {
+                    let Some(ty) = ty else {
                         continue;
                     };
                     if is_constant_var(name) && ty != Ty::Int {
@@ -332,16 +338,19 @@ pub fn check(file: &str, rules: &[Rule]) -> Result<Vec<Scope>, Vec<ParseError>> 
     let mut seen: HashMap<&str, Loc> = HashMap::new();
     let mut scopes = Vec::new();
     for rule in rules {
-        if let Some(first) = seen.insert(&rule.name, rule.loc) {
+        if let Some(&first) = seen.get(rule.name.as_str()) {
             checker.error(
                 rule.loc,
                 "a new rule name",
                 format!("'{}', used at line {} already", rule.name, first.line),
                 None,
             );
+        } else {
+            seen.insert(&rule.name, rule.loc);
         }
         scopes.push(checker.rule(rule));
     }
+    checker.errors.sort_by_key(|e| (e.line, e.col));
     if checker.errors.is_empty() {
         Ok(scopes)
     } else {

@@ -222,7 +222,7 @@ impl<'a> Lexer<'a> {
         let mut depth = 0i32;
         for (index, line) in text.lines().enumerate() {
             let line_no = index as u32 + 1;
-            let code = line.split('#').next().unwrap_or("");
+            let code = without_comment(line);
             lexer.line(code, line_no, &mut depth)?;
             if depth == 0 {
                 let col = code.len() as u32 + 1;
@@ -299,6 +299,19 @@ impl<'a> Lexer<'a> {
         }
         Ok(())
     }
+}
+
+/// The line up to a `#` that is not inside a quoted string.
+fn without_comment(line: &str) -> &str {
+    let mut quoted = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '#' if !quoted => return &line[..i],
+            _ => {}
+        }
+    }
+    line
 }
 
 /// Parses a rules file. `file` names it in errors.

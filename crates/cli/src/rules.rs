@@ -1,7 +1,8 @@
 //! `traceopt rules`: the peephole rules. `check` parses and type-checks a
 //! rules directory and reports the termination and overlap checks;
-//! `prove` proves every rule with the solver (cached); `list` prints the
-//! rules compiled into this binary.
+//! `prove` proves every rule with the solver (cached); `confluence`
+//! reports critical pairs that do not rejoin; `list` prints the rules
+//! compiled into this binary.
 //!
 //! Exit codes: 0 all good, 1 a rule is wrong or can never apply, 3 the
 //! solver could not decide some rule, 2 usage or input error.
@@ -51,6 +52,16 @@ enum RulesCommand {
         #[arg(long)]
         no_cache: bool,
     },
+    /// Critical pairs between the rules (two rules that can rewrite the
+    /// same expression), and whether both ways end in the same form.
+    Confluence {
+        /// The rules directory (default: ./rules); it must hold the rules
+        /// compiled into this binary.
+        dir: Option<PathBuf>,
+        /// List every pair, not only those that do not rejoin.
+        #[arg(long)]
+        all: bool,
+    },
     /// List the rules compiled into this binary: file, line, op, name.
     List,
 }
@@ -91,6 +102,7 @@ pub fn run(out: &mut String, args: RulesArgs) -> Result<(), Failure> {
                 cache,
             )
         }
+        RulesCommand::Confluence { dir, all } => confluence(out, &rules_dir(dir), all),
         RulesCommand::List => {
             for rule in RULES {
                 writeln!(
@@ -197,4 +209,46 @@ fn prove(
     } else {
         Ok(())
     }
+}
+
+fn confluence(out: &mut String, dir: &Path, all: bool) -> Result<(), Failure> {
+    use traceopt_opt::confluence::{report, Outcome};
+    let files = load_dir(dir).map_err(Failure::input)?;
+    let rules = sources(&files);
+    let pairs = report(&rules);
+    let (mut joins, mut differs, mut unexercised) = (0, 0, 0);
+    for pair in &pairs {
+        let line = match &pair.outcome {
+            Outcome::Joins => {
+                joins += 1;
+                all.then(|| "joins".to_string())
+            }
+            Outcome::NotExercised => {
+                unexercised += 1;
+                all.then(|| "not exercised (the sample constants miss a check)".to_string())
+            }
+            Outcome::Differs(a, b) => {
+                differs += 1;
+                Some(format!(
+                    "does not rejoin:\n    {} first: {a}\n    {} first: {b}",
+                    pair.outer, pair.inner
+                ))
+            }
+        };
+        if let Some(line) = line {
+            writeln!(
+                out,
+                "{} / {} on {}: {line}",
+                pair.outer, pair.inner, pair.overlap
+            )
+            .unwrap();
+        }
+    }
+    writeln!(
+        out,
+        "{} critical pairs: {joins} rejoin, {differs} do not, {unexercised} not exercised",
+        pairs.len()
+    )
+    .unwrap();
+    Ok(())
 }

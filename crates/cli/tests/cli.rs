@@ -351,3 +351,18 @@ fn rules_check_reports_a_bad_rules_file_with_its_place() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn rules_confluence_reports_critical_pairs() {
+    let out = traceopt(&["rules", "confluence", "../../rules"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("critical pairs:"), "{stdout}");
+    // x - C then + 0: two normal forms, x - C and x + (-C).
+    assert!(
+        stdout.contains(
+            "add_zero / add_sub_x_c_c on int_add(int_sub(x_b, C1_b), 0): does not rejoin"
+        ),
+        "{stdout}"
+    );
+}

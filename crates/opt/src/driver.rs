@@ -148,6 +148,10 @@ struct Optimizer<'a> {
     rule_counts: Vec<u32>,
     /// The last `*_ovf` input op was made plain: drop its guard.
     drop_overflow_guard: bool,
+    /// Rules switched off (by index in `RULES`) until the first rule
+    /// fires, for analyses.
+    disabled: &'a [bool],
+    any_rule_fired: bool,
     /// The input op being optimized.
     current: usize,
     fresh: u32,
@@ -155,7 +159,20 @@ struct Optimizer<'a> {
 
 /// Optimizes `input` with the given passes.
 pub fn optimize(input: &Trace, passes: Passes) -> Result<Optimized, Infeasible> {
+    optimize_without(input, passes, &[])
+}
+
+/// `optimize` with some rules switched off until the first rule fires
+/// (to choose which of two rules goes first): `disabled[i]` for rule `i`
+/// of `RULES` (missing entries are enabled).
+pub fn optimize_without(
+    input: &Trace,
+    passes: Passes,
+    disabled: &[bool],
+) -> Result<Optimized, Infeasible> {
     let mut opt = Optimizer {
+        disabled,
+        any_rule_fired: false,
         input,
         passes,
         out: Trace::new(),
@@ -340,6 +357,7 @@ impl Optimizer<'_> {
         if self.passes.rules && depth < MAX_REWRITE_DEPTH {
             if let Some((rule, built)) = rules::rewrite(&*self, opcode, &args) {
                 self.rule_counts[rule] += 1;
+                self.any_rule_fired = true;
                 if ovf && !matches!(&built, Built::Op(op, _) if op.has(Flags::OVF)) {
                     self.drop_overflow_guard = true;
                 }
@@ -612,6 +630,10 @@ impl Subject for Optimizer<'_> {
 
     fn bound(&self, value: Arg) -> IntBound {
         Optimizer::bound(self, value)
+    }
+
+    fn enabled(&self, index: usize) -> bool {
+        self.any_rule_fired || !self.disabled.get(index).copied().unwrap_or(false)
     }
 
     fn same(&self, a: Arg, b: Arg) -> bool {

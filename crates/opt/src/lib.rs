@@ -2,10 +2,11 @@
 //! the integer domain (`intbounds`) and the peephole rules compiled from
 //! `rules/*.rules` (`rules`).
 
+pub mod confluence;
 pub mod dce;
 pub mod driver;
 pub mod intbounds;
 pub mod rules;
 
-pub use driver::{optimize, Infeasible, Optimized, Passes};
+pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
 pub use rules::RULES;

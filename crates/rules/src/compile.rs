@@ -436,20 +436,14 @@ fn leaf(out: &mut String, row: &Row, cols: &[String], rules: &[Source], depth: u
     let _ = writeln!(out, "// {}", rule.name);
     indent(out, depth);
     let call = format!("rule_{}(s, {})", row.rule, args.join(", "));
-    if same.is_empty() {
-        let _ = writeln!(
-            out,
-            "if let Some(r) = {call} {{ return Some(({}, r)); }}",
-            row.rule
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "if {} {{ if let Some(r) = {call} {{ return Some(({}, r)); }} }}",
-            same.join(" && "),
-            row.rule
-        );
-    }
+    let mut conditions = vec![format!("s.enabled({})", row.rule)];
+    conditions.extend(same);
+    let _ = writeln!(
+        out,
+        "if {} {{ if let Some(r) = {call} {{ return Some(({}, r)); }} }}",
+        conditions.join(" && "),
+        row.rule
+    );
 }
 
 /// Is the rule's root an overflow-checking op replaced by a plain one (so

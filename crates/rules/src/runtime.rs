@@ -23,6 +23,12 @@ pub trait Subject {
     fn bound(&self, value: Self::Value) -> IntBound;
     /// The same value (the same op result, or equal constants).
     fn same(&self, a: Self::Value, b: Self::Value) -> bool;
+    /// May rule `index` (of `RULES`) be used? All may, unless an analysis
+    /// switches some off (the confluence report does).
+    fn enabled(&self, index: usize) -> bool {
+        let _ = index;
+        true
+    }
 }
 
 /// The result of a rewrite: an existing value, a constant, or new ops.

@@ -25,13 +25,14 @@
 
 use std::collections::HashMap;
 
-use traceopt_domains::{IntBound, Operand};
+use traceopt_domains::{IntBound, Operand, Relation};
 use traceopt_interp::arith;
 use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Pos, Trace, Type, ValueId};
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::{Built, Head, Subject};
 
 use crate::intbounds;
+use crate::relations::Relations;
 use crate::rules::{self, RULES};
 
 /// Which parts of the optimizer run (all by default).
@@ -42,6 +43,8 @@ pub struct Passes {
     pub bounds: bool,
     pub cse: bool,
     pub guards: bool,
+    /// Relational facts (`x < y`, `y < z` give `x < z`).
+    pub relations: bool,
     pub dce: bool,
 }
 
@@ -53,13 +56,22 @@ impl Default for Passes {
             bounds: true,
             cse: true,
             guards: true,
+            relations: true,
             dce: true,
         }
     }
 }
 
 impl Passes {
-    pub const NAMES: &'static [&'static str] = &["fold", "rules", "bounds", "cse", "guards", "dce"];
+    pub const NAMES: &'static [&'static str] = &[
+        "fold",
+        "rules",
+        "bounds",
+        "cse",
+        "guards",
+        "relations",
+        "dce",
+    ];
 
     /// Parses a comma-separated list such as `fold,rules`; `all` is every
     /// pass, `none` none.
@@ -70,6 +82,7 @@ impl Passes {
             bounds: false,
             cse: false,
             guards: false,
+            relations: false,
             dce: false,
         };
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
@@ -82,6 +95,7 @@ impl Passes {
                 "cse" => passes.cse = true,
                 "guards" => passes.guards = true,
                 "dce" => passes.dce = true,
+                "relations" => passes.relations = true,
                 other => {
                     return Err(format!(
                         "unknown pass '{other}' (passes: {}, all, none)",
@@ -145,6 +159,7 @@ struct Optimizer<'a> {
     /// Output values of `*_ovf` ops whose `guard_no_overflow` followed.
     no_overflow: Vec<bool>,
     cse: HashMap<(Opcode, Vec<Arg>), Arg>,
+    relations: Relations,
     rule_counts: Vec<u32>,
     /// The last `*_ovf` input op was made plain: drop its guard.
     drop_overflow_guard: bool,
@@ -182,6 +197,7 @@ pub fn optimize_without(
         bounds: Vec::new(),
         no_overflow: Vec::new(),
         cse: HashMap::new(),
+        relations: Relations::default(),
         rule_counts: vec![0; RULES.len()],
         drop_overflow_guard: false,
         current: 0,
@@ -381,8 +397,17 @@ impl Optimizer<'_> {
             }
         }
         let pure = opcode.has(Flags::PURE);
-        if self.passes.cse && pure {
-            if let Some(&earlier) = self.cse.get(&(opcode, args.clone())) {
+        if self.passes.relations {
+            if let Some(known) = self.compare_by_relations(opcode, &args) {
+                return Ok(self.int_const(i64::from(known)));
+            }
+        }
+        if self.passes.cse && (pure || ovf) {
+            let key = self.cse_key(opcode, &args);
+            if let Some(&earlier) = self.cse.get(&key) {
+                if ovf {
+                    self.drop_overflow_guard = true;
+                }
                 return Ok(self.find(earlier));
             }
         }
@@ -392,13 +417,119 @@ impl Optimizer<'_> {
             self.bounds[v.0 as usize] = bound;
         }
         if self.passes.cse && pure {
-            self.cse.insert((opcode, args.clone()), Arg::Value(v));
-            if opcode.has(Flags::COMM) {
-                self.cse
-                    .insert((opcode, vec![args[1], args[0]]), Arg::Value(v));
-            }
+            self.remember(opcode, &args, Arg::Value(v));
         }
         Ok(Arg::Value(v))
+    }
+
+    /// Records `opcode(args)` (in both orders if commutative) for CSE.
+    fn remember(&mut self, opcode: Opcode, args: &[Arg], value: Arg) {
+        let key = self.cse_key(opcode, args);
+        self.cse.insert(key, value);
+        if opcode.has(Flags::COMM) {
+            self.cse.insert((opcode, vec![args[1], args[0]]), value);
+        }
+    }
+
+    /// The CSE key of `opcode(args)`: `x - C` is filed as `x + (-C)`.
+    fn cse_key(&mut self, opcode: Opcode, args: &[Arg]) -> (Opcode, Vec<Arg>) {
+        match (opcode, args.get(1).and_then(|&a| self.as_int(a))) {
+            (Opcode::IntSub, Some(c)) => {
+                let negated = self.int_const(c.wrapping_neg());
+                (Opcode::IntAdd, vec![args[0], negated])
+            }
+            _ => (opcode, args.to_vec()),
+        }
+    }
+
+    /// A comparison `v = op(a, b)` is known to give `truth`: the same and
+    /// the opposite comparisons of `a` and `b` get their results (PyPy's
+    /// "pure from args"), and the order goes into the relational facts.
+    fn remember_truth(&mut self, opcode: Opcode, a: Arg, b: Arg, truth: bool) {
+        use Opcode::*;
+        let (yes, no) = (self.int_const(1), self.int_const(0));
+        let (t, f) = if truth { (yes, no) } else { (no, yes) };
+        let zero = self.int_const(0);
+        let facts: Vec<(Opcode, Arg, Arg, Arg)> = match opcode {
+            IntIsTrue => vec![
+                (IntIsTrue, a, a, t),
+                (IntIsZero, a, a, f),
+                (IntNe, a, zero, t),
+                (IntEq, a, zero, f),
+            ],
+            IntIsZero => vec![
+                (IntIsZero, a, a, t),
+                (IntIsTrue, a, a, f),
+                (IntEq, a, zero, t),
+                (IntNe, a, zero, f),
+            ],
+            IntEq | IntNe => {
+                let eq = if opcode == IntEq { t } else { f };
+                let ne = if opcode == IntEq { f } else { t };
+                vec![(IntEq, a, b, eq), (IntNe, a, b, ne)]
+            }
+            IntLt | IntLe | IntGt | IntGe | UintLt | UintLe | UintGt | UintGe => {
+                let (swapped, negated, both) = match opcode {
+                    IntLt => (IntGt, IntGe, IntLe),
+                    IntLe => (IntGe, IntGt, IntLt),
+                    IntGt => (IntLt, IntLe, IntGe),
+                    IntGe => (IntLe, IntLt, IntGt),
+                    UintLt => (UintGt, UintGe, UintLe),
+                    UintLe => (UintGe, UintGt, UintLt),
+                    UintGt => (UintLt, UintLe, UintGe),
+                    _ => (UintLe, UintLt, UintGt),
+                };
+                vec![
+                    (opcode, a, b, t),
+                    (swapped, b, a, t),
+                    (negated, a, b, f),
+                    (both, b, a, f),
+                ]
+            }
+            _ => return,
+        };
+        for (op, x, y, value) in facts {
+            let args = if op.info().signature.len() == 1 {
+                vec![x]
+            } else {
+                vec![x, y]
+            };
+            self.remember(op, &args, value);
+        }
+        if let Some((relation, swap)) = intbounds::relation(opcode, truth) {
+            let (lo, hi) = if swap { (b, a) } else { (a, b) };
+            match relation {
+                Relation::Lt => self.relations.add(lo, hi, true),
+                Relation::Le => self.relations.add(lo, hi, false),
+                Relation::Eq => {
+                    self.relations.add(lo, hi, false);
+                    self.relations.add(hi, lo, false);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A signed comparison decided by the relational facts.
+    fn compare_by_relations(&self, opcode: Opcode, args: &[Arg]) -> Option<bool> {
+        let (a, b, strict_wanted) = match opcode {
+            Opcode::IntLt => (args[0], args[1], true),
+            Opcode::IntLe => (args[0], args[1], false),
+            Opcode::IntGt => (args[1], args[0], true),
+            Opcode::IntGe => (args[1], args[0], false),
+            _ => return None,
+        };
+        // a < b (or a <= b) holds?
+        if let Some(strict) = self.relations.known(a, b) {
+            if strict || !strict_wanted {
+                return Some(true);
+            }
+        }
+        // b <= a (or b < a) makes it false.
+        match self.relations.known(b, a) {
+            Some(strict) if strict || strict_wanted => Some(false),
+            _ => None,
+        }
     }
 
     /// `op(args)` on constants, if defined (and, for `*_ovf`, if it does
@@ -469,6 +600,11 @@ impl Optimizer<'_> {
                             self.bounds[v.0 as usize] = bound;
                         }
                         self.no_overflow[v.0 as usize] = true;
+                        // The same op again would pass its check too (seed
+                        // 000: reuse across a passed overflow check only).
+                        if self.passes.cse {
+                            self.remember(opcode, &args, Arg::Value(v));
+                        }
                     }
                 }
             }
@@ -482,6 +618,19 @@ impl Optimizer<'_> {
                 }
                 if (want && known_false) || (!want && known_true) {
                     return Err(infeasible(&format!("its value is known to be {bound}")));
+                }
+            }
+            Opcode::GuardValue if self.passes.guards => {
+                if let Some(c) = self.as_int(args[1]) {
+                    let bound = self.bound(args[0]);
+                    if bound.as_constant() == Some(c) {
+                        return Ok(());
+                    }
+                    if !bound.contains(c) {
+                        return Err(infeasible(&format!(
+                            "its value is known to be {bound}, not {c}"
+                        )));
+                    }
                 }
             }
             _ => {}
@@ -542,7 +691,8 @@ impl Optimizer<'_> {
         let Some((relation, swap)) = intbounds::relation(op.opcode, truth) else {
             return;
         };
-        let (mut a, mut b) = (op.args[0], op.args[1]);
+        let (opcode, mut a, mut b) = (op.opcode, op.args[0], op.args[1]);
+        self.remember_truth(opcode, a, b, truth);
         if swap {
             std::mem::swap(&mut a, &mut b);
         }
@@ -569,6 +719,29 @@ impl Optimizer<'_> {
             return;
         };
         let op = &self.out.ops[index];
+        let truth = narrowed.as_constant().map(|c| c != 0);
+        match (op.opcode, truth) {
+            (Opcode::IntIsTrue | Opcode::IntIsZero, Some(truth)) => {
+                let (opcode, arg) = (op.opcode, op.args[0]);
+                self.remember_truth(opcode, arg, arg, truth);
+                let nonzero = truth == (opcode == Opcode::IntIsTrue);
+                let bound = self.bound(arg);
+                let (refined, empty) = if nonzero {
+                    bound.refine_true()
+                } else {
+                    bound.refine_false()
+                };
+                if !empty {
+                    self.narrow(arg, refined, depth + 1);
+                }
+                return;
+            }
+            (_, Some(truth)) if intbounds::relation(op.opcode, truth).is_some() => {
+                self.learn_from_comparison(v, truth);
+                return;
+            }
+            _ => {}
+        }
         let checked = self.no_overflow[v.0 as usize];
         let operands = match op.opcode {
             Opcode::IntAdd => [Some(Operand::Add), Some(Operand::Add)],

@@ -6,6 +6,7 @@ pub mod confluence;
 pub mod dce;
 pub mod driver;
 pub mod intbounds;
+pub mod relations;
 pub mod rules;
 
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};

@@ -113,3 +113,40 @@ fn common_subexpressions_are_shared_in_both_orders() {
         "[i0, i1]\ni2 = int_add(i0, i1)\ni3 = int_add(i1, i0)\ni4 = int_sub(i2, i3)\nfinish(i4)\n";
     optimizes_to(before, "[i0, i1]\nfinish(0)\n");
 }
+
+#[test]
+fn order_is_transitive() {
+    // Beyond PyPy (seed 003's mining): x < y and y <= z give x < z.
+    let before = "[i0, i1, i2]\ni3 = int_lt(i0, i1)\nguard_true(i3) []\ni4 = int_le(i1, i2)\n\
+                  guard_true(i4) []\ni5 = int_lt(i0, i2)\nguard_true(i5) []\ni6 = int_ge(i0, i2)\n\
+                  finish(i6)\n";
+    let after = "[i0, i1, i2]\ni3 = int_lt(i0, i1)\nguard_true(i3) []\ni4 = int_le(i1, i2)\n\
+                 guard_true(i4) []\nfinish(0)\n";
+    optimizes_to(before, after);
+}
+
+#[test]
+fn a_passed_truth_test_answers_its_opposite() {
+    let before =
+        "[i0]\ni1 = int_is_true(i0)\nguard_true(i1) []\ni2 = int_is_zero(i0)\nguard_false(i2) []\n\
+                  i3 = int_ne(i0, 0)\nfinish(i3)\n";
+    let after = "[i0]\ni1 = int_is_true(i0)\nguard_true(i1) []\nfinish(1)\n";
+    optimizes_to(before, after);
+}
+
+#[test]
+fn subtracting_a_constant_is_adding_its_negation() {
+    let before =
+        "[i0]\ni1 = int_add(i0, 1)\ni2 = int_sub(i0, -1)\ni3 = int_sub(i0, i1)\njump(i2, i3)\n";
+    let after = "[i0]\ni1 = int_add(i0, 1)\njump(i1, -1)\n";
+    optimizes_to(before, after);
+}
+
+#[test]
+fn reusing_an_overflow_checked_add_drops_the_second_check() {
+    let before =
+        "[i0, i1]\ni2 = int_add_ovf(i0, i1)\nguard_no_overflow() []\ni3 = int_add_ovf(i1, i0)\n\
+                  guard_no_overflow() []\njump(i2, i3)\n";
+    let after = "[i0, i1]\ni2 = int_add_ovf(i0, i1)\nguard_no_overflow() []\njump(i2, i2)\n";
+    optimizes_to(before, after);
+}

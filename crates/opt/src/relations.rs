@@ -1,0 +1,68 @@
+//! Relational facts: what guards taught about the order of two values.
+//!
+//! The integer domain knows each value on its own; it cannot conclude
+//! `x < z` from `x < y` and `y < z` (seed 003's mining found PyPy cannot
+//! either). Here passing guards on signed comparisons add edges `a < b`
+//! or `a <= b` between values, and a comparison asks whether a path
+//! leads from one argument to the other (strict if any edge on it is).
+//! The set is small (the newest `MAX_FACTS` facts), and a query is a
+//! search over it.
+
+use traceopt_ir::Arg;
+
+const MAX_FACTS: usize = 64;
+
+#[derive(Default)]
+pub struct Relations {
+    /// `(a, b, strict)`: a < b if strict, else a <= b.
+    facts: Vec<(Arg, Arg, bool)>,
+}
+
+impl Relations {
+    pub fn add(&mut self, a: Arg, b: Arg, strict: bool) {
+        if a == b || self.facts.contains(&(a, b, strict)) {
+            return;
+        }
+        if self.facts.len() == MAX_FACTS {
+            self.facts.remove(0);
+        }
+        self.facts.push((a, b, strict));
+    }
+
+    /// `Some(true)` if `a < b` follows, `Some(false)` if only `a <= b`.
+    pub fn known(&self, a: Arg, b: Arg) -> Option<bool> {
+        if self.facts.is_empty() {
+            return None;
+        }
+        // Best strictness reached for each node; a small worklist.
+        let mut reached: Vec<(Arg, bool)> = vec![(a, false)];
+        let mut todo = vec![(a, false)];
+        let mut answer = None;
+        while let Some((node, strict)) = todo.pop() {
+            for &(from, to, edge_strict) in &self.facts {
+                if from != node {
+                    continue;
+                }
+                let now = strict || edge_strict;
+                if to == b {
+                    answer = Some(answer.unwrap_or(false) || now);
+                    if now {
+                        return answer;
+                    }
+                }
+                match reached.iter_mut().find(|(n, _)| *n == to) {
+                    Some((_, s)) if *s || !now => {}
+                    Some(entry) => {
+                        entry.1 = true;
+                        todo.push((to, true));
+                    }
+                    None => {
+                        reached.push((to, now));
+                        todo.push((to, now));
+                    }
+                }
+            }
+        }
+        answer
+    }
+}

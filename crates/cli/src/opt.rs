@@ -13,8 +13,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
-use traceopt_ir::log::Section;
-use traceopt_ir::{print_trace, Opcode, Trace, TraceFile};
+use traceopt_ir::{print_trace, OpCounts, Opcode, Trace, TraceFile};
 use traceopt_opt::{optimize, Passes, RULES};
 use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{verify_aligned, Verdict, VerifyError};
@@ -40,6 +39,10 @@ pub struct OptArgs {
     /// Print how often each rule fired, per op.
     #[arg(long)]
     rule_stats: bool,
+    /// Print the Figure 7 counts (ops, allocations, heap reads and writes,
+    /// guards) before and after, and PyPy's where a log or peer set has them.
+    #[arg(long)]
+    stats: bool,
     /// Print the optimized traces only as counts (with --verify or
     /// --rule-stats, to see the summary alone).
     #[arg(long)]
@@ -77,10 +80,11 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     let inputs = read_inputs(&args.files)?;
     let mut counts = vec![0u64; RULES.len()];
     let mut tally = Tally::default();
+    let mut figure7 = Figure7::default();
     let mut json_traces = Vec::new();
     let (mut ops_before, mut ops_after, mut traces, mut infeasible) = (0, 0, 0, 0);
     for input in &inputs {
-        for (label, trace) in traces_to_optimize(&input.file, &input.parsed) {
+        for (label, trace, pypy) in traces_to_optimize(&input.file, &input.parsed) {
             traces += 1;
             let before_count = real_ops(trace);
             ops_before += before_count;
@@ -94,6 +98,14 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     }
                 }
                 Ok(result) => {
+                    figure7.recorded += OpCounts::of(trace);
+                    figure7.ours += OpCounts::of(&result.trace);
+                    if let Some(pypy) = pypy {
+                        figure7.with_pypy += 1;
+                        figure7.pypy += OpCounts::of(pypy);
+                        figure7.ours_where_pypy += OpCounts::of(&result.trace);
+                        record["ops_pypy"] = OpCounts::of(pypy).ops.into();
+                    }
                     for (total, n) in counts.iter_mut().zip(&result.rule_counts) {
                         *total += u64::from(*n);
                     }
@@ -143,6 +155,15 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         if args.rule_stats {
             doc["rules"] = rule_stats_json(&counts);
         }
+        if args.stats {
+            doc["figure7"] = serde_json::json!({
+                "recorded": figure7.recorded,
+                "optimized": figure7.ours,
+                "pypy": figure7.pypy,
+                "optimized_where_pypy": figure7.ours_where_pypy,
+                "traces_with_pypy": figure7.with_pypy,
+            });
+        }
         if args.verify {
             doc["verify"] = serde_json::json!({
                 "proved": tally.proved, "refuted": tally.refuted,
@@ -153,6 +174,9 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     } else {
         if args.rule_stats {
             write_rule_stats(out, &counts);
+        }
+        if args.stats {
+            write_figure7(out, &figure7);
         }
         writeln!(out, "{summary}").unwrap();
         if args.verify {
@@ -173,20 +197,74 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     }
 }
 
+/// A trace to optimize, and PyPy's optimized form of it if known.
+type Work<'a> = (String, &'a Trace, Option<&'a Trace>);
+
 /// The traces of a file the optimizer takes: the trace itself, every
-/// recorded trace of a log, every case input of a peer set.
-fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<(String, &'a Trace)> {
+/// recorded trace of a log (with PyPy's loop or bridge), every case input
+/// of a peer set (with its expected output).
+fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
     match parsed {
-        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace)],
+        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace, None)],
         TraceFile::Peer(cases) => cases
             .iter()
-            .map(|c| (format!("{file}:{} {}", c.line, c.name), &c.ops))
+            .map(|c| {
+                (
+                    format!("{file}:{} {}", c.line, c.name),
+                    &c.ops,
+                    Some(&c.expected),
+                )
+            })
             .collect(),
         TraceFile::Log(log) => log
-            .traces()
-            .filter(|t| t.section == Section::Recorded)
-            .map(|t| (format!("{file}:{}", t.line), &t.trace))
+            .pairs
+            .iter()
+            .filter_map(|p| {
+                let recorded = p.recorded.as_ref()?;
+                let label = format!("{file}:{}", recorded.line);
+                Some((
+                    label,
+                    &recorded.trace,
+                    p.optimized.as_ref().map(|o| &o.trace),
+                ))
+            })
             .collect(),
+    }
+}
+
+/// Figure 7 counts summed over the traces: as recorded, as we optimized
+/// them, and (for the traces where it is known) as PyPy did, with ours
+/// over the same traces for comparison.
+#[derive(Default)]
+struct Figure7 {
+    recorded: OpCounts,
+    ours: OpCounts,
+    pypy: OpCounts,
+    ours_where_pypy: OpCounts,
+    with_pypy: usize,
+}
+
+fn write_figure7(out: &mut String, f: &Figure7) {
+    let row = |out: &mut String, name: &str, c: &OpCounts| {
+        writeln!(
+            out,
+            "{name:<34} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            c.ops, c.allocations, c.reads, c.writes, c.guards
+        )
+        .unwrap();
+    };
+    writeln!(
+        out,
+        "{:<34} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "counts (Figure 7)", "ops", "new", "get", "set", "guard"
+    )
+    .unwrap();
+    row(out, "recorded", &f.recorded);
+    row(out, "optimized by traceopt", &f.ours);
+    if f.with_pypy > 0 {
+        let label = format!("PyPy's output ({} traces)", f.with_pypy);
+        row(out, &label, &f.pypy);
+        row(out, "traceopt on those traces", &f.ours_where_pypy);
     }
 }
 

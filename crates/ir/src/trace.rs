@@ -14,7 +14,7 @@
 
 use crate::descr::{Descr, DescrKind};
 use crate::opcode::{Opcode, Type};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct ValueId(pub u32);

@@ -4,8 +4,8 @@
 //!
 //! One backward sweep marks what is live: every op that is not pure (it
 //! has an effect, or is a guard or the final op) and everything a live op
-//! uses, fail arguments included. The trace is then rebuilt with the live
-//! ops, renumbered, names and descrs kept.
+//! uses, fail arguments included. The live ops then move down in place,
+//! renumbered; names, constants and descrs are kept.
 
 use traceopt_ir::{Arg, Flags, Trace, ValueId};
 
@@ -29,37 +29,38 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
     if live.iter().all(|&l| l) {
         return (trace, provenance);
     }
-    let mut out = Trace::new();
-    let mut renumber: Vec<Option<ValueId>> = vec![None; trace.num_values()];
-    for (i, &ty) in trace.inputs.iter().enumerate() {
-        renumber[i] = Some(out.add_input(ty, trace.name(ValueId(i as u32))));
-    }
-    out.input_pos = trace.input_pos;
-    let mut kept = Vec::new();
-    let map = |arg: Arg, out: &mut Trace, renumber: &[Option<ValueId>]| match arg {
+    // Ops move down in place; constants and descrs stay as they are.
+    let mut renumber: Vec<Option<ValueId>> = (0..inputs).map(|i| Some(ValueId(i as u32))).collect();
+    renumber.resize(trace.num_values(), None);
+    let map = |arg: Arg, renumber: &[Option<ValueId>]| match arg {
         Arg::Value(v) => Arg::Value(renumber[v.0 as usize].expect("live ops use live values")),
-        Arg::Const(c) => Arg::Const(out.add_const(trace.constant(c).clone())),
+        constant => constant,
     };
-    for (i, op) in trace.ops.iter().enumerate() {
+    let mut trace = trace;
+    let ops = std::mem::take(&mut trace.ops);
+    let positions = std::mem::take(&mut trace.op_pos);
+    let mut names = std::mem::take(&mut trace.names);
+    let op_names = names.split_off(inputs);
+    trace.names = names;
+    let mut kept = Vec::with_capacity(ops.len());
+    trace.ops.reserve(ops.len());
+    trace.op_pos.reserve(ops.len());
+    trace.names.reserve(ops.len());
+    for (i, ((mut op, pos), name)) in ops.into_iter().zip(positions).zip(op_names).enumerate() {
         if !live[i] {
             continue;
         }
-        let mut copy = op.clone();
-        copy.args = op
-            .args
-            .iter()
-            .map(|&a| map(a, &mut out, &renumber))
-            .collect();
-        copy.fail_args = op.fail_args.as_ref().map(|fa| {
-            fa.iter()
-                .map(|a| a.map(|a| map(a, &mut out, &renumber)))
-                .collect()
-        });
-        copy.descr = op.descr.map(|d| out.add_descr(trace.descr(d).clone()));
-        let v = trace.value_of_op(i);
-        let new = out.push(copy, trace.name(v), trace.op_pos[i]);
-        renumber[v.0 as usize] = Some(new);
+        for arg in &mut op.args {
+            *arg = map(*arg, &renumber);
+        }
+        for arg in op.fail_args.iter_mut().flatten().flatten() {
+            *arg = map(*arg, &renumber);
+        }
+        trace.ops.push(op);
+        trace.op_pos.push(pos);
+        trace.names.push(name);
+        renumber[inputs + i] = Some(ValueId(trace.names.len() as u32 - 1));
         kept.push(provenance[i]);
     }
-    (out, kept)
+    (trace, kept)
 }

@@ -23,11 +23,11 @@
 //! moved. Each output op records the input op it stands for
 //! (`provenance`), so that the validator can align guards.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::{IntBound, Operand, Relation};
 use traceopt_interp::arith;
-use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Pos, Trace, Type, ValueId};
+use traceopt_ir::{Arg, Const, ConstId, DescrId, Flags, Op, Opcode, Pos, Trace, Type, ValueId};
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::{Built, Head, Subject};
 
@@ -141,6 +141,9 @@ impl std::fmt::Display for Infeasible {
 /// cost, so this is a safety net, never reached by terminating rules).
 const MAX_REWRITE_DEPTH: u32 = 16;
 
+/// An integer op for CSE: opcode and (up to) two arguments.
+type CseKey = (Opcode, Arg, Arg);
+
 /// How far a narrowed bound is passed back through the ops that
 /// produced it.
 const MAX_BACKWARD_DEPTH: u32 = 4;
@@ -158,7 +161,12 @@ struct Optimizer<'a> {
     bounds: Vec<IntBound>,
     /// Output values of `*_ovf` ops whose `guard_no_overflow` followed.
     no_overflow: Vec<bool>,
-    cse: HashMap<(Opcode, Vec<Arg>), Arg>,
+    cse: HashMap<CseKey, Arg>,
+    /// Integer constants of the output, by value.
+    int_consts: HashMap<i64, ConstId>,
+    /// Input constant and descr -> output ones (interned once each).
+    const_map: Vec<Option<ConstId>>,
+    descr_map: Vec<Option<DescrId>>,
     relations: Relations,
     rule_counts: Vec<u32>,
     /// The last `*_ovf` input op was made plain: drop its guard.
@@ -196,7 +204,10 @@ pub fn optimize_without(
         replaced: Vec::new(),
         bounds: Vec::new(),
         no_overflow: Vec::new(),
-        cse: HashMap::new(),
+        cse: HashMap::default(),
+        int_consts: HashMap::default(),
+        const_map: vec![None; input.consts.len()],
+        descr_map: vec![None; input.descrs.len()],
         relations: Relations::default(),
         rule_counts: vec![0; RULES.len()],
         drop_overflow_guard: false,
@@ -209,6 +220,10 @@ pub fn optimize_without(
         opt.map[i] = Some(Arg::Value(v));
     }
     opt.out.input_pos = input.input_pos;
+    opt.out.ops.reserve(input.ops.len());
+    opt.out.op_pos.reserve(input.ops.len());
+    opt.out.names.reserve(input.ops.len());
+    opt.provenance.reserve(input.ops.len());
     for (index, op) in input.ops.iter().enumerate() {
         opt.current = index;
         opt.op(index, op)?;
@@ -258,13 +273,30 @@ impl Optimizer<'_> {
     fn arg(&mut self, arg: Arg) -> Arg {
         let mapped = match arg {
             Arg::Value(v) => self.map[v.0 as usize].expect("checked traces define before use"),
-            Arg::Const(c) => Arg::Const(self.out.add_const(self.input.constant(c).clone())),
+            Arg::Const(c) => Arg::Const(self.output_const(c)),
         };
         self.find(mapped)
     }
 
+    fn output_const(&mut self, c: ConstId) -> ConstId {
+        match self.const_map[c.0 as usize] {
+            Some(out) => out,
+            None => {
+                let out = self.out.add_const(self.input.constant(c).clone());
+                self.const_map[c.0 as usize] = Some(out);
+                out
+            }
+        }
+    }
+
     fn int_const(&mut self, value: i64) -> Arg {
-        Arg::Const(self.out.add_const(Const::Int(value)))
+        let out = &mut self.out;
+        Arg::Const(
+            *self
+                .int_consts
+                .entry(value)
+                .or_insert_with(|| out.add_const(Const::Int(value))),
+        )
     }
 
     fn as_int(&self, arg: Arg) -> Option<i64> {
@@ -320,35 +352,42 @@ impl Optimizer<'_> {
         let input_value = self.input.value_of_op(index);
         let args: Vec<Arg> = op.args.iter().map(|&a| self.arg(a)).collect();
         if is_rule_op(op.opcode) {
-            let name = self.input.name(input_value).to_string();
-            let result = self.int_op(op.opcode, args, Some(&name), 0)?;
+            let input = self.input;
+            let result = self.int_op(op.opcode, args, Some(input.name(input_value)), 0)?;
             self.map[input_value.0 as usize] = Some(result);
             return Ok(());
         }
         if op.opcode.is_guard() {
             return self.guard(index, op, args);
         }
-        let mut copy = op.clone();
-        copy.args = args;
-        self.copy_extras(&mut copy);
-        let name = self.input.name(input_value).to_string();
-        let v = self.emit(copy, Some(&name));
+        let copy = self.output_op(op, args);
+        let input = self.input;
+        let v = self.emit(copy, Some(input.name(input_value)));
         self.map[input_value.0 as usize] = Some(Arg::Value(v));
         Ok(())
     }
 
-    /// Descr and fail arguments of an input op, moved to the output.
-    fn copy_extras(&mut self, op: &mut Op) {
-        if let Some(d) = op.descr {
-            op.descr = Some(self.out.add_descr(self.input.descr(d).clone()));
-        }
-        if let Some(fail_args) = op.fail_args.take() {
-            op.fail_args = Some(
-                fail_args
-                    .into_iter()
-                    .map(|a| a.map(|a| self.arg(a)))
-                    .collect(),
-            );
+    /// An input op as an output op: the given (forwarded) arguments, its
+    /// descr and fail arguments moved to the output.
+    fn output_op(&mut self, op: &Op, args: Vec<Arg>) -> Op {
+        let descr = op.descr.map(|d| match self.descr_map[d.0 as usize] {
+            Some(out) => out,
+            None => {
+                let out = self.out.add_descr(self.input.descr(d).clone());
+                self.descr_map[d.0 as usize] = Some(out);
+                out
+            }
+        });
+        let fail_args = op
+            .fail_args
+            .as_ref()
+            .map(|fail_args| fail_args.iter().map(|a| a.map(|a| self.arg(a))).collect());
+        Op {
+            opcode: op.opcode,
+            args,
+            descr,
+            fail_args,
+            offset: op.offset,
         }
     }
 
@@ -380,7 +419,12 @@ impl Optimizer<'_> {
                 return self.build(built, name, depth + 1);
             }
         }
-        let arg_bounds: Vec<IntBound> = args.iter().map(|&a| self.bound(a)).collect();
+        let arg_bounds = [
+            self.bound(args[0]),
+            args.get(1)
+                .map_or(IntBound::unbounded(), |&a| self.bound(a)),
+        ];
+        let arg_bounds = &arg_bounds[..args.len().min(2)];
         let mut opcode = opcode;
         if self.passes.bounds
             && ovf
@@ -390,7 +434,7 @@ impl Optimizer<'_> {
             self.drop_overflow_guard = true;
             return self.int_op(opcode, args, name, depth);
         }
-        let bound = intbounds::forward(opcode, &arg_bounds).unwrap_or_else(IntBound::unbounded);
+        let bound = intbounds::forward(opcode, arg_bounds).unwrap_or_else(IntBound::unbounded);
         if self.passes.bounds && !ovf {
             if let Some(c) = bound.as_constant() {
                 return Ok(self.int_const(c));
@@ -411,13 +455,16 @@ impl Optimizer<'_> {
                 return Ok(self.find(earlier));
             }
         }
-        let v = self.emit(Op::new(opcode, args.clone()), name);
+        let (first, second) = (args[0], args.get(1).copied());
+        let v = self.emit(Op::new(opcode, args), name);
         // An `*_ovf` result is bounded only once its guard passed.
         if !ovf {
             self.bounds[v.0 as usize] = bound;
         }
         if self.passes.cse && pure {
-            self.remember(opcode, &args, Arg::Value(v));
+            let args = [first, second.unwrap_or(first)];
+            let arity = 1 + usize::from(second.is_some());
+            self.remember(opcode, &args[..arity], Arg::Value(v));
         }
         Ok(Arg::Value(v))
     }
@@ -427,18 +474,21 @@ impl Optimizer<'_> {
         let key = self.cse_key(opcode, args);
         self.cse.insert(key, value);
         if opcode.has(Flags::COMM) {
-            self.cse.insert((opcode, vec![args[1], args[0]]), value);
+            self.cse.insert((opcode, args[1], args[0]), value);
         }
     }
 
-    /// The CSE key of `opcode(args)`: `x - C` is filed as `x + (-C)`.
-    fn cse_key(&mut self, opcode: Opcode, args: &[Arg]) -> (Opcode, Vec<Arg>) {
-        match (opcode, args.get(1).and_then(|&a| self.as_int(a))) {
-            (Opcode::IntSub, Some(c)) => {
+    /// The CSE key of `opcode(args)` (integer ops have one or two
+    /// arguments; a unary op repeats its one): `x - C` is filed as
+    /// `x + (-C)`.
+    fn cse_key(&mut self, opcode: Opcode, args: &[Arg]) -> CseKey {
+        let second = args.get(1).copied().unwrap_or(args[0]);
+        match (opcode, self.as_int(second)) {
+            (Opcode::IntSub, Some(c)) if args.len() == 2 => {
                 let negated = self.int_const(c.wrapping_neg());
-                (Opcode::IntAdd, vec![args[0], negated])
+                (Opcode::IntAdd, args[0], negated)
             }
-            _ => (opcode, args.to_vec()),
+            _ => (opcode, args[0], second),
         }
     }
 
@@ -535,21 +585,24 @@ impl Optimizer<'_> {
     /// `op(args)` on constants, if defined (and, for `*_ovf`, if it does
     /// not overflow).
     fn fold(&mut self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
-        let values: Vec<i64> = args
-            .iter()
-            .map(|&a| self.as_int(a))
-            .collect::<Option<_>>()?;
+        let first = self.as_int(args[0])?;
+        let second = match args.get(1) {
+            Some(&a) => self.as_int(a)?,
+            None => first,
+        };
         let result = if opcode.has(Flags::OVF) {
-            match arith::int_ovf(opcode, values[0], values[1])? {
+            match arith::int_ovf(opcode, first, second)? {
                 (r, false) => r,
                 (_, true) => return None,
             }
         } else {
-            let vals: Vec<traceopt_interp::Val> = values
-                .iter()
-                .map(|&v| traceopt_interp::Val::Int(v))
-                .collect();
-            arith::eval(opcode, &vals).ok()?.as_int()?
+            let vals = [
+                traceopt_interp::Val::Int(first),
+                traceopt_interp::Val::Int(second),
+            ];
+            arith::eval(opcode, &vals[..args.len().min(2)])
+                .ok()?
+                .as_int()?
         };
         Some(self.int_const(result))
     }
@@ -636,9 +689,7 @@ impl Optimizer<'_> {
             _ => {}
         }
         self.drop_overflow_guard = false;
-        let mut copy = op.clone();
-        copy.args = args.clone();
-        self.copy_extras(&mut copy);
+        let copy = self.output_op(op, args.clone());
         self.emit(copy, Some(""));
         if self.passes.guards {
             self.learn_from_guard(op.opcode, &args);

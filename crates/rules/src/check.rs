@@ -25,6 +25,11 @@ pub type Scope = HashMap<String, Ty>;
 /// Is `op` an integer op a rule may match or build: integer arguments and
 /// result, and pure or overflow-checking.
 pub fn is_rule_op(op: Opcode) -> bool {
+    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| Opcode::all().map(compute_is_rule_op).collect())[op as usize]
+}
+
+fn compute_is_rule_op(op: Opcode) -> bool {
     let info = op.info();
     info.result == Type::Int
         && !info.signature.is_empty()

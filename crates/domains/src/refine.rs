@@ -8,9 +8,10 @@
 //! proofs check) and then intersects the argument with it. Soundness: no
 //! member that satisfies the condition is dropped.
 //!
-//! Intervals are only inverted through `+` and `-` when the op cannot have
-//! wrapped: from `z = x + y`, `z < 10` says nothing about `x` if the sum
-//! may wrap (seed 000's first bug). Known bits invert exactly, since
+//! Intervals are inverted through `+` and `-` only where the inverse
+//! cannot wrap: from `z = x + 10`, `z < 15` says nothing about `x`, since
+//! `z - 10` wraps at the low end of `z`'s range (seed 000's first bug);
+//! from `z < -5` it says `x < 5`. Known bits invert exactly, since
 //! wrapping addition is invertible.
 
 use crate::intbound::{w, IntBound};
@@ -140,13 +141,13 @@ impl<W: Word> IntBound<W> {
                 unbounded(KnownBits::new(ones, !(ones | r.zeros())))
             }
             Operand::Xor => unbounded(r.xor(other.bits)),
-            Operand::Add => difference(result, other, self.add_cannot_overflow(other)),
-            Operand::AddOvf => difference(result, other, W::Bit::lit(true)),
-            Operand::SubLeft => sum(result, other, self.sub_cannot_overflow(other)),
-            Operand::SubOvfLeft => sum(result, other, W::Bit::lit(true)),
+            // x + y = r (modulo 2^64) gives x = r - y (modulo 2^64); where
+            // r - y over the intervals cannot wrap, that is x itself, even
+            // if x + y wrapped (`difference` checks the ends).
+            Operand::Add | Operand::AddOvf => difference(result, other),
+            Operand::SubLeft | Operand::SubOvfLeft => sum(result, other),
             // other - self = result: self = other - result.
-            Operand::SubRight => difference(other, result, other.sub_cannot_overflow(self)),
-            Operand::SubOvfRight => difference(other, result, W::Bit::lit(true)),
+            Operand::SubRight | Operand::SubOvfRight => difference(other, result),
             Operand::Neg => result.neg_raw(),
             Operand::Invert => result.invert_raw(),
         }
@@ -171,10 +172,10 @@ pub enum Operand {
     Invert,
 }
 
-/// `x - y` for members x, y: as an interval if `exact` (no wrap) and the
-/// ends fit; the bits always (exact modulo 2^64).
-fn difference<W: Word>(x: IntBound<W>, y: IntBound<W>, exact: W::Bit) -> IntBound<W> {
-    let fits = exact & !x.lower.sub_overflows(y.upper) & !x.upper.sub_overflows(y.lower);
+/// `x - y` for members x, y: as an interval if neither end wraps (then
+/// no difference of members does); the bits always (exact modulo 2^64).
+fn difference<W: Word>(x: IntBound<W>, y: IntBound<W>) -> IntBound<W> {
+    let fits = !x.lower.sub_overflows(y.upper) & !x.upper.sub_overflows(y.lower);
     IntBound {
         lower: W::select(fits, x.lower.sub(y.upper), W::min_value()),
         upper: W::select(fits, x.upper.sub(y.lower), W::max_value()),
@@ -183,8 +184,8 @@ fn difference<W: Word>(x: IntBound<W>, y: IntBound<W>, exact: W::Bit) -> IntBoun
 }
 
 /// `x + y` for members x, y (see `difference`).
-fn sum<W: Word>(x: IntBound<W>, y: IntBound<W>, exact: W::Bit) -> IntBound<W> {
-    let fits = exact & !x.lower.add_overflows(y.lower) & !x.upper.add_overflows(y.upper);
+fn sum<W: Word>(x: IntBound<W>, y: IntBound<W>) -> IntBound<W> {
+    let fits = !x.lower.add_overflows(y.lower) & !x.upper.add_overflows(y.upper);
     IntBound {
         lower: W::select(fits, x.lower.add(y.lower), W::min_value()),
         upper: W::select(fits, x.upper.add(y.upper), W::max_value()),

@@ -31,6 +31,7 @@ use traceopt_ir::{Arg, Const, ConstId, DescrId, Flags, Op, Opcode, Pos, Trace, T
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::{Built, Head, Subject};
 
+use crate::inject::Bug;
 use crate::intbounds;
 use crate::relations::Relations;
 use crate::rules::{self, RULES};
@@ -46,6 +47,9 @@ pub struct Passes {
     /// Relational facts (`x < y`, `y < z` give `x < z`).
     pub relations: bool,
     pub dce: bool,
+    /// A known miscompilation switched on, to test the fuzzer (never in
+    /// normal use).
+    pub bug: Option<Bug>,
 }
 
 impl Default for Passes {
@@ -58,6 +62,7 @@ impl Default for Passes {
             guards: true,
             relations: true,
             dce: true,
+            bug: None,
         }
     }
 }
@@ -84,6 +89,7 @@ impl Passes {
             guards: false,
             relations: false,
             dce: false,
+            bug: None,
         };
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             match name {
@@ -466,6 +472,14 @@ impl Optimizer<'_> {
             let arity = 1 + usize::from(second.is_some());
             self.remember(opcode, &args[..arity], Arg::Value(v));
         }
+        if self.passes.bug == Some(Bug::SubOvfAfterAdd) && opcode == Opcode::IntAdd {
+            if let Some(y) = second {
+                self.cse
+                    .insert((Opcode::IntSubOvf, Arg::Value(v), y), first);
+                self.cse
+                    .insert((Opcode::IntSubOvf, Arg::Value(v), first), y);
+            }
+        }
         Ok(Arg::Value(v))
     }
 
@@ -763,12 +777,19 @@ impl Optimizer<'_> {
             return;
         }
         self.bounds[v.0 as usize] = narrowed;
+        if let Some(c) = narrowed.as_constant() {
+            let to = self.int_const(c);
+            self.make_equal_to(v, to);
+        }
         if depth >= MAX_BACKWARD_DEPTH {
             return;
         }
         let Some(index) = self.out.op_index(v) else {
             return;
         };
+        if self.passes.bug.is_some() && self.injected_inverse(index, narrowed, depth) {
+            return;
+        }
         let op = &self.out.ops[index];
         let truth = narrowed.as_constant().map(|c| c != 0);
         match (op.opcode, truth) {
@@ -817,6 +838,53 @@ impl Optimizer<'_> {
             if !empty {
                 self.narrow(own, refined, depth + 1);
             }
+        }
+    }
+}
+
+impl Optimizer<'_> {
+    /// The injected wrong inverses (`inject`): narrows the argument of
+    /// op `index` as the bug would, and says whether it did.
+    fn injected_inverse(&mut self, index: usize, narrowed: IntBound, depth: u32) -> bool {
+        let op = &self.out.ops[index];
+        let (opcode, args) = (op.opcode, op.args.clone());
+        let constant = |a: Option<&Arg>| a.and_then(|&a| self.bound(a).as_constant());
+        let wrong = match (self.passes.bug, opcode) {
+            (Some(Bug::WrappingAdd), Opcode::IntAdd) => constant(args.get(1)).map(|c| {
+                let upper = narrowed.upper.saturating_sub(c);
+                (args[0], IntBound::range(i64::MIN, upper))
+            }),
+            (Some(Bug::NegMinint), Opcode::IntNeg) => Some((
+                args[0],
+                IntBound::range(
+                    narrowed.upper.saturating_neg(),
+                    narrowed.lower.saturating_neg(),
+                ),
+            )),
+            (Some(Bug::MulInverse), Opcode::IntMul) => {
+                match (narrowed.as_constant(), constant(args.get(1))) {
+                    (Some(d), Some(c)) if c != 0 && d % c == 0 => {
+                        Some((args[0], IntBound::constant(d / c)))
+                    }
+                    _ => None,
+                }
+            }
+            (Some(Bug::LshiftInverse), Opcode::IntLshift) => {
+                match (narrowed.as_constant(), constant(args.get(1))) {
+                    (Some(d), Some(k)) if (0..64).contains(&k) => {
+                        Some((args[0], IntBound::constant(d >> k)))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match wrong {
+            Some((arg, bound)) => {
+                self.narrow(arg, bound, depth + 1);
+                true
+            }
+            None => false,
         }
     }
 }

@@ -5,9 +5,11 @@
 pub mod confluence;
 pub mod dce;
 pub mod driver;
+pub mod inject;
 pub mod intbounds;
 pub mod relations;
 pub mod rules;
 
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
+pub use inject::Bug;
 pub use rules::RULES;

@@ -71,14 +71,19 @@ fn word(name: &str, names: &mut Vec<String>) -> Sym {
     Sym::var(name)
 }
 
-/// The value of a pattern (or target) tree; collects the ops' defined
-/// conditions, and their no-overflow conditions (the root's separately).
-fn tree(
-    p: &Pattern,
-    env: &HashMap<String, Val<Sym>>,
-    defined: &mut Vec<Term>,
-    no_overflow: &mut Vec<Term>,
-) -> (Term, Option<Term>) {
+/// What the ops of a tree need or give: their defined conditions, the
+/// no-overflow conditions of `*_ovf` ops below the root, and facts true
+/// for all arguments that help the solver (`Encoded::lemma`).
+#[derive(Default)]
+struct Conditions {
+    defined: Vec<Term>,
+    no_overflow: Vec<Term>,
+    lemmas: Vec<Term>,
+}
+
+/// The value of a pattern (or target) tree and the root's no-overflow
+/// condition; the rest goes into `c`.
+fn tree(p: &Pattern, env: &HashMap<String, Val<Sym>>, c: &mut Conditions) -> (Term, Option<Term>) {
     match p {
         Pattern::Const(v, _) => (Term::word(*v), None),
         Pattern::Var(name, _) => match env[name] {
@@ -89,13 +94,14 @@ fn tree(
             let terms: Vec<Term> = args
                 .iter()
                 .map(|a| {
-                    let (t, ovf) = tree(a, env, defined, no_overflow);
-                    no_overflow.extend(ovf);
+                    let (t, ovf) = tree(a, env, c);
+                    c.no_overflow.extend(ovf);
                     t
                 })
                 .collect();
             let enc = encode(*op, &terms, None).expect("checked: an integer op");
-            defined.push(enc.defined);
+            c.defined.push(enc.defined);
+            c.lemmas.extend(enc.lemma);
             (enc.value, enc.no_overflow)
         }
     }
@@ -172,10 +178,11 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
         env.insert(var.clone(), Val::Bound(b));
     }
     let mut cases = Vec::new();
-    let (mut defined, mut inner_ovf) = (Vec::new(), Vec::new());
-    let (source, source_ovf) = tree(&rule.pattern, &env, &mut defined, &mut inner_ovf);
-    assumptions.extend(defined);
-    assumptions.extend(inner_ovf);
+    let mut pattern = Conditions::default();
+    let (source, source_ovf) = tree(&rule.pattern, &env, &mut pattern);
+    assumptions.extend(pattern.defined);
+    assumptions.extend(pattern.no_overflow);
+    assumptions.extend(pattern.lemmas);
     for stmt in &rule.body {
         match stmt {
             Stmt::Check(e) => {
@@ -206,15 +213,11 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
         }
     }
     let _ = scope;
-    let (mut target_defined, mut target_inner_ovf) = (Vec::new(), Vec::new());
-    let (target, target_ovf) = tree(
-        &rule.target,
-        &env,
-        &mut target_defined,
-        &mut target_inner_ovf,
-    );
-    let mut goal = Term::and_all(target_defined);
-    goal = goal.and(&Term::and_all(target_inner_ovf));
+    let mut built = Conditions::default();
+    let (target, target_ovf) = tree(&rule.target, &env, &mut built);
+    assumptions.extend(built.lemmas);
+    let mut goal = Term::and_all(built.defined);
+    goal = goal.and(&Term::and_all(built.no_overflow));
     match (source_ovf, target_ovf) {
         (None, _) => goal = goal.and(&source.eq(&target)),
         (Some(no_ovf), None) => goal = goal.and(&no_ovf).and(&source.eq(&target)),

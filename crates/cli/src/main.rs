@@ -6,6 +6,7 @@
 //! was refuted), 2 bad input or usage (with a located message), 3 the
 //! solver could not decide.
 
+mod fuzz;
 mod input;
 mod opt;
 mod rules;
@@ -75,6 +76,9 @@ enum Command {
     Opt(opt::OptArgs),
     /// The peephole rules: check them, prove them, list them.
     Rules(rules::RulesArgs),
+    /// Fuzz the optimizer: random traces, differential runs and the SMT
+    /// validator; failures are shrunk into reproducer files.
+    Fuzz(fuzz::FuzzArgs),
     /// List the op table: name, signature, result type and flags.
     Ops {
         #[arg(long)]
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(&mut out, args),
         Command::Opt(args) => opt::run(&mut out, args),
         Command::Rules(args) => rules::run(&mut out, args),
+        Command::Fuzz(args) => fuzz::run(&mut out, args),
         Command::Ops { json } => {
             list_ops(&mut out, json);
             Ok(())

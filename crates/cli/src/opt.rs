@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 use traceopt_ir::{print_trace, OpCounts, Opcode, Trace, TraceFile};
-use traceopt_opt::{optimize, Passes, RULES};
+use traceopt_opt::{optimize, Bug, Passes, RULES};
 use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{verify_aligned, Verdict, VerifyError};
 
@@ -50,6 +50,10 @@ pub struct OptArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// Testing the fuzzer: switch on a known miscompilation (see
+    /// `traceopt fuzz`), to replay what it found.
+    #[arg(long, hide = true)]
+    inject_bug: Option<String>,
 }
 
 /// Verdict counts of --verify.
@@ -62,7 +66,12 @@ struct Tally {
 }
 
 pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
-    let passes = Passes::parse(&args.passes).map_err(Failure::input)?;
+    let mut passes = Passes::parse(&args.passes).map_err(Failure::input)?;
+    if let Some(name) = &args.inject_bug {
+        passes.bug = Some(
+            Bug::from_name(name).ok_or_else(|| Failure::input(format!("unknown bug '{name}'")))?,
+        );
+    }
     let mut solver = if args.verify {
         if !(args.timeout > 0.0 && args.timeout.is_finite()) {
             return Err(Failure::input(

@@ -1,0 +1,180 @@
+//! `traceopt fuzz`: random traces through the optimizer, checked by
+//! differential runs and the SMT validator; failures are shrunk and
+//! written as reproducer files with a command to replay them.
+//!
+//! Exit codes: 0 nothing found, 1 findings, 2 usage error.
+
+use crate::input::Failure;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use traceopt_fuzz::{campaign, Config, Counters, Options};
+use traceopt_opt::{Bug, Passes};
+
+#[derive(Args)]
+pub struct FuzzArgs {
+    /// The first seed; trace k of the campaign uses seed + k.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Stop after this many seconds (default 60 when --count is not given).
+    #[arg(long)]
+    time: Option<f64>,
+    /// Stop after this many traces.
+    #[arg(long)]
+    count: Option<u64>,
+    /// Worker threads, each with its own solver process.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Ops per generated trace.
+    #[arg(long, default_value_t = 30)]
+    length: usize,
+    /// Solver timeout per query in seconds; 0 checks by differential runs
+    /// only.
+    #[arg(long, default_value_t = 2.0)]
+    solver_timeout: f64,
+    /// Where reproducers are written.
+    #[arg(long, default_value = "fuzz-findings")]
+    out: PathBuf,
+    /// Stop at the first finding.
+    #[arg(long)]
+    stop_at_first: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Testing the fuzzer: switch on a known miscompilation
+    /// (wrapping-add, neg-minint, mul-inverse, lshift-inverse,
+    /// sub-ovf-after-add).
+    #[arg(long, hide = true)]
+    inject_bug: Option<String>,
+}
+
+pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
+    let bug = match &args.inject_bug {
+        None => None,
+        Some(name) => Some(Bug::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Bug::ALL.iter().map(|b| b.name()).collect();
+            Failure::input(format!(
+                "unknown bug '{name}' (known: {})",
+                names.join(", ")
+            ))
+        })?),
+    };
+    if args.solver_timeout < 0.0 || !args.solver_timeout.is_finite() {
+        return Err(Failure::input(
+            "--solver-timeout must be 0 or a positive number of seconds",
+        ));
+    }
+    let time = match (args.time, args.count) {
+        (Some(t), _) if !(t > 0.0 && t.is_finite()) => {
+            return Err(Failure::input(
+                "--time must be a positive number of seconds",
+            ))
+        }
+        (Some(t), _) => Some(Duration::from_secs_f64(t)),
+        (None, None) => Some(Duration::from_secs(60)),
+        (None, Some(_)) => None,
+    };
+    let options = Options {
+        seed: args.seed,
+        count: args.count,
+        time,
+        jobs: args.jobs.max(1),
+        config: Config {
+            length: args.length.max(1),
+            ..Config::default()
+        },
+        passes: Passes {
+            bug,
+            ..Passes::default()
+        },
+        solver_timeout: (args.solver_timeout > 0.0)
+            .then(|| Duration::from_secs_f64(args.solver_timeout)),
+        samples: 8,
+        stop_at_first: args.stop_at_first,
+    };
+    let counters = Counters::default();
+    let summary = std::thread::scope(|scope| {
+        let progress = (!args.quiet).then(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").unwrap());
+            bar
+        });
+        let worker = scope.spawn(|| campaign::run(&options, &counters));
+        while !worker.is_finished() {
+            if let Some(bar) = &progress {
+                let generated = counters.generated.load(Ordering::Relaxed);
+                let rate = generated as f64 / bar.elapsed().as_secs_f64().max(0.001);
+                bar.set_message(format!(
+                    "{generated} traces ({rate:.0}/s), {} proved, {} findings",
+                    counters.proved.load(Ordering::Relaxed),
+                    counters.findings.load(Ordering::Relaxed)
+                ));
+                bar.tick();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if let Some(bar) = progress {
+            bar.finish_and_clear();
+        }
+        worker.join().expect("the campaign panicked")
+    });
+    let replay_bug = args
+        .inject_bug
+        .as_ref()
+        .map(|b| format!(" --inject-bug {b}"))
+        .unwrap_or_default();
+    for report in &summary.reports {
+        let path = write_reproducer(&args.out, report).map_err(Failure::input)?;
+        writeln!(
+            out,
+            "FOUND (seed {}): {}\n  shrunk from {} to {} ops: {}\n  replay: traceopt opt --verify{replay_bug} {}\n",
+            report.seed,
+            report.finding,
+            report.original.op_count(),
+            report.reproducer.op_count(),
+            path.display(),
+            path.display()
+        )
+        .unwrap();
+    }
+    let rate = summary.generated as f64 / summary.seconds.max(0.001);
+    writeln!(
+        out,
+        "{} traces in {:.1}s ({rate:.0}/s): {} proved, {} checked by runs only (solver undecided or off), {} infeasible, {} findings",
+        summary.generated,
+        summary.seconds,
+        summary.proved,
+        summary.unknown,
+        summary.infeasible,
+        summary.reports.len()
+    )
+    .unwrap();
+    if summary.reports.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::silent(1))
+    }
+}
+
+fn write_reproducer(dir: &PathBuf, report: &traceopt_fuzz::Report) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(format!("seed-{}.trace", report.seed));
+    let inputs: Vec<String> = report
+        .reproducer
+        .inputs
+        .iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    let text = format!(
+        "# traceopt fuzz finding, seed {}: {}\n# example inputs: {}\n{}",
+        report.seed,
+        report.finding.to_string().replace('\n', " "),
+        inputs.join(" "),
+        report.reproducer.text()
+    );
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}

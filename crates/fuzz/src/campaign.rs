@@ -1,0 +1,199 @@
+//! A fuzzing campaign: generate traces from consecutive seeds, run each
+//! through the oracle, shrink what fails, on `jobs` threads (one solver
+//! process each), until a count or a time is reached.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use traceopt_opt::Passes;
+use traceopt_smt::Solver;
+
+use crate::gen::{generate, Config};
+use crate::oracle::{check, Cleared, Finding};
+use crate::shrink::shrink;
+use crate::sketch::Sketch;
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub seed: u64,
+    /// Stop after this many traces.
+    pub count: Option<u64>,
+    /// Stop after this long.
+    pub time: Option<Duration>,
+    pub jobs: usize,
+    pub config: Config,
+    pub passes: Passes,
+    /// Solver timeout per query; `None`: differential runs only.
+    pub solver_timeout: Option<Duration>,
+    /// Random input vectors per trace for the differential runs.
+    pub samples: usize,
+    /// Stop at the first finding.
+    pub stop_at_first: bool,
+}
+
+/// A failing trace, shrunk.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub seed: u64,
+    pub finding: Finding,
+    pub original: Sketch,
+    pub reproducer: Sketch,
+}
+
+/// Counters, shared by the workers and read by the progress display.
+#[derive(Default)]
+pub struct Counters {
+    pub generated: AtomicU64,
+    pub proved: AtomicU64,
+    /// Differential runs agreed, the solver did not decide (or was off).
+    pub unknown: AtomicU64,
+    pub infeasible: AtomicU64,
+    pub findings: AtomicU64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub generated: u64,
+    pub proved: u64,
+    pub unknown: u64,
+    pub infeasible: u64,
+    pub reports: Vec<Report>,
+    pub seconds: f64,
+}
+
+/// Input vectors for the differential runs, from the trace's seed.
+pub fn samples(seed: u64, inputs: usize, count: usize, example: &[i64]) -> Vec<Vec<i64>> {
+    let mut rng = StdRng::seed_from_u64(seed ^ SAMPLE_SALT);
+    (0..count)
+        .map(|_| {
+            (0..inputs)
+                .map(|i| match rng.random_range(0..5) {
+                    0 => example[i].wrapping_add(rng.random_range(-3..4)),
+                    1 => [0, 1, -1, i64::MIN, i64::MAX][rng.random_range(0..5)],
+                    // Near the ends, where sums and differences wrap.
+                    2 => [i64::MIN, i64::MAX][rng.random_range(0..2)]
+                        .wrapping_add(rng.random_range(-20..20)),
+                    3 => rng.random_range(-300..300),
+                    _ => rng.random::<i64>(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Mixed into a trace's seed for its samples, so that they do not
+/// repeat the generator's choices.
+const SAMPLE_SALT: u64 = 0x005e_ed5a_31e5;
+
+/// Checks one generated trace; `Err` with its report if it fails.
+pub fn check_seed(
+    seed: u64,
+    options: &Options,
+    solver: Option<&mut Solver>,
+) -> Result<Cleared, Box<Report>> {
+    let sketch = generate(seed, &options.config);
+    let trace = sketch.trace().expect("generated traces parse");
+    let example = sketch.example();
+    let extra = samples(seed, example.len(), options.samples, &example);
+    match check(&trace, &example, &extra, options.passes, solver) {
+        Ok(cleared) => Ok(cleared),
+        Err(finding) => Err(Box::new(Report {
+            seed,
+            finding,
+            original: sketch.clone(),
+            reproducer: sketch,
+        })),
+    }
+}
+
+/// Shrinks a report's trace while it fails the same way (differential
+/// runs and the solver, as in the campaign).
+pub fn minimize(report: &mut Report, options: &Options, mut solver: Option<&mut Solver>) {
+    let kind = report.finding.kind();
+    let seed = report.seed;
+    let mut last = report.finding.clone();
+    let reproducer = shrink(&report.original, 2000, |candidate| {
+        let Ok(trace) = candidate.trace() else {
+            return false;
+        };
+        let example = candidate.example();
+        let extra = samples(seed, example.len(), options.samples, &example);
+        match check(
+            &trace,
+            &example,
+            &extra,
+            options.passes,
+            solver.as_deref_mut(),
+        ) {
+            Err(finding) if finding.kind() == kind => {
+                last = finding;
+                true
+            }
+            _ => false,
+        }
+    });
+    report.reproducer = reproducer;
+    report.finding = last;
+}
+
+/// Runs a campaign; `counters` can be watched from another thread.
+pub fn run(options: &Options, counters: &Counters) -> Summary {
+    let started = Instant::now();
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let reports = Mutex::new(Vec::new());
+    let workers = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1) {
+            scope.spawn(|| {
+                workers.fetch_add(1, Ordering::Relaxed);
+                let mut solver = options
+                    .solver_timeout
+                    .and_then(|t| Solver::start(None, t).ok());
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if options.time.is_some_and(|t| started.elapsed() >= t) {
+                        break;
+                    }
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if options.count.is_some_and(|c| index >= c) {
+                        break;
+                    }
+                    let seed = options.seed.wrapping_add(index);
+                    counters.generated.fetch_add(1, Ordering::Relaxed);
+                    match check_seed(seed, options, solver.as_mut()) {
+                        Ok(Cleared::Proved) => counters.proved.fetch_add(1, Ordering::Relaxed),
+                        Ok(Cleared::RunsAgree) => counters.unknown.fetch_add(1, Ordering::Relaxed),
+                        Ok(Cleared::Infeasible) => {
+                            counters.infeasible.fetch_add(1, Ordering::Relaxed)
+                        }
+                        Err(mut report) => {
+                            counters.findings.fetch_add(1, Ordering::Relaxed);
+                            minimize(&mut report, options, solver.as_mut());
+                            reports.lock().unwrap().push(*report);
+                            if options.stop_at_first {
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                            0
+                        }
+                    };
+                }
+            });
+        }
+    });
+    let mut reports = reports.into_inner().unwrap();
+    reports.sort_by_key(|r| r.seed);
+    Summary {
+        generated: counters.generated.load(Ordering::Relaxed),
+        proved: counters.proved.load(Ordering::Relaxed),
+        unknown: counters.unknown.load(Ordering::Relaxed),
+        infeasible: counters.infeasible.load(Ordering::Relaxed),
+        reports,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}

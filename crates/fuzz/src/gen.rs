@@ -1,0 +1,480 @@
+//! The random trace generator (seed 000's trick): every input gets an
+//! example value, every op's example result is computed with the
+//! reference interpreter's arithmetic, and every guard is generated so
+//! that it passes on the example values. So the trace runs to its end on
+//! the example, and any difference after optimizing is the optimizer's.
+//!
+//! Constants lean towards special values (small numbers, powers of two
+//! and their neighbours, MININT, MAXINT); ops are drawn by weight;
+//! overflow-checking ops are followed by `guard_no_overflow` (and only
+//! generated where the example does not overflow); range checks
+//! (`int_le` + `guard_true`) and known-bits checks (`int_and` +
+//! `guard_value`) are generated like PyPy's generator does. Ops that
+//! would be undefined on the example (shift by 64, division by zero) are
+//! not generated. Everything follows from the seed.
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use traceopt_interp::arith;
+use traceopt_ir::Opcode;
+
+use crate::sketch::{Line, Operand, Sketch};
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Ops per trace (guards and their comparisons included).
+    pub length: usize,
+    /// At most this many inputs (at least one).
+    pub max_inputs: usize,
+    /// Weight of each kind of step.
+    pub mix: Mix,
+}
+
+/// Weights of the kinds of steps.
+#[derive(Clone, Debug)]
+pub struct Mix {
+    pub arithmetic: u32,
+    pub bitwise: u32,
+    pub shifts: u32,
+    pub comparisons: u32,
+    pub overflow: u32,
+    pub division: u32,
+    pub range_checks: u32,
+    pub bit_checks: u32,
+    pub value_guards: u32,
+    /// Ops built from an earlier op (same op, inverse, comparisons).
+    pub related: u32,
+    /// Motifs where facts flow backwards through an op.
+    pub motifs: u32,
+}
+
+impl Default for Mix {
+    fn default() -> Mix {
+        Mix {
+            arithmetic: 6,
+            bitwise: 5,
+            shifts: 3,
+            comparisons: 4,
+            overflow: 4,
+            division: 1,
+            range_checks: 3,
+            bit_checks: 2,
+            value_guards: 1,
+            related: 6,
+            motifs: 4,
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            length: 30,
+            max_inputs: 4,
+            mix: Mix::default(),
+        }
+    }
+}
+
+struct Gen {
+    rng: StdRng,
+    /// Values so far: name and example value.
+    values: Vec<(String, i64)>,
+    lines: Vec<Line>,
+}
+
+const SPECIALS: &[i64] = &[
+    0, 1, -1, 2, 3, 7, 8, 10, 12, 15, 16, 31, 32, 63, 64, 100, 255, 256, -2, -8,
+];
+
+impl Gen {
+    fn chance(&mut self, percent: u32) -> bool {
+        self.rng.random_range(0..100) < percent
+    }
+
+    /// A constant biased to special values.
+    fn constant(&mut self) -> i64 {
+        match self.rng.random_range(0..10) {
+            0..=3 => SPECIALS[self.rng.random_range(0..SPECIALS.len())],
+            4 => {
+                let bit = self.rng.random_range(0..64);
+                let p = 1i64.wrapping_shl(bit);
+                [p, p.wrapping_sub(1), p.wrapping_add(1), p.wrapping_neg()]
+                    [self.rng.random_range(0..4)]
+            }
+            5 => [i64::MIN, i64::MAX, i64::MIN + 1, i64::MAX - 1][self.rng.random_range(0..4)],
+            6 | 7 => self.rng.random_range(-1000..1000),
+            _ => self.rng.random::<i64>(),
+        }
+    }
+
+    /// An existing value (most of the time) or a constant.
+    fn operand(&mut self) -> (Operand, i64) {
+        if self.values.is_empty() || self.chance(25) {
+            let c = self.constant();
+            return (Operand::Const(c), c);
+        }
+        // Prefer recent values, so that ops build on each other.
+        let n = self.values.len();
+        let i = if self.chance(60) {
+            n - 1 - self.rng.random_range(0..n.min(4))
+        } else {
+            self.rng.random_range(0..n)
+        };
+        let (name, value) = self.values[i].clone();
+        (Operand::Value(name), value)
+    }
+
+    /// An existing value (never a constant), recent ones more often.
+    fn value(&mut self) -> (Operand, i64) {
+        let n = self.values.len();
+        let i = if self.chance(60) {
+            n - 1 - self.rng.random_range(0..n.min(3))
+        } else {
+            self.rng.random_range(0..n)
+        };
+        let (name, value) = self.values[i].clone();
+        (Operand::Value(name), value)
+    }
+
+    /// A small motif where facts flow backwards: `r = op(x, C)` (or a
+    /// unary op), a guard on `r` near its example, then a guard on `x`
+    /// near its example, and a use of `x`.
+    fn motif(&mut self) {
+        let (x, ex) = self.value();
+        let ops = [
+            Opcode::IntAdd,
+            Opcode::IntSub,
+            Opcode::IntMul,
+            Opcode::IntLshift,
+            Opcode::IntNeg,
+            Opcode::IntAddOvf,
+            Opcode::IntSubOvf,
+        ];
+        let op = ops[self.rng.random_range(0..ops.len())];
+        let c = match op {
+            Opcode::IntLshift => self.rng.random_range(1..8),
+            Opcode::IntMul => [2, 3, 4, 6, 8, 10, 12, 16][self.rng.random_range(0..8)],
+            _ => self.constant(),
+        };
+        let (args, r) = match op {
+            Opcode::IntNeg => (vec![x.clone()], Some(ex.wrapping_neg())),
+            Opcode::IntAddOvf | Opcode::IntSubOvf => match arith::int_ovf(op, ex, c) {
+                Some((r, false)) => (vec![x.clone(), Operand::Const(c)], Some(r)),
+                _ => (vec![], None),
+            },
+            _ => (
+                vec![x.clone(), Operand::Const(c)],
+                arith::int_binary(op, ex, c).ok(),
+            ),
+        };
+        let Some(r) = r else { return };
+        let result = self.push(op, args, r);
+        if op.has(traceopt_ir::Flags::OVF) {
+            self.guard(Opcode::GuardNoOverflow, vec![]);
+        }
+        if self.chance(30) {
+            self.guard(Opcode::GuardValue, vec![result, Operand::Const(r)]);
+        } else {
+            self.compare_near(result, r);
+        }
+        self.compare_near(x.clone(), ex);
+        if let Ok(v) = arith::int_binary(Opcode::IntAdd, ex, 1) {
+            self.push(Opcode::IntAdd, vec![x, Operand::Const(1)], v);
+        }
+    }
+
+    /// A comparison of `v` (example `ex`) with a constant near it, and the
+    /// guard that passes on the example.
+    fn compare_near(&mut self, v: Operand, ex: i64) {
+        let ops = [Opcode::IntLt, Opcode::IntLe, Opcode::IntGt, Opcode::IntGe];
+        let op = ops[self.rng.random_range(0..ops.len())];
+        let bound = match self.rng.random_range(0..3) {
+            0 => ex.saturating_add(self.rng.random_range(-3..4)),
+            1 => 0,
+            _ => self.constant(),
+        };
+        if let Ok(truth) = arith::int_binary(op, ex, bound) {
+            let cmp = self.push(op, vec![v, Operand::Const(bound)], truth);
+            let guard = if truth != 0 {
+                Opcode::GuardTrue
+            } else {
+                Opcode::GuardFalse
+            };
+            self.guard(guard, vec![cmp]);
+        }
+    }
+
+    /// An op related to an earlier one, the shapes optimizers simplify
+    /// (and get wrong): the same op again (both argument orders), its
+    /// inverse (with or without an overflow check), a comparison of the
+    /// result with an argument, or a guard on the result's exact value.
+    fn related(&mut self) {
+        let binaries: Vec<usize> = (0..self.lines.len())
+            .filter(|&k| self.lines[k].result.is_some() && self.lines[k].args.len() == 2)
+            .collect();
+        if binaries.is_empty() {
+            return self.binary(&[Opcode::IntAdd, Opcode::IntMul]);
+        }
+        let k = binaries[self
+            .rng
+            .random_range(binaries.len().saturating_sub(4)..binaries.len())];
+        let line = self.lines[k].clone();
+        let result = Operand::Value(line.result.clone().unwrap());
+        let example = |g: &Gen, o: &Operand| match o {
+            Operand::Const(c) => *c,
+            Operand::Value(n) => g.values.iter().find(|(m, _)| m == n).map_or(0, |v| v.1),
+        };
+        let (a, b) = (line.args[0].clone(), line.args[1].clone());
+        let (x, y, r) = (example(self, &a), example(self, &b), example(self, &result));
+        match self.rng.random_range(0..6) {
+            0 => {
+                let (p, q) = if self.chance(50) { (a, b) } else { (b, a) };
+                if let Ok(v) = arith::int_binary(line.opcode, example(self, &p), example(self, &q))
+                {
+                    self.push(line.opcode, vec![p, q], v);
+                }
+            }
+            1 | 2 => {
+                let inverse = match line.opcode {
+                    Opcode::IntAdd | Opcode::IntAddOvf => Opcode::IntSub,
+                    Opcode::IntSub | Opcode::IntSubOvf => Opcode::IntAdd,
+                    _ => Opcode::IntSub,
+                };
+                let checked = self.chance(50);
+                let op = match (inverse, checked) {
+                    (Opcode::IntSub, true) => Opcode::IntSubOvf,
+                    (Opcode::IntAdd, true) => Opcode::IntAddOvf,
+                    (op, _) => op,
+                };
+                if checked {
+                    if let Some((v, false)) = arith::int_ovf(op, r, y) {
+                        self.push(op, vec![result, b], v);
+                        self.guard(Opcode::GuardNoOverflow, vec![]);
+                    }
+                } else if let Ok(v) = arith::int_binary(op, r, y) {
+                    self.push(op, vec![result, b], v);
+                }
+            }
+            3 | 4 => {
+                let ops = [Opcode::IntLt, Opcode::IntLe, Opcode::IntGt, Opcode::IntGe];
+                let op = ops[self.rng.random_range(0..ops.len())];
+                let (p, px) = if self.chance(50) { (a, x) } else { (result, r) };
+                let bound = px.saturating_add(self.rng.random_range(-3..4));
+                if let Ok(v) = arith::int_binary(op, px, bound) {
+                    let cmp = self.push(op, vec![p, Operand::Const(bound)], v);
+                    let guard = if v != 0 {
+                        Opcode::GuardTrue
+                    } else {
+                        Opcode::GuardFalse
+                    };
+                    self.guard(guard, vec![cmp]);
+                }
+            }
+            _ => self.guard(Opcode::GuardValue, vec![result, Operand::Const(r)]),
+        }
+    }
+
+    fn push(&mut self, opcode: Opcode, args: Vec<Operand>, example: i64) -> Operand {
+        let name = format!("i{}", self.values.len());
+        self.lines.push(Line {
+            result: Some(name.clone()),
+            opcode,
+            args,
+        });
+        self.values.push((name.clone(), example));
+        Operand::Value(name)
+    }
+
+    fn guard(&mut self, opcode: Opcode, args: Vec<Operand>) {
+        self.lines.push(Line {
+            result: None,
+            opcode,
+            args,
+        });
+    }
+
+    fn binary(&mut self, ops: &[Opcode]) {
+        let op = ops[self.rng.random_range(0..ops.len())];
+        let (a, x) = self.operand();
+        let (b, y) = match op {
+            Opcode::IntLshift | Opcode::IntRshift | Opcode::UintRshift if !self.chance(20) => {
+                let c = self.rng.random_range(0..64);
+                (Operand::Const(c), c)
+            }
+            _ => self.operand(),
+        };
+        if let Ok(r) = arith::int_binary(op, x, y) {
+            self.push(op, vec![a, b], r);
+        }
+    }
+
+    fn unary(&mut self) {
+        let ops = [
+            Opcode::IntNeg,
+            Opcode::IntInvert,
+            Opcode::IntIsTrue,
+            Opcode::IntIsZero,
+            Opcode::IntForceGeZero,
+        ];
+        let op = ops[self.rng.random_range(0..ops.len())];
+        let (a, x) = self.value();
+        let r = match op {
+            Opcode::IntNeg => x.wrapping_neg(),
+            Opcode::IntInvert => !x,
+            Opcode::IntIsTrue => i64::from(x != 0),
+            Opcode::IntIsZero => i64::from(x == 0),
+            _ => x.max(0),
+        };
+        self.push(op, vec![a], r);
+    }
+
+    fn overflow(&mut self) {
+        let ops = [Opcode::IntAddOvf, Opcode::IntSubOvf, Opcode::IntMulOvf];
+        let op = ops[self.rng.random_range(0..ops.len())];
+        let (a, x) = self.operand();
+        let (b, y) = self.operand();
+        if let Some((r, false)) = arith::int_ovf(op, x, y) {
+            self.push(op, vec![a, b], r);
+            self.guard(Opcode::GuardNoOverflow, vec![]);
+        }
+    }
+
+    fn comparison_guard(&mut self) {
+        let ops = [
+            Opcode::IntLt,
+            Opcode::IntLe,
+            Opcode::IntGt,
+            Opcode::IntGe,
+            Opcode::IntEq,
+            Opcode::IntNe,
+            Opcode::UintLt,
+            Opcode::UintLe,
+            Opcode::UintGt,
+            Opcode::UintGe,
+        ];
+        let op = ops[self.rng.random_range(0..ops.len())];
+        let (a, x) = self.value();
+        let (b, y) = self.operand();
+        let Ok(r) = arith::int_binary(op, x, y) else {
+            return;
+        };
+        let cmp = self.push(op, vec![a, b], r);
+        let guard = if r != 0 {
+            Opcode::GuardTrue
+        } else {
+            Opcode::GuardFalse
+        };
+        self.guard(guard, vec![cmp]);
+    }
+
+    /// `x <= C` (or `x >= C`) with a bound near the example.
+    fn range_check(&mut self) {
+        let (a, x) = self.value();
+        let slack = [0, 1, 5, 100, 1 << 20][self.rng.random_range(0..5)];
+        let (op, bound) = if self.chance(50) {
+            (Opcode::IntLe, x.saturating_add(slack))
+        } else {
+            (Opcode::IntGe, x.saturating_sub(slack))
+        };
+        let cmp = self.push(op, vec![a, Operand::Const(bound)], 1);
+        self.guard(Opcode::GuardTrue, vec![cmp]);
+    }
+
+    /// `x & mask == (example & mask)`.
+    fn bit_check(&mut self) {
+        let (a, x) = self.value();
+        let mask = match self.rng.random_range(0..4) {
+            0 => 1,
+            1 => 7,
+            2 => 0xff,
+            _ => self.constant(),
+        };
+        let masked = self.push(Opcode::IntAnd, vec![a, Operand::Const(mask)], x & mask);
+        self.guard(Opcode::GuardValue, vec![masked, Operand::Const(x & mask)]);
+    }
+
+    fn value_guard(&mut self) {
+        let (a, x) = self.value();
+        self.guard(Opcode::GuardValue, vec![a, Operand::Const(x)]);
+    }
+
+    fn division(&mut self) {
+        let ops = [Opcode::IntPydiv, Opcode::IntPymod];
+        self.binary(&ops);
+    }
+}
+
+/// Generates one trace from `seed`.
+pub fn generate(seed: u64, config: &Config) -> Sketch {
+    let mut g = Gen {
+        rng: StdRng::seed_from_u64(seed),
+        values: Vec::new(),
+        lines: Vec::new(),
+    };
+    let inputs = g.rng.random_range(1..=config.max_inputs.max(1));
+    let mut input_values = Vec::new();
+    for i in 0..inputs {
+        let v = g.constant();
+        let name = format!("i{i}");
+        g.values.push((name.clone(), v));
+        input_values.push((name, v));
+    }
+    let m = &config.mix;
+    let weights = [
+        m.arithmetic,
+        m.bitwise,
+        m.shifts,
+        m.comparisons,
+        m.overflow,
+        m.division,
+        m.range_checks,
+        m.bit_checks,
+        m.value_guards,
+        m.related,
+        m.motifs,
+    ];
+    let total: u32 = weights.iter().sum::<u32>().max(1);
+    let mut attempts = 0;
+    while g.lines.len() < config.length && attempts < config.length * 20 {
+        attempts += 1;
+        let mut pick = g.rng.random_range(0..total);
+        let mut kind = 0;
+        while kind < weights.len() - 1 && pick >= weights[kind] {
+            pick -= weights[kind];
+            kind += 1;
+        }
+        match kind {
+            0 => {
+                if g.chance(20) {
+                    g.unary();
+                } else {
+                    g.binary(&[Opcode::IntAdd, Opcode::IntSub, Opcode::IntMul]);
+                }
+            }
+            1 => g.binary(&[Opcode::IntAnd, Opcode::IntOr, Opcode::IntXor]),
+            2 => g.binary(&[Opcode::IntLshift, Opcode::IntRshift, Opcode::UintRshift]),
+            3 => g.comparison_guard(),
+            4 => g.overflow(),
+            5 => g.division(),
+            6 => g.range_check(),
+            7 => g.bit_check(),
+            8 => g.value_guard(),
+            9 => g.related(),
+            _ => g.motif(),
+        }
+    }
+    let end = if g.chance(70) {
+        let (v, _) = g.value();
+        (Opcode::Finish, vec![v])
+    } else {
+        let args: Vec<Operand> = (0..inputs).map(|_| g.value().0).collect();
+        (Opcode::Jump, args)
+    };
+    Sketch {
+        inputs: input_values,
+        lines: g.lines,
+        end,
+    }
+}

@@ -1,0 +1,160 @@
+//! The oracle: is the optimized trace a correct replacement for its
+//! input? Three checks, cheapest first:
+//!
+//! 1. the optimizer must not panic (a panic is caught and is a finding);
+//! 2. differential runs in the reference interpreter, on the example
+//!    values and on random values: where the input runs without an
+//!    undefined op, the output must end the same way (both fail some
+//!    guard, or both finish or jump with equal values);
+//! 3. the SMT validator, guard by guard, with a timeout: a refutation is
+//!    a finding, a timeout is counted as unknown (never as proved).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use traceopt_interp::{run, DefaultEnv, Limits, Outcome, Val};
+use traceopt_ir::Trace;
+use traceopt_opt::{optimize, Passes};
+use traceopt_smt::Solver;
+use traceopt_verify::{verify, Verdict};
+
+/// What a check found wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// The optimizer panicked.
+    Crash(String),
+    /// A concrete input on which the two traces end differently.
+    Differential {
+        inputs: Vec<i64>,
+        before: String,
+        after: String,
+    },
+    /// The validator's counterexample.
+    Refuted(String),
+}
+
+impl Finding {
+    /// The kind, to tell whether a smaller trace "fails the same way".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Finding::Crash(_) => "crash",
+            // A refutation and a differential failure are the same
+            // miscompilation seen two ways.
+            Finding::Differential { .. } | Finding::Refuted(_) => "miscompilation",
+        }
+    }
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Finding::Crash(message) => write!(f, "the optimizer panicked: {message}"),
+            Finding::Differential {
+                inputs,
+                before,
+                after,
+            } => write!(
+                f,
+                "on inputs {inputs:?} the input trace {before}, the optimized one {after}"
+            ),
+            Finding::Refuted(cex) => write!(f, "the validator refuted the output: {cex}"),
+        }
+    }
+}
+
+/// How a trace got through the oracle without a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cleared {
+    /// The validator proved it.
+    Proved,
+    /// The differential runs agreed; the validator gave up (timeout) or
+    /// was not asked.
+    RunsAgree,
+    /// The optimizer reported the trace infeasible (a guard that always
+    /// fails) and the input indeed fails a guard on every sampled input.
+    Infeasible,
+}
+
+/// How a run ended, for comparison: `None` if the input is undefined.
+fn ending(trace: &Trace, inputs: &[i64]) -> Option<String> {
+    let vals: Vec<Val> = inputs.iter().map(|&v| Val::Int(v)).collect();
+    let limits = Limits { max_iterations: 50 };
+    let run = run(trace, &vals, &mut DefaultEnv, limits).ok()?;
+    Some(match run.outcome {
+        Outcome::Finished { values } => format!("finishes with {values:?}"),
+        Outcome::GuardFailed { .. } => "fails a guard".into(),
+        Outcome::Jumped { values, .. } => format!("jumps out with {values:?}"),
+        Outcome::IterationLimit { values } => format!("loops with {values:?}"),
+    })
+}
+
+/// Runs both traces on `inputs`: a finding if they end differently.
+pub fn differential(before: &Trace, after: &Trace, inputs: &[i64]) -> Option<Finding> {
+    let expected = ending(before, inputs)?;
+    let got = ending(after, inputs).unwrap_or_else(|| "stops on an undefined op".into());
+    (expected != got).then(|| Finding::Differential {
+        inputs: inputs.to_vec(),
+        before: expected,
+        after: got,
+    })
+}
+
+/// Optimizes, catching a panic.
+pub fn optimize_caught(
+    trace: &Trace,
+    passes: Passes,
+) -> Result<Option<traceopt_opt::Optimized>, Finding> {
+    let result = catch_unwind(AssertUnwindSafe(|| optimize(trace, passes)));
+    match result {
+        Ok(Ok(optimized)) => Ok(Some(optimized)),
+        Ok(Err(_infeasible)) => Ok(None),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic".into());
+            Err(Finding::Crash(message))
+        }
+    }
+}
+
+/// The whole oracle on one trace. `samples` are extra input vectors for
+/// the differential runs (the example is always tried first).
+pub fn check(
+    trace: &Trace,
+    example: &[i64],
+    samples: &[Vec<i64>],
+    passes: Passes,
+    solver: Option<&mut Solver>,
+) -> Result<Cleared, Finding> {
+    let Some(optimized) = optimize_caught(trace, passes)? else {
+        // Claimed infeasible: the input must fail a guard (or be undefined)
+        // on every input we try.
+        for inputs in std::iter::once(example).chain(samples.iter().map(Vec::as_slice)) {
+            if let Some(end) = ending(trace, inputs) {
+                if end != "fails a guard" {
+                    return Err(Finding::Differential {
+                        inputs: inputs.to_vec(),
+                        before: end,
+                        after: "was called infeasible by the optimizer".into(),
+                    });
+                }
+            }
+        }
+        return Ok(Cleared::Infeasible);
+    };
+    let after = &optimized.trace;
+    for inputs in std::iter::once(example).chain(samples.iter().map(Vec::as_slice)) {
+        if let Some(finding) = differential(trace, after, inputs) {
+            return Err(finding);
+        }
+    }
+    let Some(solver) = solver else {
+        return Ok(Cleared::RunsAgree);
+    };
+    match verify(trace, after, solver) {
+        Ok(Verdict::Proved) => Ok(Cleared::Proved),
+        Ok(Verdict::Refuted(cex)) => Err(Finding::Refuted(cex.to_string())),
+        Ok(Verdict::Unknown(_)) | Err(_) => Ok(Cleared::RunsAgree),
+    }
+}

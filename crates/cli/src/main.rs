@@ -15,6 +15,12 @@ mod stats;
 mod verify;
 
 use clap::{Parser, Subcommand};
+
+// The optimizer makes a few small allocations per op (arguments, fail
+// arguments, names); mimalloc serves them about a fifth faster than the
+// system allocator (`cargo bench -p traceopt-opt --bench optimize_corpus`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use input::{read_inputs, Failure};
 use std::fmt::Write as _;
 use std::io::Write as _;

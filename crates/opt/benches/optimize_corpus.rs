@@ -6,6 +6,11 @@
 //! relational facts out, to show what they cost.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+
+// The allocator of the `traceopt` binary: the optimizer allocates a few
+// small blocks per op (arguments, fail arguments, names).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use traceopt_ir::log::Section;

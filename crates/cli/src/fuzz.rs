@@ -44,6 +44,10 @@ pub struct FuzzArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Mutate the integer traces of these files or directories (test
+    /// traces, peer sets, logs) instead of generating new ones.
+    #[arg(long, value_name = "DIR")]
+    mutate: Vec<String>,
     /// Testing the fuzzer: switch on a known miscompilation
     /// (wrapping-add, neg-minint, mul-inverse, lshift-inverse,
     /// sub-ovf-after-add).
@@ -94,6 +98,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
             .then(|| Duration::from_secs_f64(args.solver_timeout)),
         samples: 8,
         stop_at_first: args.stop_at_first,
+        bases: mutation_bases(&args.mutate)?,
     };
     let counters = Counters::default();
     let summary = std::thread::scope(|scope| {
@@ -157,6 +162,25 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
     } else {
         Err(Failure::silent(1))
     }
+}
+
+/// The integer traces of the `--mutate` files, as sketches.
+fn mutation_bases(paths: &[String]) -> Result<Vec<traceopt_fuzz::Sketch>, Failure> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut bases = Vec::new();
+    for input in crate::input::read_inputs(paths)? {
+        for item in input.traces() {
+            bases.extend(traceopt_fuzz::mutate::from_trace(item.trace));
+        }
+    }
+    if bases.is_empty() {
+        return Err(Failure::input(
+            "--mutate: no integer-only traces in these files (inputs, ops and guards on ints)",
+        ));
+    }
+    Ok(bases)
 }
 
 fn write_reproducer(dir: &PathBuf, report: &traceopt_fuzz::Report) -> Result<PathBuf, String> {

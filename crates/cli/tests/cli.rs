@@ -368,3 +368,70 @@ fn rules_confluence_reports_critical_pairs() {
         "{stdout}"
     );
 }
+
+#[test]
+fn fuzz_runs_a_short_campaign_and_reports_a_finding_with_a_replay() {
+    let out = traceopt(
+        &["fuzz", "--count", "50", "--quiet", "--solver-timeout", "0"],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("50 traces in"),
+        "{}",
+        text(&out.stdout)
+    );
+    let dir = std::env::temp_dir().join(format!("traceopt-fuzz-{}", std::process::id()));
+    let out = traceopt(
+        &[
+            "fuzz",
+            "--count",
+            "100",
+            "--quiet",
+            "--solver-timeout",
+            "0.05",
+            "--stop-at-first",
+            "--inject-bug",
+            "lshift-inverse",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    let replay = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("replay: traceopt "))
+        .unwrap_or_else(|| panic!("no replay line in {stdout}"));
+    let args: Vec<&str> = replay.split_whitespace().collect();
+    let out = traceopt(&args, "");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the replay refutes: {}",
+        text(&out.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn fuzz_mutates_the_peer_set() {
+    let out = traceopt(
+        &[
+            "fuzz",
+            "--mutate",
+            PEER,
+            "--count",
+            "100",
+            "--quiet",
+            "--solver-timeout",
+            "0.05",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("100 traces in"));
+    let out = traceopt(&["fuzz", "--mutate", "../../rules", "--count", "1"], "");
+    assert_eq!(out.status.code(), Some(2));
+}

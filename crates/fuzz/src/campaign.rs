@@ -12,6 +12,7 @@ use traceopt_opt::Passes;
 use traceopt_smt::Solver;
 
 use crate::gen::{generate, Config};
+use crate::mutate::mutate;
 use crate::oracle::{check, Cleared, Finding};
 use crate::shrink::shrink;
 use crate::sketch::Sketch;
@@ -32,6 +33,8 @@ pub struct Options {
     pub samples: usize,
     /// Stop at the first finding.
     pub stop_at_first: bool,
+    /// Traces to mutate instead of generating new ones (`--mutate`).
+    pub bases: Vec<Sketch>,
 }
 
 /// A failing trace, shrunk.
@@ -88,14 +91,29 @@ pub fn samples(seed: u64, inputs: usize, count: usize, example: &[i64]) -> Vec<V
 /// repeat the generator's choices.
 const SAMPLE_SALT: u64 = 0x005e_ed5a_31e5;
 
-/// Checks one generated trace; `Err` with its report if it fails.
+fn check_ok(trace: &traceopt_ir::Trace) -> bool {
+    traceopt_ir::check(trace, "mutant", traceopt_ir::CheckOptions::default()).is_empty()
+}
+
+/// Checks one generated (or mutated) trace; `Err` with its report if it
+/// fails.
 pub fn check_seed(
     seed: u64,
     options: &Options,
     solver: Option<&mut Solver>,
 ) -> Result<Cleared, Box<Report>> {
-    let sketch = generate(seed, &options.config);
-    let trace = sketch.trace().expect("generated traces parse");
+    let sketch = if options.bases.is_empty() {
+        generate(seed, &options.config)
+    } else {
+        let base = &options.bases[(seed % options.bases.len() as u64) as usize];
+        let mutant = mutate(base, seed);
+        if mutant.trace().is_ok_and(|t| check_ok(&t)) {
+            mutant
+        } else {
+            base.clone()
+        }
+    };
+    let trace = sketch.trace().expect("generated and mutated traces parse");
     let example = sketch.example();
     let extra = samples(seed, example.len(), options.samples, &example);
     match check(&trace, &example, &extra, options.passes, solver) {

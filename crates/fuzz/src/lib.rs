@@ -1,11 +1,13 @@
 //! traceopt's fuzzer: random traces (`gen`), written as editable
 //! sketches (`sketch`), checked by an oracle of differential runs and the
 //! SMT validator (`oracle`), cut down when they fail (`shrink`), in
-//! campaigns on several threads (`campaign`). Seed 000 did this by hand
+//! campaigns on several threads (`campaign`); or existing traces, mutated
+//! (`mutate`). Seed 000 did this by hand
 //! "for many nights"; here it is a command.
 
 pub mod campaign;
 pub mod gen;
+pub mod mutate;
 pub mod oracle;
 pub mod shrink;
 pub mod sketch;

@@ -21,6 +21,7 @@ fn options(bug: Option<Bug>, seconds: u64) -> Options {
         solver_timeout: Some(Duration::from_millis(50)),
         samples: 8,
         stop_at_first: true,
+        bases: Vec::new(),
     }
 }
 

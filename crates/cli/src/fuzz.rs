@@ -35,6 +35,9 @@ pub struct FuzzArgs {
     /// only.
     #[arg(long, default_value_t = 2.0)]
     solver_timeout: f64,
+    /// The solver: z3 (the default) or cvc5.
+    #[arg(long, value_parser = ["z3", "cvc5"])]
+    solver: Option<String>,
     /// Where reproducers are written.
     #[arg(long, default_value = "fuzz-findings")]
     out: PathBuf,
@@ -96,6 +99,10 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         },
         solver_timeout: (args.solver_timeout > 0.0)
             .then(|| Duration::from_secs_f64(args.solver_timeout)),
+        solver: args
+            .solver
+            .as_deref()
+            .and_then(traceopt_smt::SolverKind::from_name),
         samples: 8,
         stop_at_first: args.stop_at_first,
         bases: mutation_bases(&args.mutate)?,

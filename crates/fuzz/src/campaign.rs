@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use traceopt_opt::Passes;
-use traceopt_smt::Solver;
+use traceopt_smt::{Solver, SolverKind};
 
 use crate::gen::{generate, Config};
 use crate::mutate::mutate;
@@ -29,6 +29,8 @@ pub struct Options {
     pub passes: Passes,
     /// Solver timeout per query; `None`: differential runs only.
     pub solver_timeout: Option<Duration>,
+    /// The solver (`None`: z3, or cvc5 if z3 is missing).
+    pub solver: Option<SolverKind>,
     /// Random input vectors per trace for the differential runs.
     pub samples: usize,
     /// Stop at the first finding.
@@ -170,7 +172,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                 workers.fetch_add(1, Ordering::Relaxed);
                 let mut solver = options
                     .solver_timeout
-                    .and_then(|t| Solver::start(None, t).ok());
+                    .and_then(|t| Solver::start(options.solver, t).ok());
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;

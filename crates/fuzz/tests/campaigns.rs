@@ -19,6 +19,7 @@ fn options(bug: Option<Bug>, seconds: u64) -> Options {
             ..Passes::default()
         },
         solver_timeout: Some(Duration::from_millis(50)),
+        solver: None,
         samples: 8,
         stop_at_first: true,
         bases: Vec::new(),

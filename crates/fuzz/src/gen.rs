@@ -196,13 +196,7 @@ impl Gen {
             _ => self.constant(),
         };
         if let Ok(truth) = arith::int_binary(op, ex, bound) {
-            let cmp = self.push(op, vec![v, Operand::Const(bound)], truth);
-            let guard = if truth != 0 {
-                Opcode::GuardTrue
-            } else {
-                Opcode::GuardFalse
-            };
-            self.guard(guard, vec![cmp]);
+            self.guarded(op, vec![v, Operand::Const(bound)], truth);
         }
     }
 
@@ -263,13 +257,7 @@ impl Gen {
                 let (p, px) = if self.chance(50) { (a, x) } else { (result, r) };
                 let bound = px.saturating_add(self.rng.random_range(-3..4));
                 if let Ok(v) = arith::int_binary(op, px, bound) {
-                    let cmp = self.push(op, vec![p, Operand::Const(bound)], v);
-                    let guard = if v != 0 {
-                        Opcode::GuardTrue
-                    } else {
-                        Opcode::GuardFalse
-                    };
-                    self.guard(guard, vec![cmp]);
+                    self.guarded(op, vec![p, Operand::Const(bound)], v);
                 }
             }
             _ => self.guard(Opcode::GuardValue, vec![result, Operand::Const(r)]),
@@ -285,6 +273,17 @@ impl Gen {
         });
         self.values.push((name.clone(), example));
         Operand::Value(name)
+    }
+
+    /// A comparison and the guard that passes on its example result.
+    fn guarded(&mut self, op: Opcode, args: Vec<Operand>, truth: i64) {
+        let cmp = self.push(op, args, truth);
+        let guard = if truth != 0 {
+            Opcode::GuardTrue
+        } else {
+            Opcode::GuardFalse
+        };
+        self.guard(guard, vec![cmp]);
     }
 
     fn guard(&mut self, opcode: Opcode, args: Vec<Operand>) {
@@ -360,13 +359,7 @@ impl Gen {
         let Ok(r) = arith::int_binary(op, x, y) else {
             return;
         };
-        let cmp = self.push(op, vec![a, b], r);
-        let guard = if r != 0 {
-            Opcode::GuardTrue
-        } else {
-            Opcode::GuardFalse
-        };
-        self.guard(guard, vec![cmp]);
+        self.guarded(op, vec![a, b], r);
     }
 
     /// `x <= C` (or `x >= C`) with a bound near the example.

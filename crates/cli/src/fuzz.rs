@@ -31,9 +31,10 @@ pub struct FuzzArgs {
     /// Ops per generated trace.
     #[arg(long, default_value_t = 30)]
     length: usize,
-    /// Solver timeout per query in seconds; 0 checks by differential runs
-    /// only.
-    #[arg(long, default_value_t = 2.0)]
+    /// Solver timeout per query in seconds (a trace the solver does not
+    /// decide in time is still checked by the runs); 0 checks by
+    /// differential runs only.
+    #[arg(long, default_value_t = 0.1)]
     solver_timeout: f64,
     /// The solver: z3 (the default) or cvc5.
     #[arg(long, value_parser = ["z3", "cvc5"])]

@@ -180,7 +180,14 @@ fn mutation_bases(paths: &[String]) -> Result<Vec<traceopt_fuzz::Sketch>, Failur
     let mut bases = Vec::new();
     for input in crate::input::read_inputs(paths)? {
         for item in input.traces() {
-            bases.extend(traceopt_fuzz::mutate::from_trace(item.trace));
+            let options = traceopt_ir::CheckOptions {
+                require_fail_args: false,
+                partial: true,
+            };
+            // Only well-formed traces: the optimizer takes checked ones.
+            if traceopt_ir::check(item.trace, &input.file, options).is_empty() {
+                bases.extend(traceopt_fuzz::mutate::from_trace(item.trace));
+            }
         }
     }
     if bases.is_empty() {

@@ -13,7 +13,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
-use traceopt_ir::{print_trace, OpCounts, Opcode, Trace, TraceFile};
+use traceopt_ir::{check, print_trace, CheckOptions, OpCounts, Opcode, Trace, TraceFile};
 use traceopt_opt::{optimize, Bug, Passes, RULES};
 use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{verify_aligned, Verdict, VerifyError};
@@ -92,8 +92,23 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     let mut figure7 = Figure7::default();
     let mut json_traces = Vec::new();
     let (mut ops_before, mut ops_after, mut traces, mut infeasible) = (0, 0, 0, 0);
+    let mut malformed = 0;
     for input in &inputs {
+        // Peer-set cases are test fragments that may stop before the end.
+        let options = CheckOptions {
+            require_fail_args: false,
+            partial: matches!(input.parsed, TraceFile::Peer(_)),
+        };
         for (label, trace, pypy) in traces_to_optimize(&input.file, &input.parsed) {
+            // The optimizer takes well-formed traces only.
+            let errors = check(trace, &input.file, options);
+            if !errors.is_empty() {
+                malformed += 1;
+                for error in errors {
+                    eprintln!("{error}");
+                }
+                continue;
+            }
             traces += 1;
             let before_count = real_ops(trace);
             ops_before += before_count;
@@ -197,7 +212,11 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             .unwrap();
         }
     }
-    if tally.refuted > 0 {
+    if malformed > 0 {
+        Err(Failure::input(format!(
+            "{malformed} trace(s) not optimized: they do not pass the checker (see above)"
+        )))
+    } else if tally.refuted > 0 {
         Err(Failure::silent(1))
     } else if tally.unknown > 0 {
         Err(Failure::silent(3))

@@ -435,3 +435,17 @@ fn fuzz_mutates_the_peer_set() {
     let out = traceopt(&["fuzz", "--mutate", "../../rules", "--count", "1"], "");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn opt_refuses_a_malformed_trace_with_its_place() {
+    for trace in [
+        "[i0]\ni1 = int_add_ovf(i0)\nguard_no_overflow() []\nfinish(i1)\n",
+        "[i0]\nguard_value(i0)\nfinish(i0)\n",
+    ] {
+        let out = traceopt(&["opt", "-"], trace);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("<stdin>:2:"), "{stderr}");
+        assert!(stderr.contains("do not pass the checker"), "{stderr}");
+    }
+}

@@ -186,7 +186,9 @@ struct Optimizer<'a> {
     fresh: u32,
 }
 
-/// Optimizes `input` with the given passes.
+/// Optimizes `input` with the given passes. `input` must pass the
+/// checker (`traceopt_ir::check`): arities, types and definitions are
+/// taken as checked.
 pub fn optimize(input: &Trace, passes: Passes) -> Result<Optimized, Infeasible> {
     optimize_without(input, passes, &[])
 }

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use crate::facts::{self, Ty};
-use crate::syntax::{is_constant_var, BinOp, Expr, Loc, Pattern, Rule, Stmt, UnOp};
+use crate::syntax::{is_constant_var, Expr, Loc, Pattern, Rule, Stmt, UnOp};
 use traceopt_ir::{Flags, Opcode, ParseError, Type};
 
 /// Names in scope, with their types.
@@ -360,14 +360,5 @@ pub fn check(file: &str, rules: &[Rule]) -> Result<Vec<Scope>, Vec<ParseError>> 
         Ok(scopes)
     } else {
         Err(checker.errors)
-    }
-}
-
-/// Logic, comparison or arithmetic: used by code generation and proofs.
-pub fn operator_kind(op: BinOp) -> Ty {
-    if facts::is_logic(op) || facts::is_comparison(op) {
-        Ty::Bool
-    } else {
-        Ty::Int
     }
 }

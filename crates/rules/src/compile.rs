@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::check::{is_ovf, Scope};
+use crate::check::Scope;
 use crate::facts::Ty;
 use crate::syntax::{is_constant_var, Expr, Pattern, Rule, Stmt, UnOp};
 use traceopt_ir::{Flags, Opcode};
@@ -444,12 +444,4 @@ fn leaf(out: &mut String, row: &Row, cols: &[String], rules: &[Source], depth: u
         conditions.join(" && "),
         row.rule
     );
-}
-
-/// Is the rule's root an overflow-checking op replaced by a plain one (so
-/// its `guard_no_overflow` goes)?
-pub fn drops_overflow_guard(rule: &Rule) -> bool {
-    let source = rule.pattern.ops()[0];
-    let target_ovf = matches!(&rule.target, Pattern::Op(op, _, _) if is_ovf(*op));
-    is_ovf(source) && !target_ovf
 }

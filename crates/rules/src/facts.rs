@@ -100,8 +100,7 @@ pub fn method<W: Word>(name: &str, b: IntBound<W>, args: &[Val<W>]) -> W::Bit {
     }
 }
 
-// The methods the generated code calls by name (the others are methods of
-// `IntBound` itself).
+// The methods that are not `IntBound`'s own, in the same shape.
 
 pub fn known_ge_const<W: Word>(b: IntBound<W>, c: W) -> W::Bit {
     b.known_ge_const(c)

@@ -115,22 +115,20 @@ impl Gen {
             let c = self.constant();
             return (Operand::Const(c), c);
         }
-        // Prefer recent values, so that ops build on each other.
-        let n = self.values.len();
-        let i = if self.chance(60) {
-            n - 1 - self.rng.random_range(0..n.min(4))
-        } else {
-            self.rng.random_range(0..n)
-        };
-        let (name, value) = self.values[i].clone();
-        (Operand::Value(name), value)
+        self.recent(4)
     }
 
-    /// An existing value (never a constant), recent ones more often.
+    /// An existing value (never a constant).
     fn value(&mut self) -> (Operand, i64) {
+        self.recent(3)
+    }
+
+    /// An existing value, one of the last `window` more often than not, so
+    /// that ops build on each other.
+    fn recent(&mut self, window: usize) -> (Operand, i64) {
         let n = self.values.len();
         let i = if self.chance(60) {
-            n - 1 - self.rng.random_range(0..n.min(3))
+            n - 1 - self.rng.random_range(0..n.min(window))
         } else {
             self.rng.random_range(0..n)
         };

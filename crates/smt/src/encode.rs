@@ -143,8 +143,18 @@ pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<En
                 _ => Fun::BvLshr,
             };
             let count = b.unwrap();
+            let value = match count {
+                // A left shift by a constant is a multiplication by a power
+                // of two. Said so, the solver's normal form of products
+                // matches `x * 2^k` written either way; as a shift, it has
+                // to compare two multiplier circuits bit by bit (seconds).
+                Term::Bv { value: k, .. } if opcode == IntLshift && *k < 64 => {
+                    a.bv(Fun::BvMul, &Term::word(1i64 << k))
+                }
+                _ => binary(fun),
+            };
             return Some(Encoded {
-                value: binary(fun),
+                value,
                 defined: count.bv(Fun::BvUlt, &Term::word(64)),
                 no_overflow: None,
                 lemma: None,

@@ -27,6 +27,7 @@
 //! shows no difference, the result is `Unknown`, never a claim.
 //! Only the integer ops are encoded; anything else is reported by name.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use traceopt_interp::{run, Env, Heap, Limits, Outcome as Run, Val};
 use traceopt_ir::{Arg, Const, Opcode, Trace, Type, ValueId};
@@ -83,7 +84,8 @@ pub enum Verdict {
 /// What one trace does, as terms.
 struct Side {
     pass: Term,
-    defined: Term,
+    /// Each partial op's "defined if", given that the op is reached.
+    defined: Vec<Term>,
     end: Option<(Opcode, Vec<Term>)>,
     escapes: Vec<Vec<Term>>,
     /// Facts true of all inputs that help the solver (see `Encoded::lemma`).
@@ -159,11 +161,12 @@ fn check(
         for name in &vars {
             solver.declare(name, Sort::Bv(64))?;
         }
-        let b = encode_side(before, "BEFORE", "b", solver)?;
-        let a = encode_side(after, "AFTER", "a", solver)?;
+        let mut shared = Shared::default();
+        let b = encode_side(before, "BEFORE", "b", &mut shared, solver)?;
+        let a = encode_side(after, "AFTER", "a", &mut shared, solver)?;
         let same_end = match (&b.end, &a.end) {
             (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
-                Term::and_all(bv.iter().zip(av).map(|(x, y)| x.eq(y)))
+                Term::and_all(bv.iter().zip(av).map(|(x, y)| same(x, y)))
             }
             // Partial traces (test fragments) end without outputs.
             (None, None) => Term::Bool(true),
@@ -172,31 +175,31 @@ fn check(
         let same_escapes = if b.escapes.len() == a.escapes.len() {
             Term::and_all(b.escapes.iter().zip(&a.escapes).flat_map(|(x, y)| {
                 let same_len = Term::Bool(x.len() == y.len());
-                std::iter::once(same_len).chain(x.iter().zip(y).map(|(p, q)| p.eq(q)))
+                std::iter::once(same_len).chain(x.iter().zip(y).map(|(p, q)| same(p, q)))
             }))
         } else {
             Term::Bool(false)
         };
-        let lemmas = b.lemmas.iter().chain(&a.lemmas).cloned();
-        let assumptions = Term::and_all(lemmas.chain([b.defined.clone()]));
-        let end = b.pass.implies(&same_end.and(&same_escapes));
-        let obligations = match provenance {
-            None => vec![(
-                String::new(),
-                Term::and_all([a.defined.clone(), b.pass.eq(&a.pass), end]),
-            )],
+        let mut assumed: Vec<Term> = b.lemmas.iter().chain(&a.lemmas).cloned().collect();
+        assumed.extend(b.defined.iter().cloned());
+        let end = same_end.and(&same_escapes);
+        // AFTER's definedness, less what BEFORE's already gives.
+        let a_defined = Term::and_all(a.defined.iter().filter(|d| !b.defined.contains(d)).cloned());
+        let mut obligations = match provenance {
+            None => end_to_end_obligations(&b, &a, end),
             Some(provenance) => {
                 let mut obligations = guard_obligations(before, after, &b, &a, provenance)?;
-                obligations.push((
-                    "AFTER is less defined than BEFORE".into(),
-                    a.defined.clone(),
-                ));
-                obligations.push(("the traces end differently".into(), end));
+                obligations.push(("the traces end differently".into(), b.pass.implies(&end)));
                 obligations
             }
         };
+        obligations.push(("AFTER is less defined than BEFORE".into(), a_defined));
+        let assumptions = Term::and_all(assumed);
         for (what, goal) in obligations {
-            match solver.prove(&assumptions.implies(&goal), &vars)? {
+            if goal == Term::Bool(true) {
+                continue; // settled here: both traces compute it alike
+            }
+            match solver.prove_bv(&assumptions.implies(&goal), &vars)? {
                 Outcome::Proved => {}
                 other => return Ok((what, other)),
             }
@@ -236,6 +239,48 @@ fn check(
             })
         }
     })
+}
+
+/// `x == y`, settled without the solver when both are the same term.
+fn same(x: &Term, y: &Term) -> Term {
+    if x == y {
+        Term::Bool(true)
+    } else {
+        x.eq(y)
+    }
+}
+
+/// The obligation of the end-to-end form. BEFORE runs to its end where
+/// all its guard conditions hold: those AFTER has too (`common`) and the
+/// ones it dropped (`removed`); AFTER where `common` and its own new ones
+/// (`new`) hold. So the claim is: given `common`, `removed` holds exactly
+/// when `new` does, and then the ends agree. Asked this way, the guards
+/// both traces keep (usually most, with their `guard_value`s) are plain
+/// facts the solver propagates before it bit-blasts, and one query covers
+/// the whole claim. (`b.pass == a.pass` in one query hides every guard in
+/// a disjunction, and is hundreds of times slower on some traces.) The
+/// obligation's name stays empty: a counterexample is described by its
+/// replay.
+fn end_to_end_obligations(b: &Side, a: &Side, end: Term) -> Vec<(String, Term)> {
+    let b_conds: HashSet<&Term> = b.guards.iter().map(|g| &g.cond).collect();
+    let a_conds: HashSet<&Term> = a.guards.iter().map(|g| &g.cond).collect();
+    let only = |side: &Side, other: &HashSet<&Term>, keep: bool| {
+        Term::and_all(
+            side.guards
+                .iter()
+                .filter(|g| other.contains(&g.cond) == keep)
+                .map(|g| g.cond.clone()),
+        )
+    };
+    let common = only(b, &a_conds, true);
+    let removed = only(b, &a_conds, false);
+    let new = only(a, &b_conds, false);
+    let agree = if new == Term::Bool(true) {
+        removed.and(&end)
+    } else {
+        Term::and_all([removed.eq(&new), removed.implies(&end)])
+    };
+    vec![(String::new(), common.implies(&agree))]
 }
 
 /// The per-guard obligations of the aligned form, in BEFORE's order.
@@ -278,7 +323,8 @@ fn guard_obligations(
                 after.ops[m.op_index].opcode,
                 line(after, m.op_index)
             );
-            obligations.push((what, g.reached.and(&m.reached).implies(&g.cond.eq(&m.cond))));
+            let agree = same(&g.cond, &m.cond);
+            obligations.push((what, g.reached.and(&m.reached).implies(&agree)));
         }
     }
     Ok(obligations)
@@ -288,11 +334,41 @@ fn is_escape(opcode: Opcode) -> bool {
     matches!(opcode, Opcode::EscapeI | Opcode::EscapeN)
 }
 
+/// The definitions sent to the solver, shared by both traces: a term
+/// defined once is named once, so what the two traces compute alike is
+/// the same term, and obligations about it are settled without the
+/// solver (and the query is smaller).
+#[derive(Default)]
+struct Shared {
+    names: HashMap<Term, Term>,
+}
+
+impl Shared {
+    /// The name of `value`: an earlier one for the same term, or `name`,
+    /// newly defined.
+    fn define(
+        &mut self,
+        solver: &mut Solver,
+        name: String,
+        sort: Sort,
+        value: Term,
+    ) -> Result<Term, VerifyError> {
+        if let Some(known) = self.names.get(&value) {
+            return Ok(known.clone());
+        }
+        solver.define(&name, sort, &value)?;
+        let var = Term::var(&name);
+        self.names.insert(value, var.clone());
+        Ok(var)
+    }
+}
+
 /// Encodes one trace into the solver under the name prefix `p`.
 fn encode_side(
     trace: &Trace,
     side: &'static str,
     p: &str,
+    shared: &mut Shared,
     solver: &mut Solver,
 ) -> Result<Side, VerifyError> {
     let mut values: Vec<Option<Term>> = (0..trace.inputs.len())
@@ -353,7 +429,10 @@ fn encode_side(
             opcode => {
                 let enc = encode(opcode, &args, descr)
                     .ok_or_else(|| unsupported(opcode.name().to_string()))?;
-                defined.push(pass.implies(&enc.defined));
+                let part = pass.implies(&enc.defined);
+                if part != Term::Bool(true) && !defined.contains(&part) {
+                    defined.push(part);
+                }
                 lemmas.extend(enc.lemma);
                 if let Some(flag) = enc.no_overflow {
                     no_overflow = Some(flag);
@@ -364,25 +443,24 @@ fn encode_side(
         };
         if let Some(cond) = guard {
             let name = format!("{p}_guard{}", guards.len());
-            solver.define(&name, Sort::Bool, &pass.and(&cond))?;
+            let next = shared.define(solver, name, Sort::Bool, pass.and(&cond))?;
             guards.push(Guard {
                 op_index: index,
                 cond,
                 reached: pass,
             });
-            pass = Term::var(&name);
+            pass = next;
         }
         let id = trace.inputs.len() + index;
         values.resize(id + 1, None);
         if let Some(value) = result {
             let name = format!("{p}_v{id}");
-            solver.define(&name, Sort::Bv(64), &value)?;
-            values[id] = Some(Term::var(&name));
+            values[id] = Some(shared.define(solver, name, Sort::Bv(64), value)?);
         }
     }
     Ok(Side {
         pass,
-        defined: Term::and_all(defined),
+        defined,
         end,
         escapes,
         lemmas,

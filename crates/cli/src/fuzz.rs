@@ -33,8 +33,9 @@ pub struct FuzzArgs {
     length: usize,
     /// Solver timeout per query in seconds (a trace the solver does not
     /// decide in time is still checked by the runs); 0 checks by
-    /// differential runs only.
-    #[arg(long, default_value_t = 0.1)]
+    /// differential runs only. Longer proves a few more traces, at a lower
+    /// rate (with z3 5.4: 0.03 s proves 88%, 0.1 s 95%).
+    #[arg(long, default_value_t = 0.03)]
     solver_timeout: f64,
     /// The solver: z3 (the default) or cvc5.
     #[arg(long, value_parser = ["z3", "cvc5"])]

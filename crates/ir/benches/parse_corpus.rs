@@ -4,18 +4,13 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-use traceopt_ir::log::Section;
+use traceopt_ir::log::{log_files, Section};
 use traceopt_ir::{check, parse_log, CheckOptions};
 
 fn corpus() -> Vec<(String, String)> {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/corpus/pypy-7.3.11");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("the shared corpus sits beside the repo")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    files.sort();
+    let files = log_files(&dir).expect("the shared corpus sits beside the repo");
     files
         .into_iter()
         .map(|p| {

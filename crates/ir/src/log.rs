@@ -151,6 +151,20 @@ fn section_marker(line: &str) -> Option<(&str, bool)> {
     }
 }
 
+/// The `.log` files of a directory, sorted by name (as the corpus keeps
+/// its `PYPYLOG` files).
+pub fn log_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut logs = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|x| x == "log") {
+            logs.push(path);
+        }
+    }
+    logs.sort();
+    Ok(logs)
+}
+
 /// True if the text looks like a `PYPYLOG` file rather than a single trace.
 pub fn looks_like_log(text: &str) -> bool {
     text.lines().take(50).any(|l| section_marker(l).is_some())

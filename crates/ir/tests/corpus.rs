@@ -2,7 +2,7 @@
 //! round-trips through the printer exactly.
 
 use std::path::PathBuf;
-use traceopt_ir::log::Section;
+use traceopt_ir::log::{log_files, Section};
 use traceopt_ir::peer::parse_peer;
 use traceopt_ir::{check, parse_log, parse_trace, print_trace, CheckOptions, Trace};
 
@@ -12,17 +12,12 @@ fn shared() -> PathBuf {
 
 fn corpus_logs() -> Vec<PathBuf> {
     let dir = shared().join("corpus/pypy-7.3.11");
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (the shared corpus must sit beside the repo)",
-                dir.display()
-            )
-        })
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    logs.sort();
+    let logs = log_files(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the shared corpus must sit beside the repo)",
+            dir.display()
+        )
+    });
     assert_eq!(logs.len(), 17, "the corpus has 17 logs");
     logs
 }

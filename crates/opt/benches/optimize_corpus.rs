@@ -13,19 +13,14 @@ use criterion::{criterion_group, criterion_main, Criterion};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use traceopt_ir::log::Section;
+use traceopt_ir::log::{log_files, Section};
 use traceopt_ir::{parse_log, Trace};
 use traceopt_opt::{optimize, Passes};
 
 fn recorded_traces() -> Vec<Trace> {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/corpus/pypy-7.3.11");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("the shared corpus sits beside the repo")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    files.sort();
+    let files = log_files(&dir).expect("the shared corpus sits beside the repo");
     let mut traces = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();

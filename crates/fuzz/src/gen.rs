@@ -89,6 +89,11 @@ const SPECIALS: &[i64] = &[
 ];
 
 impl Gen {
+    /// One of `items`, uniformly.
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.rng.random_range(0..items.len())]
+    }
+
     fn chance(&mut self, percent: u32) -> bool {
         self.rng.random_range(0..100) < percent
     }
@@ -96,7 +101,7 @@ impl Gen {
     /// A constant biased to special values.
     fn constant(&mut self) -> i64 {
         match self.rng.random_range(0..10) {
-            0..=3 => SPECIALS[self.rng.random_range(0..SPECIALS.len())],
+            0..=3 => self.pick(SPECIALS),
             4 => {
                 let bit = self.rng.random_range(0..64);
                 let p = 1i64.wrapping_shl(bit);
@@ -150,14 +155,14 @@ impl Gen {
             Opcode::IntAddOvf,
             Opcode::IntSubOvf,
         ];
-        let op = ops[self.rng.random_range(0..ops.len())];
+        let op = self.pick(&ops);
         let c = match op {
             Opcode::IntLshift => self.rng.random_range(1..8),
             Opcode::IntMul => [2, 3, 4, 6, 8, 10, 12, 16][self.rng.random_range(0..8)],
             _ => self.constant(),
         };
         let (args, r) = match op {
-            Opcode::IntNeg => (vec![x.clone()], Some(ex.wrapping_neg())),
+            Opcode::IntNeg => (vec![x.clone()], Some(unary_example(op, ex))),
             Opcode::IntAddOvf | Opcode::IntSubOvf => match arith::int_ovf(op, ex, c) {
                 Some((r, false)) => (vec![x.clone(), Operand::Const(c)], Some(r)),
                 _ => (vec![], None),
@@ -187,7 +192,7 @@ impl Gen {
     /// guard that passes on the example.
     fn compare_near(&mut self, v: Operand, ex: i64) {
         let ops = [Opcode::IntLt, Opcode::IntLe, Opcode::IntGt, Opcode::IntGe];
-        let op = ops[self.rng.random_range(0..ops.len())];
+        let op = self.pick(&ops);
         let bound = match self.rng.random_range(0..3) {
             0 => ex.saturating_add(self.rng.random_range(-3..4)),
             1 => 0,
@@ -251,7 +256,7 @@ impl Gen {
             }
             3 | 4 => {
                 let ops = [Opcode::IntLt, Opcode::IntLe, Opcode::IntGt, Opcode::IntGe];
-                let op = ops[self.rng.random_range(0..ops.len())];
+                let op = self.pick(&ops);
                 let (p, px) = if self.chance(50) { (a, x) } else { (result, r) };
                 let bound = px.saturating_add(self.rng.random_range(-3..4));
                 if let Ok(v) = arith::int_binary(op, px, bound) {
@@ -293,7 +298,7 @@ impl Gen {
     }
 
     fn binary(&mut self, ops: &[Opcode]) {
-        let op = ops[self.rng.random_range(0..ops.len())];
+        let op = self.pick(ops);
         let (a, x) = self.operand();
         let (b, y) = match op {
             Opcode::IntLshift | Opcode::IntRshift | Opcode::UintRshift if !self.chance(20) => {
@@ -315,21 +320,14 @@ impl Gen {
             Opcode::IntIsZero,
             Opcode::IntForceGeZero,
         ];
-        let op = ops[self.rng.random_range(0..ops.len())];
+        let op = self.pick(&ops);
         let (a, x) = self.value();
-        let r = match op {
-            Opcode::IntNeg => x.wrapping_neg(),
-            Opcode::IntInvert => !x,
-            Opcode::IntIsTrue => i64::from(x != 0),
-            Opcode::IntIsZero => i64::from(x == 0),
-            _ => x.max(0),
-        };
-        self.push(op, vec![a], r);
+        self.push(op, vec![a], unary_example(op, x));
     }
 
     fn overflow(&mut self) {
         let ops = [Opcode::IntAddOvf, Opcode::IntSubOvf, Opcode::IntMulOvf];
-        let op = ops[self.rng.random_range(0..ops.len())];
+        let op = self.pick(&ops);
         let (a, x) = self.operand();
         let (b, y) = self.operand();
         if let Some((r, false)) = arith::int_ovf(op, x, y) {
@@ -351,7 +349,7 @@ impl Gen {
             Opcode::UintGt,
             Opcode::UintGe,
         ];
-        let op = ops[self.rng.random_range(0..ops.len())];
+        let op = self.pick(&ops);
         let (a, x) = self.value();
         let (b, y) = self.operand();
         let Ok(r) = arith::int_binary(op, x, y) else {
@@ -394,6 +392,14 @@ impl Gen {
     fn division(&mut self) {
         let ops = [Opcode::IntPydiv, Opcode::IntPymod];
         self.binary(&ops);
+    }
+}
+
+/// The interpreter's result of a one-int op (all of them total).
+fn unary_example(op: Opcode, x: i64) -> i64 {
+    match traceopt_interp::arith::eval(op, &[traceopt_interp::Val::Int(x)]) {
+        Ok(traceopt_interp::Val::Int(r)) => r,
+        other => unreachable!("{op} on an int gave {other:?}"),
     }
 }
 

@@ -2,11 +2,77 @@
 //! trace, `PYPYLOG` file, peer set; `-` for standard input; a directory
 //! stands for its `.log`, `.trace` and `.txt` files), and walking the
 //! traces inside them in one way for every command.
+//!
+//! Names in test traces and peer sets mean what the namespace says: the
+//! file given by `--descrs`, else a `descrs.txt` beside the input.
+//!
+//! One bad case does not sink a file: a case or log section that fails to
+//! parse, or whose traces the checker rejects, is reported on stderr with
+//! its location and left out, and the rest is processed. Such skips are
+//! counted, and the program then ends with exit code 2 (`skipped`).
 
+use std::collections::HashMap;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use traceopt_ir::log::{Header, Section};
-use traceopt_ir::{parse_file, Trace, TraceFile};
+use traceopt_ir::{check, decode, read_file, CheckOptions, Namespace, Trace, TraceFile};
+
+/// The namespace file given by `--descrs`, if any (set once by `main`).
+static DESCRS: OnceLock<Option<PathBuf>> = OnceLock::new();
+/// Namespaces read so far, by path.
+static NAMESPACES: Mutex<Option<HashMap<PathBuf, Arc<Namespace>>>> = Mutex::new(None);
+/// How many cases and sections were skipped as malformed.
+static SKIPPED: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the namespace file every command uses (`--descrs`).
+pub fn set_descrs(path: Option<PathBuf>) {
+    let _ = DESCRS.set(path);
+}
+
+/// How many cases and log sections were skipped.
+pub fn skipped() -> usize {
+    SKIPPED.load(Ordering::Relaxed)
+}
+
+fn skip(message: impl std::fmt::Display) {
+    eprintln!("{message}");
+    eprintln!("  (skipped; the rest of the file is processed, and the exit code will be 2)");
+    SKIPPED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The namespace for an input file: `--descrs`, else `descrs.txt` beside it.
+fn namespace_for(path: &str) -> Result<Option<Arc<Namespace>>, Failure> {
+    let explicit = DESCRS.get().cloned().flatten();
+    let file = match explicit {
+        Some(file) => file,
+        None if path == "-" => return Ok(None),
+        None => {
+            let beside = Path::new(path).with_file_name("descrs.txt");
+            if !beside.is_file() || Path::new(path).file_name() == Some("descrs.txt".as_ref()) {
+                return Ok(None);
+            }
+            beside
+        }
+    };
+    let mut cache = NAMESPACES.lock().unwrap();
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if let Some(ns) = cache.get(&file) {
+        return Ok(Some(ns.clone()));
+    }
+    let shown = file.display().to_string();
+    let bytes = std::fs::read(&file).map_err(|e| {
+        Failure::input(format!(
+            "{shown}: cannot read the namespace file: {e}\n  hint: --descrs names a file of \
+             'NAME = KIND FACTS' lines, such as ../shared/peer/heap/descrs.txt"
+        ))
+    })?;
+    let text = decode(bytes, &shown).map_err(|e| Failure::input(e.to_string()))?;
+    let ns = Arc::new(Namespace::parse(&text, &shown).map_err(|e| Failure::input(e.to_string()))?);
+    cache.insert(file, ns.clone());
+    Ok(Some(ns))
+}
 
 /// Why a command stopped: the message (already located) and the exit code.
 pub struct Failure {
@@ -47,27 +113,54 @@ pub struct Item<'a> {
     pub fragment: bool,
 }
 
+/// Reads one file; malformed cases and sections of it are skipped (see
+/// the module comment), and so are those the checker rejects.
 pub fn read_input(path: &str) -> Result<Input, Failure> {
-    let text = if path == "-" {
-        let mut text = String::new();
+    let mut input = read_input_unchecked(path)?;
+    input.drop_unchecked();
+    Ok(input)
+}
+
+/// Reads one file, skipping cases and sections that do not parse only
+/// (for `traceopt check`, which reports what the checker finds itself).
+pub fn read_input_unchecked(path: &str) -> Result<Input, Failure> {
+    let bytes = if path == "-" {
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .map_err(|e| Failure::input(format!("<stdin>: cannot read: {e}")))?;
-        text
+        bytes
     } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?
+        std::fs::read(path).map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?
     };
     let file = if path == "-" { "<stdin>" } else { path };
-    let parsed = parse_file(&text, file).map_err(|e| Failure::input(e.to_string()))?;
+    let text = decode(bytes, file).map_err(|e| Failure::input(e.to_string()))?;
+    let namespace = namespace_for(path)?;
+    let read = read_file(&text, file, namespace).map_err(|e| Failure::input(e.to_string()))?;
+    for error in read.skipped {
+        skip(error);
+    }
     Ok(Input {
         file: file.into(),
-        parsed,
+        parsed: read.parsed,
     })
 }
 
 /// Reads every file, expanding directories (sorted by name).
 pub fn read_inputs(paths: &[String]) -> Result<Vec<Input>, Failure> {
+    expand(paths)?.iter().map(|f| read_input(f)).collect()
+}
+
+/// `read_inputs` for `traceopt check`.
+pub fn read_inputs_unchecked(paths: &[String]) -> Result<Vec<Input>, Failure> {
+    expand(paths)?
+        .iter()
+        .map(|f| read_input_unchecked(f))
+        .collect()
+}
+
+/// The files named, with each directory replaced by its trace files.
+fn expand(paths: &[String]) -> Result<Vec<String>, Failure> {
     let mut files = Vec::new();
     for path in paths {
         if Path::new(path).is_dir() {
@@ -86,16 +179,65 @@ pub fn read_inputs(paths: &[String]) -> Result<Vec<Input>, Failure> {
                     "{path}: no .log, .trace or .txt files in this directory"
                 )));
             }
+            found.retain(|f| !f.ends_with("/descrs.txt"));
             found.sort();
             files.extend(found);
         } else {
             files.push(path.clone());
         }
     }
-    files.iter().map(|f| read_input(f)).collect()
+    Ok(files)
 }
 
 impl Input {
+    /// Leaves out the peer cases and log traces that the checker rejects,
+    /// reporting each.
+    fn drop_unchecked(&mut self) {
+        let file = self.file.clone();
+        let first_error =
+            |trace: &Trace, options: CheckOptions| check(trace, &file, options).into_iter().next();
+        match &mut self.parsed {
+            TraceFile::Trace(_) => {}
+            TraceFile::Peer(cases) => cases.retain(|case| {
+                let parts = [
+                    Some(&case.ops),
+                    Some(&case.expected),
+                    case.preamble.as_ref(),
+                    case.short.as_ref(),
+                ];
+                let error = parts
+                    .into_iter()
+                    .flatten()
+                    .find_map(|t| first_error(t, PEER_CHECK));
+                match error {
+                    Some(e) => {
+                        skip(format_args!(
+                            "{e}\n  in case '{}' (line {})",
+                            case.name, case.line
+                        ));
+                        false
+                    }
+                    None => true,
+                }
+            }),
+            TraceFile::Log(log) => {
+                for pair in &mut log.pairs {
+                    for slot in [&mut pair.recorded, &mut pair.optimized] {
+                        let error = slot
+                            .as_ref()
+                            .and_then(|t| first_error(&t.trace, log_check(t.section)));
+                        if let Some(e) = error {
+                            skip(e);
+                            *slot = None;
+                        }
+                    }
+                }
+                log.pairs
+                    .retain(|p| p.recorded.is_some() || p.optimized.is_some());
+            }
+        }
+    }
+
     pub fn traces(&self) -> Vec<Item<'_>> {
         let file = &self.file;
         match &self.parsed {
@@ -108,11 +250,20 @@ impl Input {
             TraceFile::Peer(cases) => cases
                 .iter()
                 .flat_map(|case| {
-                    [(&case.ops, "ops"), (&case.expected, "expected")].map(|(trace, part)| Item {
-                        label: format!("{file}:{} {} ({part})", case.line, case.name),
-                        trace,
-                        optimized: false,
-                        fragment: true,
+                    [
+                        (Some(&case.ops), "ops"),
+                        (Some(&case.expected), "expected"),
+                        (case.preamble.as_ref(), "preamble"),
+                        (case.short.as_ref(), "short"),
+                    ]
+                    .into_iter()
+                    .filter_map(|(trace, part)| {
+                        Some(Item {
+                            label: format!("{file}:{} {} ({part})", case.line, case.name),
+                            trace: trace?,
+                            optimized: !PEER_CHECK.partial,
+                            fragment: PEER_CHECK.partial,
+                        })
                     })
                 })
                 .collect(),
@@ -125,11 +276,27 @@ impl Input {
                         describe(t.section, t.header.as_ref(), true)
                     ),
                     trace: &t.trace,
-                    optimized: t.section != Section::Recorded,
-                    fragment: false,
+                    optimized: log_check(t.section).require_fail_args,
+                    fragment: log_check(t.section).partial,
                 })
                 .collect(),
         }
+    }
+}
+
+/// How the traces of peer cases are checked: test fragments may stop
+/// before a jump or finish, and carry no fail arguments.
+const PEER_CHECK: CheckOptions = CheckOptions {
+    require_fail_args: false,
+    partial: true,
+};
+
+/// How a log's traces are checked: PyPy's optimized traces carry fail
+/// arguments on their guards.
+fn log_check(section: Section) -> CheckOptions {
+    CheckOptions {
+        require_fail_args: section != Section::Recorded,
+        partial: false,
     }
 }
 

@@ -21,7 +21,7 @@ use clap::{Parser, Subcommand};
 // system allocator (`cargo bench -p traceopt-opt --bench optimize_corpus`).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use input::{read_inputs, Failure};
+use input::{read_inputs_unchecked, Failure};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -42,6 +42,11 @@ use traceopt_ir::{check, print_trace_with, CheckOptions, PrintOptions, TraceFile
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The namespace that gives the descr and constant names of test
+    /// traces and peer sets their meaning (default: a descrs.txt beside
+    /// each input file). PYPYLOG files need none.
+    #[arg(long, global = true, value_name = "FILE")]
+    descrs: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -94,6 +99,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::set_descrs(cli.descrs.clone());
     // Output is gathered and written at the end, so that a closed pipe
     // (`traceopt stats ... | head`) ends the program quietly.
     let mut out = String::new();
@@ -112,7 +118,12 @@ fn main() -> ExitCode {
         }
     };
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    let skipped = input::skipped();
     match result {
+        Ok(()) if skipped > 0 => {
+            eprintln!("{skipped} malformed case(s) or trace section(s) skipped (see above)");
+            ExitCode::from(2)
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             if !failure.message.is_empty() {
@@ -126,7 +137,7 @@ fn main() -> ExitCode {
 fn check_files(out: &mut String, files: &[String], partial: bool) -> Result<(), Failure> {
     let mut failed = 0;
     let mut checked = 0;
-    for input in read_inputs(files)? {
+    for input in read_inputs_unchecked(files)? {
         for item in input.traces() {
             let options = CheckOptions {
                 require_fail_args: item.optimized,

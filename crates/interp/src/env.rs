@@ -34,16 +34,16 @@ use crate::arith;
 use crate::error::Fault;
 use crate::heap::Heap;
 use crate::value::{ObjId, Val};
-use traceopt_ir::{Descr, DescrKind, Opcode, Type};
+use traceopt_ir::{Descr, Opcode, Type};
 
 /// A call as the env sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct Call<'a> {
     pub op_index: usize,
     pub opcode: Opcode,
-    /// The function address; `None` for `call_assembler_*`, whose target
-    /// is the descr (a loop token).
-    pub func: Option<i64>,
+    /// The function (an address, or in PyPy's tests any constant); `None`
+    /// for `call_assembler_*`, whose target is the descr (a loop token).
+    pub func: Option<Val>,
     /// The arguments after the function (and, for `call_release_gil_*`,
     /// after the saved-errno flags; `cond_call*`: after the condition).
     pub args: &'a [Val],
@@ -184,10 +184,7 @@ impl Env for DefaultEnv {}
 pub fn default_call(call: &Call<'_>) -> Result<CallOutcome, Fault> {
     const OS_INT_PY_DIV: u32 = 12;
     const OS_INT_PY_MOD: u32 = 14;
-    let oopspec = match call.descr.map(|d| &d.kind) {
-        Some(DescrKind::Call { oopspec, .. }) => *oopspec,
-        _ => None,
-    };
+    let oopspec = call.descr.and_then(Descr::as_call).and_then(|c| c.oopspec);
     let value = match (oopspec, call.args) {
         (Some(os @ (OS_INT_PY_DIV | OS_INT_PY_MOD)), &[Val::Int(a), Val::Int(b)]) => {
             let q = if os == OS_INT_PY_DIV {
@@ -244,7 +241,7 @@ mod tests {
         Call {
             op_index: 0,
             opcode: Opcode::CallPureI,
-            func: Some(0),
+            func: Some(Val::Int(0)),
             args,
             descr: Some(descr),
             result,

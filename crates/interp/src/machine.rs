@@ -376,8 +376,18 @@ impl<'t, 'e> Machine<'t, 'e> {
             Const::Float(bits) => Val::Float(f64::from_bits(*bits)),
             Const::Null => Val::NULL,
             Const::Class(name) => Val::Int(self.env.class_address(name)),
-            Const::Ptr(name) => {
-                let id = self.env.const_ptr(name, &mut self.heap);
+            // A harness's named integer (a type id): a stable number.
+            Const::IntName(name) => Val::Int(self.env.class_address(name)),
+            Const::Ptr(_) | Const::String { .. } => {
+                let name = match constant {
+                    Const::Ptr(name) => name.to_string(),
+                    _ => {
+                        let mut text = String::new();
+                        traceopt_ir::print::write_const(&mut text, constant);
+                        text
+                    }
+                };
+                let id = self.env.const_ptr(&name, &mut self.heap);
                 if !self.heap.contains(id) {
                     return Err(err(
                         self,
@@ -644,17 +654,17 @@ impl<'t, 'e> Machine<'t, 'e> {
             CallI | CallR | CallF | CallN | CallMayForceI | CallMayForceR | CallMayForceF
             | CallMayForceN | CallLoopinvariantI | CallLoopinvariantR | CallLoopinvariantF
             | CallLoopinvariantN | CallPureI | CallPureR | CallPureF | CallPureN => {
-                Some(self.call(o, Some(o.int(0)?), o.rest(1))?)
+                Some(self.call(o, o.args.first().copied(), o.rest(1))?)
             }
             CallReleaseGilI | CallReleaseGilF | CallReleaseGilN => {
-                Some(self.call(o, Some(o.int(1)?), o.rest(2))?)
+                Some(self.call(o, Some(Val::Int(o.int(1)?)), o.rest(2))?)
             }
             CallAssemblerI | CallAssemblerR | CallAssemblerF | CallAssemblerN => {
                 Some(self.call(o, None, o.rest(0))?)
             }
             CondCallN => {
                 if o.int(0)? != 0 {
-                    self.call(o, Some(o.int(1)?), o.rest(2))?;
+                    self.call(o, Some(Val::Int(o.int(1)?)), o.rest(2))?;
                 } else {
                     self.exception = None;
                 }
@@ -666,7 +676,7 @@ impl<'t, 'e> Machine<'t, 'e> {
                     self.exception = None;
                     Some(v)
                 } else {
-                    Some(self.call(o, Some(o.int(1)?), o.rest(2))?)
+                    Some(self.call(o, Some(Val::Int(o.int(1)?)), o.rest(2))?)
                 }
             }
 
@@ -1077,8 +1087,8 @@ impl<'t, 'e> Machine<'t, 'e> {
     /// items (of the descr's item size) become zero.
     fn zero_array(&mut self, o: &Ctx) -> Result<(), InterpError> {
         let id = o.nonnull(0)?;
-        let item_size = match o.descr()?.kind {
-            DescrKind::Array { item_size, .. } if item_size > 0 => item_size,
+        let item_size = match &o.descr()?.kind {
+            DescrKind::Array(a) if a.item_size > 0 => a.item_size,
             _ => 1,
         };
         let bytes = |a: usize, b: usize| -> Result<i64, InterpError> {
@@ -1223,7 +1233,7 @@ impl<'t, 'e> Machine<'t, 'e> {
     }
 
     /// Calls through the env; the call's exception becomes the pending one.
-    fn call(&mut self, o: &Ctx, func: Option<i64>, args: &[Val]) -> Result<Val, InterpError> {
+    fn call(&mut self, o: &Ctx, func: Option<Val>, args: &[Val]) -> Result<Val, InterpError> {
         let result = o.opcode.result_type();
         let call = Call {
             op_index: o.index,

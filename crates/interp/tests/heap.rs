@@ -256,7 +256,7 @@ fn zero_array_clears_a_range_of_items() {
 /// keeps raw memory in a map.
 #[derive(Default)]
 struct TestEnv {
-    calls: Vec<(Option<i64>, Vec<Val>)>,
+    calls: Vec<(Option<Val>, Vec<Val>)>,
     unknown_reads: usize,
     raw: std::collections::HashMap<(i64, i64), Val>,
 }
@@ -295,7 +295,7 @@ impl Env for TestEnv {
 
     fn call(&mut self, heap: &mut Heap, call: &Call<'_>) -> Result<CallOutcome, Fault> {
         self.calls.push((call.func, call.args.to_vec()));
-        if call.func == Some(13) {
+        if call.func == Some(Val::Int(13)) {
             let exc = heap.alloc_object(self.class_address("ValueError"));
             return Ok(CallOutcome::Raised(Exception {
                 class: self.class_address("ValueError"),
@@ -416,9 +416,9 @@ fn calls_exceptions_and_conditional_calls() {
     assert_eq!(
         env.calls,
         vec![
-            (Some(7), ints(&[0, 1])),
-            (Some(9), vec![]),
-            (Some(13), vec![])
+            (Some(Val::Int(7)), ints(&[0, 1])),
+            (Some(Val::Int(9)), vec![]),
+            (Some(Val::Int(13)), vec![])
         ]
     );
     // guard_not_invalidated at op 6 fails in this env.
@@ -444,9 +444,9 @@ fn calls_exceptions_and_conditional_calls() {
     assert_eq!(
         env.calls,
         vec![
-            (Some(7), ints(&[3, 1])),
-            (Some(8), ints(&[200])),
-            (Some(13), vec![])
+            (Some(Val::Int(7)), ints(&[3, 1])),
+            (Some(Val::Int(8)), ints(&[200])),
+            (Some(Val::Int(13)), vec![])
         ]
     );
     assert_eq!(run.escaped[0], (8, ints(&[200, 3])));

@@ -64,7 +64,17 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
         }
     }
 
-    // After a label only its arguments (and later values) are live.
+    // After a label that a jump of this trace goes to, only its arguments
+    // (and later values) are live. A label no jump targets is a marker.
+    let jumped_to: Vec<usize> = trace
+        .ops
+        .iter()
+        .filter(|op| op.opcode == Opcode::Jump)
+        .filter_map(|op| match trace.jump_target(op) {
+            JumpTarget::Label(l) => Some(l),
+            _ => None,
+        })
+        .collect();
     let mut last_label: Option<usize> = None;
     for (index, op) in trace.ops.iter().enumerate() {
         let pos = pos_of(index);
@@ -198,7 +208,7 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
             }
         }
 
-        if op.opcode == Opcode::Label {
+        if op.opcode == Opcode::Label && jumped_to.contains(&index) {
             last_label = Some(index);
         }
         if op.opcode == Opcode::Jump {
@@ -291,6 +301,7 @@ fn letter_accepts(letter: u8, ty: Type) -> bool {
         b'r' => ty == Type::Ref,
         b'f' => ty == Type::Float,
         b's' => ty == Type::Str,
+        b'x' => ty != Type::Void,
         _ => matches!(ty, Type::Int | Type::Ref | Type::Float),
     }
 }
@@ -301,6 +312,7 @@ fn letter_name(letter: u8) -> &'static str {
         b'r' => "a ref",
         b'f' => "a float",
         b's' => "a string",
+        b'x' => "a value or a string",
         _ => "an int, ref or float",
     }
 }
@@ -317,6 +329,7 @@ fn describe_signature(signature: &str) -> String {
                     b'r' => "ref",
                     b'f' => "float",
                     b's' => "string",
+                    b'x' => "any or string",
                     _ => "any",
                 }
                 .into(),
@@ -335,6 +348,21 @@ enum DescrClass {
     Size,
     Call,
     Loop,
+    QuasiImmut,
+}
+
+impl DescrClass {
+    fn describe(self) -> &'static str {
+        match self {
+            DescrClass::Field => "a field descr",
+            DescrClass::Array => "an array descr",
+            DescrClass::Interior => "an interior field descr",
+            DescrClass::Size => "a size descr",
+            DescrClass::Call => "a call descr",
+            DescrClass::Loop => "a loop token",
+            DescrClass::QuasiImmut => "a quasi-immutable field descr",
+        }
+    }
 }
 
 fn wanted_descr(opcode: Opcode) -> Option<DescrClass> {
@@ -351,6 +379,7 @@ fn wanted_descr(opcode: Opcode) -> Option<DescrClass> {
         | SetinteriorfieldRaw => DescrClass::Interior,
         New | NewWithVtable => DescrClass::Size,
         CallAssemblerI | CallAssemblerR | CallAssemblerF | CallAssemblerN => DescrClass::Loop,
+        QuasiimmutField => DescrClass::QuasiImmut,
         _ if opcode.has(Flags::CALL) || opcode == RecordKnownResult => DescrClass::Call,
         _ => return None,
     })
@@ -414,11 +443,12 @@ fn check_descr(
                 DescrKind::Loop { .. } | DescrKind::TargetToken { .. },
                 DescrClass::Loop
             )
+            | (DescrKind::QuasiImmut(_), DescrClass::QuasiImmut)
     );
     if !fits {
         report(
             pos,
-            format!("a {wanted:?} descr for {name}").to_lowercase(),
+            format!("{} for {name}", wanted.describe()),
             descr.text.to_string(),
             None,
         );

@@ -36,10 +36,16 @@ pub fn show_found(text: &str) -> String {
     if text.is_empty() {
         return "the end of the line".into();
     }
+    format!("'{}'", cut(text))
+}
+
+/// At most the first 40 characters of `text`, with `…` if it went on (an
+/// error never repeats a whole overlong token).
+pub fn cut(text: &str) -> String {
     let short: String = text.chars().take(40).collect();
     if short.len() < text.len() {
-        format!("'{short}…'")
+        format!("{short}…")
     } else {
-        format!("'{short}'")
+        short
     }
 }

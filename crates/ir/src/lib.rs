@@ -6,6 +6,7 @@ pub mod descr;
 pub mod error;
 pub mod file;
 pub mod log;
+pub mod namespace;
 pub mod opcode;
 pub mod parse;
 pub mod peer;
@@ -14,12 +15,16 @@ pub mod stats;
 pub mod trace;
 
 pub use check::{check, CheckError, CheckOptions};
-pub use descr::{CellKind, Descr, DescrKind};
+pub use descr::{
+    ArrayDescr, CallDescr, CellKind, Descr, DescrKind, ExtraEffect, FieldDescr, HeapSet,
+    InteriorDescr, QuasiImmutDescr, SizeDescr,
+};
 pub use error::ParseError;
-pub use file::{parse_file, TraceFile};
-pub use log::{parse_log, Header, Log, LogTrace, Section, TracePair};
+pub use file::{decode, parse_file, read_file, ReadFile, TraceFile};
+pub use log::{parse_log, read_log, Header, Log, LogTrace, Section, TracePair};
+pub use namespace::{NamedConst, Namespace};
 pub use opcode::{Arity, Flags, OpInfo, Opcode, Type, OP_TABLE};
-pub use parse::{parse_trace, TraceParser};
+pub use parse::{parse_trace, parse_trace_with, TraceParser};
 pub use print::{print_trace, print_trace_with, PrintOptions};
 pub use stats::OpCounts;
 pub use trace::{Arg, Const, ConstId, DescrId, JumpTarget, Op, Pos, Trace, ValueId};

@@ -120,11 +120,17 @@ pub struct LogTrace {
 pub struct TracePair {
     pub recorded: Option<LogTrace>,
     pub optimized: Option<LogTrace>,
+    /// The recorded section was there but could not be read.
+    pub recorded_failed: bool,
+    /// The optimized section was there but could not be read.
+    pub optimized_failed: bool,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Log {
     pub pairs: Vec<TracePair>,
+    /// The sections that could not be read (see `read_log`).
+    pub errors: Vec<ParseError>,
 }
 
 impl Log {
@@ -170,72 +176,90 @@ pub fn looks_like_log(text: &str) -> bool {
     text.lines().take(50).any(|l| section_marker(l).is_some())
 }
 
-/// Parses a whole log.
+/// Parses a whole log; the first bad trace section is an error.
 pub fn parse_log(text: &str, file: &str) -> Result<Log, ParseError> {
-    let mut log = Log::default();
-    let mut open: Option<(Section, u32, Option<Header>, TraceParser)> = None;
-    let mut last_line = 0;
-    for (i, line) in text.lines().enumerate() {
-        let line_no = i as u32 + 1;
-        last_line = line_no;
-        if let Some((name, opening)) = section_marker(line) {
-            let section = Section::from_name(name);
-            match (&mut open, section, opening) {
-                (None, Some(section), true) => {
-                    open = Some((section, line_no, None, TraceParser::new(file)));
-                }
-                (Some((kind, ..)), Some(closing), false) if *kind == closing => {
-                    let (section, line, header, parser) = open.take().unwrap();
-                    let trace = parser.finish(line_no)?;
-                    add_to_pairs(
-                        &mut log,
-                        LogTrace {
-                            section,
-                            header,
-                            line,
-                            trace,
-                        },
-                    );
-                }
-                (Some((kind, start, ..)), _, _) => {
-                    return Err(ParseError {
-                        file: file.into(),
-                        line: line_no,
-                        col: 1,
-                        expected: format!(
-                            "the end of the {} section opened on line {start}",
-                            section_name(*kind)
-                        ),
-                        found: show_found(line),
-                        hint: Some("the log may be truncated or two logs may be mixed".into()),
-                    });
-                }
-                _ => {}
-            }
-            continue;
-        }
-        if let Some((_, _, header, parser)) = &mut open {
-            if header.is_none() && !parser.started() && line.starts_with('#') {
-                *header = Some(Header::parse(line));
-                continue;
-            }
-            parser.line(line_no, line)?;
-        }
+    let mut log = read_log(text, file);
+    match log.errors.is_empty() {
+        true => Ok(log),
+        false => Err(log.errors.swap_remove(0)),
     }
-    if let Some((section, start, ..)) = open {
-        return Err(ParseError {
+}
+
+/// Parses a whole log, skipping bad trace sections: each one is kept in
+/// `Log::errors` with its location, and the rest of the log is read.
+pub fn read_log(text: &str, file: &str) -> Log {
+    let mut log = Log::default();
+    // The open section; its parser is `None` once a line of it failed.
+    let mut open: Option<(Section, u32, Option<Header>, Option<TraceParser>)> = None;
+    let mut last_line = 0;
+    let unclosed =
+        |section: Section, start: u32, line: u32, found: String, hint: &str| ParseError {
             file: file.into(),
-            line: last_line + 1,
+            line,
             col: 1,
             expected: format!(
                 "the end of the {} section opened on line {start}",
                 section_name(section)
             ),
-            found: "the end of the file".into(),
-            hint: Some("the log is truncated".into()),
-        });
+            found,
+            hint: Some(hint.into()),
+        };
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i as u32 + 1;
+        last_line = line_no;
+        if let Some((name, opening)) = section_marker(line) {
+            let section = Section::from_name(name);
+            if let Some((kind, start, ..)) = &open {
+                if section == Some(*kind) && !opening {
+                    let (section, line, header, parser) = open.take().unwrap();
+                    let trace = parser.map(|p| p.finish(line_no));
+                    add_to_pairs(&mut log, section, header, line, trace);
+                    continue;
+                }
+                if section.is_some() || opening {
+                    // A section left open: the log was cut or two were mixed.
+                    let (kind, start) = (*kind, *start);
+                    log.errors.push(unclosed(
+                        kind,
+                        start,
+                        line_no,
+                        show_found(line),
+                        "the log may be truncated or two logs may be mixed",
+                    ));
+                    let (section, line, header, _) = open.take().unwrap();
+                    add_to_pairs(&mut log, section, header, line, None);
+                }
+            }
+            if let (Some(section), true, None) = (section, opening, &open) {
+                open = Some((section, line_no, None, Some(TraceParser::new(file))));
+            }
+            continue;
+        }
+        if let Some((_, _, header, parser_slot)) = &mut open {
+            let Some(parser) = parser_slot else { continue };
+            if header.is_none() && !parser.started() && line.starts_with('#') {
+                *header = Some(Header::parse(line));
+                continue;
+            }
+            if let Err(e) = parser.line(line_no, line) {
+                log.errors.push(e);
+                *parser_slot = None;
+            }
+        }
     }
-    Ok(log)
+    if let Some((section, start, header, _)) = open {
+        log.errors.push(unclosed(
+            section,
+            start,
+            last_line + 1,
+            "the end of the file".into(),
+            "the log is truncated",
+        ));
+        add_to_pairs(&mut log, section, header, start, None);
+    }
+    log.pairs
+        .retain(|p| p.recorded.is_some() || p.optimized.is_some());
+    log
 }
 
 fn section_name(section: Section) -> &'static str {
@@ -246,19 +270,46 @@ fn section_name(section: Section) -> &'static str {
     }
 }
 
-fn add_to_pairs(log: &mut Log, trace: LogTrace) {
-    if trace.section == Section::Recorded {
+/// Files a finished section. A section that failed to parse (`trace` is
+/// `None` or an error) still takes its place, so that an optimized trace is
+/// never paired with the wrong recorded one.
+fn add_to_pairs(
+    log: &mut Log,
+    section: Section,
+    header: Option<Header>,
+    line: u32,
+    trace: Option<Result<Trace, ParseError>>,
+) {
+    let trace = match trace {
+        Some(Ok(trace)) => Some(LogTrace {
+            section,
+            header,
+            line,
+            trace,
+        }),
+        Some(Err(e)) => {
+            log.errors.push(e);
+            None
+        }
+        None => None,
+    };
+    if section == Section::Recorded {
         log.pairs.push(TracePair {
-            recorded: Some(trace),
-            optimized: None,
+            recorded_failed: trace.is_none(),
+            recorded: trace,
+            ..TracePair::default()
         });
         return;
     }
     match log.pairs.last_mut() {
-        Some(pair) if pair.optimized.is_none() => pair.optimized = Some(trace),
+        Some(pair) if pair.optimized.is_none() && !pair.optimized_failed => {
+            pair.optimized_failed = trace.is_none();
+            pair.optimized = trace;
+        }
         _ => log.pairs.push(TracePair {
-            recorded: None,
-            optimized: Some(trace),
+            optimized_failed: trace.is_none(),
+            optimized: trace,
+            ..TracePair::default()
         }),
     }
 }

@@ -4,24 +4,43 @@
 //! `[+OFFSET:] [NAME =] opname(ARG, ..., [descr=DESCR]) [[FAILARG, ...]]`,
 //! with `#` comments, blank lines and `--end of the loop--` allowed anywhere.
 //! A variable's type comes from its first letter (`i`, `p`/`r`, `f`).
-//! Constants: integers (decimal or `0x` hex, with an optional `/ci` tag as
-//! in the seeds' traces), floats, `ConstClass(name)`, `ConstPtr(name)`,
-//! `ConstPtr(null)`, `NULL` and quoted strings.
+//! Constants: integers (decimal, or `0x` hex up to 64 bits, with an
+//! optional `/ci` tag as in the seeds' traces; a decimal outside the 64-bit
+//! signed range is an error, never wrapped), floats (`1.5`, `-2e10`, `inf`,
+//! `nan`), `ConstClass(name)`, `ConstPtr(name)`, `ConstPtr(null)`,
+//! `ConstInt(name)`, `NULL`, and strings: the text of `debug_merge_point`
+//! in quotes, string objects `s"..."` and `u"..."` (a plain quoted string
+//! where an op wants a ref is a string object too, as in PyPy's tests).
+//!
+//! With a namespace (`namespace.rs`), a bare descr name resolves to its
+//! full descr and every constant name must be defined there; without one,
+//! names are kept as they are.
 //!
 //! `TraceParser` is fed lines by the whole-file readers here and in
 //! `log.rs`. It resolves names as it goes, so a use before the definition
 //! is reported where it happens. Arity, types and descr kinds are left to
 //! the checker, which sees traces from every source.
 
-use crate::descr::Descr;
+use crate::descr::{Descr, DescrKind};
 use crate::error::{show_found, ParseError};
+use crate::namespace::{NamedConst, Namespace};
 use crate::opcode::{Opcode, Type, OP_TABLE};
 use crate::trace::{Arg, Const, DescrId, Op, Pos, Trace, ValueId};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Parses a whole file holding one trace in test format.
 pub fn parse_trace(text: &str, file: &str) -> Result<Trace, ParseError> {
-    let mut parser = TraceParser::new(file);
+    parse_trace_with(text, file, None)
+}
+
+/// Like `parse_trace`, with the names of a namespace.
+pub fn parse_trace_with(
+    text: &str,
+    file: &str,
+    namespace: Option<Arc<Namespace>>,
+) -> Result<Trace, ParseError> {
+    let mut parser = TraceParser::with_namespace(file, namespace);
     for (i, line) in text.lines().enumerate() {
         parser.line(i as u32 + 1, line)?;
     }
@@ -41,6 +60,7 @@ struct Cursor<'a, 'p> {
     file: &'a str,
     names: &'p HashMap<&'a str, (ValueId, u32)>,
     trace: &'p mut Trace,
+    namespace: Option<Arc<Namespace>>,
     text: &'a str,
     pos: usize,
     line: u32,
@@ -48,9 +68,16 @@ struct Cursor<'a, 'p> {
 
 impl<'a> TraceParser<'a> {
     pub fn new(file: &'a str) -> TraceParser<'a> {
+        TraceParser::with_namespace(file, None)
+    }
+
+    /// A parser that resolves names through `namespace`.
+    pub fn with_namespace(file: &'a str, namespace: Option<Arc<Namespace>>) -> TraceParser<'a> {
+        let mut trace = Trace::new();
+        trace.namespace = namespace;
         TraceParser {
             file,
-            trace: Trace::new(),
+            trace,
             names: HashMap::new(),
             seen_inputs: false,
         }
@@ -93,9 +120,11 @@ impl<'a> TraceParser<'a> {
     }
 
     fn cursor(&mut self, line: u32, text: &'a str, pos: usize) -> Cursor<'a, '_> {
+        let namespace = self.trace.namespace.clone();
         Cursor {
             file: self.file,
             names: &self.names,
+            namespace,
             trace: &mut self.trace,
             text,
             pos,
@@ -221,6 +250,7 @@ impl<'a> TraceParser<'a> {
                 cur.expect(",", "',' or ')' after an argument")?;
             }
         }
+        cur.string_objects(&mut op);
         cur.skip_ws();
         if cur.eat("[") {
             let mut fail_args = Vec::new();
@@ -268,6 +298,22 @@ impl<'a> TraceParser<'a> {
                 Ok(())
             }
         }
+    }
+}
+
+fn describe_const(c: &NamedConst) -> &'static str {
+    match c {
+        NamedConst::Class(_) => "a class (ConstClass)",
+        NamedConst::Ptr(_) | NamedConst::Local { .. } => "an object (ConstPtr)",
+        NamedConst::TypeId { .. } => "a type id (ConstInt)",
+    }
+}
+
+fn wanted_const(word: &str) -> &'static str {
+    match word {
+        "ConstPtr" => "constant object",
+        "ConstClass" => "class",
+        _ => "named integer",
     }
 }
 
@@ -421,46 +467,23 @@ impl<'a> Cursor<'a, '_> {
     /// Reads an argument; `None` (a hole) is allowed in fail arguments only.
     fn arg(&mut self, in_fail_args: bool) -> Result<Option<Arg>, ParseError> {
         let start = self.pos;
-        let what =
-            "an argument: a variable, a number, ConstClass(..), ConstPtr(..), NULL or a string";
-        let constant = match self.peek() {
-            Some(b'0'..=b'9' | b'-' | b'+' | b'.') => self.number()?,
-            Some(q @ (b'\'' | b'"')) => {
+        let what = "an argument: a variable, a number, ConstClass(..), ConstPtr(..), \
+                    ConstInt(..), NULL or a string";
+        let next = self.text.as_bytes().get(self.pos + 1).copied();
+        let constant = match (self.peek(), next) {
+            (Some(b'0'..=b'9' | b'-' | b'+' | b'.'), _) => self.number()?,
+            (Some(b'\'' | b'"'), _) => Const::Str(self.quoted()?.into()),
+            (Some(p @ (b's' | b'u')), Some(b'"' | b'\'')) => {
                 self.pos += 1;
-                let body_start = self.pos;
-                loop {
-                    match self.peek() {
-                        None => {
-                            return Err(self.error(
-                                "the closing quote of a string",
-                                "the end of the line".into(),
-                            ))
-                        }
-                        Some(b'\\') => self.pos += 2,
-                        Some(b) if b == q => break,
-                        Some(_) => self.pos += 1,
-                    }
+                Const::String {
+                    unicode: p == b'u',
+                    text: self.quoted()?.into(),
                 }
-                let body = &self.text[body_start..self.pos.min(self.text.len())];
-                self.pos += 1;
-                Const::Str(body.into())
             }
             _ => {
                 let word = self.ident(what)?;
                 match word {
-                    "ConstClass" | "ConstPtr" => {
-                        self.expect("(", &format!("'(' after {word}"))?;
-                        let inner = self.take_while(|b| b != b')' && b != b',' && b != b' ');
-                        if inner.is_empty() {
-                            return Err(self.error("a constant's name", show_found(self.rest())));
-                        }
-                        self.expect(")", &format!("')' to close {word}("))?;
-                        match (word, inner) {
-                            ("ConstPtr", "null") => Const::Null,
-                            ("ConstPtr", _) => Const::Ptr(inner.into()),
-                            _ => Const::Class(inner.into()),
-                        }
-                    }
+                    "ConstClass" | "ConstPtr" | "ConstInt" => self.named_const(word)?,
                     "NULL" => Const::Null,
                     "None" if in_fail_args => return Ok(None),
                     "inf" | "nan" => Const::float(word.parse().unwrap()),
@@ -481,42 +504,144 @@ impl<'a> Cursor<'a, '_> {
         Ok(Some(Arg::Const(self.trace.add_const(constant))))
     }
 
+    /// A quoted string where the op does not want text (PyPy's tests write
+    /// `call_r(0, "xy", ...)`) is a string object.
+    fn string_objects(&mut self, op: &mut Op) {
+        let info = op.opcode.info();
+        for (i, arg) in op.args.iter_mut().enumerate() {
+            let Arg::Const(c) = *arg else { continue };
+            let Const::Str(text) = self.trace.constant(c) else {
+                continue;
+            };
+            if !matches!(info.arg_letter(i), Some(b's' | b'x')) {
+                let object = Const::String {
+                    unicode: false,
+                    text: text.clone(),
+                };
+                *arg = Arg::Const(self.trace.add_const(object));
+            }
+        }
+    }
+
+    /// The text between quotes (either kind), backslash escapes kept as
+    /// they are.
+    fn quoted(&mut self) -> Result<&'a str, ParseError> {
+        let open = self.pos;
+        let quote = self.peek();
+        self.pos += 1;
+        loop {
+            match self.peek() {
+                None => {
+                    return Err(self.error_at(
+                        open,
+                        "the closing quote of a string",
+                        "the end of the line".into(),
+                        "strings close on the line they open",
+                    ))
+                }
+                Some(b'\\') => self.pos = (self.pos + 2).min(self.text.len()),
+                Some(b) if Some(b) == quote => break,
+                Some(_) => self.pos += 1,
+            }
+        }
+        let body = &self.text[open + 1..self.pos];
+        self.pos += 1;
+        Ok(body)
+    }
+
+    /// `ConstPtr(name)`, `ConstClass(name)`, `ConstInt(name)`: with a
+    /// namespace, the name must be defined there as that kind of constant.
+    fn named_const(&mut self, word: &str) -> Result<Const, ParseError> {
+        self.expect("(", &format!("'(' after {word}"))?;
+        let name_at = self.pos;
+        let inner = self.take_while(|b| b != b')' && b != b',' && b != b' ');
+        if inner.is_empty() {
+            return Err(self.error("a constant's name", show_found(self.rest())));
+        }
+        self.expect(")", &format!("')' to close {word}("))?;
+        let constant = match (word, inner) {
+            ("ConstPtr", "null") => return Ok(Const::Null),
+            ("ConstPtr", _) => Const::Ptr(inner.into()),
+            ("ConstInt", _) => match inner.parse::<i64>() {
+                Ok(value) => return Ok(Const::Int(value)),
+                Err(_) => Const::IntName(inner.into()),
+            },
+            _ => Const::Class(inner.into()),
+        };
+        let Some(ns) = &self.namespace else {
+            return Ok(constant);
+        };
+        let fits = matches!(
+            (ns.constant(inner), &constant),
+            (
+                Some(NamedConst::Ptr(_) | NamedConst::Local { .. }),
+                Const::Ptr(_)
+            ) | (Some(NamedConst::Class(_)), Const::Class(_))
+                | (Some(NamedConst::TypeId { .. }), Const::IntName(_))
+        );
+        if fits {
+            return Ok(constant);
+        }
+        let found = match ns.constant(inner) {
+            None => format!("'{inner}', which {} does not define", ns.file),
+            Some(other) => format!(
+                "'{inner}', which {} defines as {}",
+                ns.file,
+                describe_const(other)
+            ),
+        };
+        Err(self.error_at(
+            name_at,
+            &format!("the name of a {}", wanted_const(word)),
+            found,
+            "constant names come from the namespace file (--descrs, or descrs.txt beside the input)",
+        ))
+    }
+
     fn number(&mut self) -> Result<Const, ParseError> {
         let start = self.pos;
         let text = self.take_while(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
-        let bad = |c: &Cursor| {
-            c.error_at(
-                start,
-                "a number",
-                show_found(text),
-                "integers are decimal or 0x hex; floats look like 1.5 or -2e10",
-            )
-        };
+        let bad = |c: &Cursor, why: &str| c.error_at(start, "a number", show_found(text), why);
         let (negative, digits) = match text.strip_prefix('-') {
             Some(d) => (true, d),
             None => (false, text.strip_prefix('+').unwrap_or(text)),
         };
-        let int = if let Some(hex) = digits.strip_prefix("0x") {
-            u64::from_str_radix(hex, 16).ok()
-        } else if digits.bytes().all(|b| b.is_ascii_digit()) {
-            digits.parse::<u64>().ok()
+        let (magnitude, limit) = if let Some(hex) = digits.strip_prefix("0x") {
+            // Hex is a 64-bit word: 0xffffffffffffffff is -1.
+            let limit = if negative { 1 << 63 } else { u64::MAX };
+            (u64::from_str_radix(hex, 16).ok(), Some(limit))
+        } else if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            let limit = if negative { 1 << 63 } else { i64::MAX as u64 };
+            (digits.parse::<u64>().ok(), Some(limit))
         } else {
-            None
+            (None, None)
         };
-        let constant = match int {
-            Some(magnitude) if !negative || magnitude <= 1 << 63 => {
-                let value = magnitude as i64;
+        let constant = match (magnitude, limit) {
+            (Some(m), Some(limit)) if m <= limit => {
+                let value = m as i64;
                 Const::Int(if negative {
                     value.wrapping_neg()
                 } else {
                     value
                 })
             }
-            Some(_) => return Err(bad(self)),
-            None => match text.parse::<f64>() {
+            (_, Some(_)) => {
+                return Err(bad(
+                    self,
+                    "an integer must fit in 64 bits: -9223372036854775808 to \
+                     9223372036854775807, or 0x hex of at most 16 digits",
+                ))
+            }
+            (None, None) => match text.parse::<f64>() {
                 Ok(value) => Const::float(value),
-                Err(_) => return Err(bad(self)),
+                Err(_) => {
+                    return Err(bad(
+                        self,
+                        "integers are decimal or 0x hex; floats look like 1.5 or -2e10",
+                    ))
+                }
             },
+            (Some(_), None) => unreachable!("a magnitude comes with its limit"),
         };
         if matches!(constant, Const::Int(_)) {
             self.eat("/ci");
@@ -547,8 +672,22 @@ impl<'a> Cursor<'a, '_> {
         if let Some(id) = self.trace.find_descr(text) {
             return Ok(id);
         }
-        let descr = Descr::parse(text)
+        let mut descr = Descr::parse(text)
             .map_err(|why| self.error_at(start, "a descr", show_found(text), &why))?;
+        if let (DescrKind::Named, Some(ns)) = (&descr.kind, &self.namespace) {
+            descr = ns.descr(text).cloned().ok_or_else(|| {
+                let found = match ns.constant(text) {
+                    Some(c) => format!("'{text}', which {} defines as {}", ns.file, describe_const(c)),
+                    None => format!("'{text}', which {} does not define", ns.file),
+                };
+                self.error_at(
+                    start,
+                    "a descr name",
+                    found,
+                    "descr names come from the namespace file (--descrs, or descrs.txt beside the input)",
+                )
+            })?;
+        }
         Ok(self.trace.add_descr(descr))
     }
 }

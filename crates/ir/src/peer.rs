@@ -1,26 +1,62 @@
-//! Reading the peer conformance set: pairs of (input, expected) traces.
+//! Reading the peer conformance sets: PyPy's test cases as data.
 //!
 //! The file is a list of blocks:
 //!
 //! ```text
-//! ### test_file.py:LINE test_name (optimize_loop)
+//! ### test_file.py:LINE test_name (optimize_loop[, unrolled])
+//! # key: value            (optional, any number: what the harness gives)
 //! --- ops
 //! <input trace>
 //! --- expected
-//! <expected optimized trace>
+//! <expected optimized trace (the loop body, for unrolled cases)>
+//! --- preamble            (optional: PyPy's peeled first iteration)
+//! <trace>
+//! --- short               (optional: PyPy's short preamble)
+//! <trace>
 //! ```
+//!
+//! One bad case does not sink the file: a case that fails to parse is
+//! kept as an error with its location, and reading goes on at the next
+//! `###`. Traces resolve names through the namespace, if one is given.
 
 use crate::error::{show_found, ParseError};
+use crate::namespace::Namespace;
 use crate::parse::TraceParser;
 use crate::trace::Trace;
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub struct PeerCase {
     /// The text after `###`.
     pub name: String,
     pub line: u32,
+    /// `# key: value` lines, in order.
+    pub meta: Vec<(String, String)>,
     pub ops: Trace,
     pub expected: Trace,
+    pub preamble: Option<Trace>,
+    pub short: Option<Trace>,
+}
+
+impl PeerCase {
+    /// A case PyPy optimizes with loop peeling (`unrolled` in its name).
+    pub fn unrolled(&self) -> bool {
+        self.name.contains("unrolled")
+    }
+
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.meta
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Every case that could be read, and an error for each that could not.
+#[derive(Clone, Debug, Default)]
+pub struct PeerSet {
+    pub cases: Vec<PeerCase>,
+    pub errors: Vec<ParseError>,
 }
 
 /// True if the text looks like a peer file.
@@ -30,73 +66,201 @@ pub fn looks_like_peer(text: &str) -> bool {
         .is_some_and(|l| l.starts_with("### "))
 }
 
-/// Parses every case of a peer file.
-pub fn parse_peer(text: &str, file: &str) -> Result<Vec<PeerCase>, ParseError> {
-    let mut cases = Vec::new();
-    // (name, line, ops once read, parser of the part being read)
-    let mut current: Option<(String, u32, Option<Trace>, Option<TraceParser>)> = None;
-    let error = |line: u32, expected: &str, found: &str| ParseError {
+/// The parts of a case, in the order they must come.
+const PARTS: [&str; 4] = ["ops", "expected", "preamble", "short"];
+
+/// A case being read.
+struct Open<'a> {
+    name: String,
+    line: u32,
+    meta: Vec<(String, String)>,
+    /// Finished parts, by index into `PARTS`.
+    done: Vec<Option<Trace>>,
+    /// The part being read and its parser.
+    reading: Option<(usize, TraceParser<'a>)>,
+}
+
+impl<'a> Open<'a> {
+    fn finish_part(&mut self, line: u32) -> Result<(), ParseError> {
+        if let Some((part, parser)) = self.reading.take() {
+            self.done[part] = Some(parser.finish(line)?);
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, line: u32, file: &str) -> Result<PeerCase, ParseError> {
+        self.finish_part(line)?;
+        let [ops, expected, preamble, short]: [Option<Trace>; 4] =
+            self.done.try_into().expect("one slot per part");
+        match (ops, expected) {
+            (Some(ops), Some(expected)) => Ok(PeerCase {
+                name: self.name,
+                line: self.line,
+                meta: self.meta,
+                ops,
+                expected,
+                preamble,
+                short,
+            }),
+            _ => Err(case_error(
+                file,
+                line,
+                "'--- ops' and '--- expected', each with a trace",
+                "the end of the case",
+            )),
+        }
+    }
+}
+
+fn case_error(file: &str, line: u32, expected: &str, found: &str) -> ParseError {
+    ParseError {
         file: file.into(),
         line,
         col: 1,
         expected: expected.into(),
         found: show_found(found),
-        hint: Some("a case is '### name', '--- ops', a trace, '--- expected', a trace".into()),
-    };
-    let mut finish = |current: Option<(String, u32, Option<Trace>, Option<TraceParser>)>,
-                      line: u32|
-     -> Result<(), ParseError> {
-        if let Some((name, start, ops, parser)) = current {
-            match (ops, parser) {
-                (Some(ops), Some(parser)) => cases.push(PeerCase {
-                    name,
-                    line: start,
-                    ops,
-                    expected: parser.finish(line)?,
-                }),
-                _ => {
-                    return Err(error(
-                        line,
-                        "'--- expected' and a trace",
-                        "the end of the case",
-                    ))
-                }
-            }
-        }
-        Ok(())
-    };
+        hint: Some(
+            "a case is '### name', optional '# key: value' lines, '--- ops' and a trace, \
+             '--- expected' and a trace, then optionally '--- preamble' and '--- short'"
+                .into(),
+        ),
+    }
+}
+
+/// Parses every case of a peer file; the first bad case is an error.
+pub fn parse_peer(
+    text: &str,
+    file: &str,
+    namespace: Option<Arc<Namespace>>,
+) -> Result<Vec<PeerCase>, ParseError> {
+    let mut set = read_peer(text, file, namespace);
+    match set.errors.is_empty() {
+        true => Ok(set.cases),
+        false => Err(set.errors.swap_remove(0)),
+    }
+}
+
+/// Parses every case of a peer file, skipping bad ones (see `PeerSet`).
+pub fn read_peer(text: &str, file: &str, namespace: Option<Arc<Namespace>>) -> PeerSet {
+    let mut set = PeerSet::default();
+    let mut current: Option<Open> = None;
+    // After an error, lines are skipped up to the next case.
+    let mut skipping = false;
     let mut last = 0;
     for (i, line) in text.lines().enumerate() {
         let line_no = i as u32 + 1;
         last = line_no;
         if let Some(name) = line.strip_prefix("### ") {
-            finish(current.take(), line_no)?;
-            current = Some((name.trim().into(), line_no, None, None));
-        } else if line.trim() == "--- ops" {
-            match &mut current {
-                Some((_, _, None, parser @ None)) => *parser = Some(TraceParser::new(file)),
-                _ => return Err(error(line_no, "'### name' before '--- ops'", line)),
-            }
-        } else if line.trim() == "--- expected" {
-            match &mut current {
-                Some((_, _, ops @ None, parser @ Some(_))) => {
-                    *ops = Some(parser.take().unwrap().finish(line_no)?);
-                    *parser = Some(TraceParser::new(file));
-                }
-                _ => {
-                    return Err(error(
-                        line_no,
-                        "'--- ops' and a trace before '--- expected'",
-                        line,
-                    ))
+            if let Some(open) = current.take() {
+                match open.finish(line_no, file) {
+                    Ok(case) => set.cases.push(case),
+                    Err(e) => set.errors.push(e),
                 }
             }
-        } else if let Some((_, _, _, Some(parser))) = &mut current {
-            parser.line(line_no, line)?;
-        } else if !line.trim().is_empty() {
-            return Err(error(line_no, "'### name' to start a case", line));
+            skipping = false;
+            current = Some(Open {
+                name: name.trim().into(),
+                line: line_no,
+                meta: Vec::new(),
+                done: vec![None, None, None, None],
+                reading: None,
+            });
+            continue;
+        }
+        if skipping {
+            continue;
+        }
+        let result = step(&mut current, line, line_no, file, &namespace);
+        if let Err(e) = result {
+            set.errors.push(e);
+            current = None;
+            skipping = true;
         }
     }
-    finish(current, last + 1)?;
-    Ok(cases)
+    if let Some(open) = current {
+        match open.finish(last + 1, file) {
+            Ok(case) => set.cases.push(case),
+            Err(e) => set.errors.push(e),
+        }
+    }
+    set
+}
+
+/// Reads one line that is not a `###` line.
+fn step<'a>(
+    current: &mut Option<Open<'a>>,
+    line: &'a str,
+    line_no: u32,
+    file: &'a str,
+    namespace: &Option<Arc<Namespace>>,
+) -> Result<(), ParseError> {
+    let trimmed = line.trim();
+    let Some(open) = current else {
+        if trimmed.is_empty() {
+            return Ok(());
+        }
+        return Err(case_error(
+            file,
+            line_no,
+            "'### name' to start a case",
+            line,
+        ));
+    };
+    if let Some(part) = trimmed.strip_prefix("--- ") {
+        let Some(index) = PARTS.iter().position(|p| *p == part) else {
+            return Err(case_error(
+                file,
+                line_no,
+                "'--- ops', '--- expected', '--- preamble' or '--- short'",
+                line,
+            ));
+        };
+        let next_expected = match &open.reading {
+            Some((reading, _)) => reading + 1,
+            None => open
+                .done
+                .iter()
+                .rposition(Option::is_some)
+                .map_or(0, |p| p + 1),
+        };
+        if index < next_expected || (index > next_expected && index <= 1) {
+            return Err(case_error(
+                file,
+                line_no,
+                &format!("the parts in the order {}", PARTS.join(", ")),
+                line,
+            ));
+        }
+        open.finish_part(line_no)?;
+        open.reading = Some((index, TraceParser::with_namespace(file, namespace.clone())));
+        return Ok(());
+    }
+    match &mut open.reading {
+        Some((_, parser)) => parser.line(line_no, line),
+        None => {
+            if trimmed.is_empty() {
+                return Ok(());
+            }
+            let meta = trimmed
+                .strip_prefix('#')
+                .and_then(|m| m.split_once(':'))
+                .filter(|(key, _)| {
+                    let key = key.trim();
+                    !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                });
+            match meta {
+                Some((key, value)) => {
+                    open.meta.push((key.trim().into(), value.trim().into()));
+                    Ok(())
+                }
+                None if trimmed.starts_with('#') => Ok(()),
+                None => Err(case_error(
+                    file,
+                    line_no,
+                    "'# key: value' or '--- ops' after the case name",
+                    line,
+                )),
+            }
+        }
+    }
 }

@@ -116,6 +116,13 @@ pub fn write_const(out: &mut String, c: &Const) {
             let quote = if text.contains('\'') { '"' } else { '\'' };
             let _ = write!(out, "{quote}{text}{quote}");
         }
+        Const::IntName(name) => {
+            let _ = write!(out, "ConstInt({name})");
+        }
+        Const::String { unicode, text } => {
+            let prefix = if *unicode { 'u' } else { 's' };
+            let _ = write!(out, "{prefix}\"{text}\"");
+        }
     }
 }
 

@@ -13,8 +13,10 @@
 //! no part in equality.
 
 use crate::descr::{Descr, DescrKind};
+use crate::namespace::Namespace;
 use crate::opcode::{Opcode, Type};
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct ValueId(pub u32);
@@ -46,6 +48,13 @@ pub enum Const {
     Class(Box<str>),
     /// A string literal (the text argument of `debug_merge_point`).
     Str(Box<str>),
+    /// A named integer of the test harness (`ConstInt(node_tid)`).
+    IntName(Box<str>),
+    /// A constant string object (`s"abc"`, or `u"abc"` for unicode).
+    String {
+        unicode: bool,
+        text: Box<str>,
+    },
 }
 
 impl Const {
@@ -55,9 +64,9 @@ impl Const {
 
     pub fn ty(&self) -> Type {
         match self {
-            Const::Int(_) | Const::Class(_) => Type::Int,
+            Const::Int(_) | Const::Class(_) | Const::IntName(_) => Type::Int,
             Const::Float(_) => Type::Float,
-            Const::Null | Const::Ptr(_) => Type::Ref,
+            Const::Null | Const::Ptr(_) | Const::String { .. } => Type::Ref,
             Const::Str(_) => Type::Str,
         }
     }
@@ -118,6 +127,9 @@ pub struct Trace {
     /// Where each op came from (parallel to `ops`), and the input line.
     pub op_pos: Vec<Pos>,
     pub input_pos: Pos,
+    /// What the names of a test trace mean (`descr=valuedescr`,
+    /// `ConstPtr(myptr)`), when a namespace file was given.
+    pub namespace: Option<Arc<Namespace>>,
     const_index: HashMap<Const, ConstId>,
     descr_index: HashMap<Box<str>, DescrId>,
 }
@@ -259,7 +271,7 @@ impl Trace {
                     && (jump.args.iter().zip(&self.inputs))
                         .all(|(&a, &ty)| self.try_arg_type(a) == Some(ty))
             }
-            Some(DescrKind::Loop { number }) => *number < 0,
+            Some(DescrKind::Loop { number }) => number.is_some_and(|n| n < 0),
             Some(DescrKind::TargetToken { .. }) => false,
             Some(_) => !has_labels,
         };

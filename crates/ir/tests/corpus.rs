@@ -98,7 +98,8 @@ fn every_corpus_trace_parses_checks_and_round_trips() {
 fn every_peer_case_parses_checks_and_round_trips() {
     let path = shared().join("peer/pypy-intbound-dev.txt");
     let text = std::fs::read_to_string(&path).unwrap();
-    let cases = parse_peer(&text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let cases =
+        parse_peer(&text, &path.display().to_string(), None).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(cases.len(), 123);
     let mut partial_cases = Vec::new();
     for case in &cases {

@@ -18,7 +18,7 @@ fn peer_set_outputs_are_proved_and_no_longer_than_pypy() {
         "/../../../shared/peer/pypy-intbound-dev.txt"
     );
     let text = std::fs::read_to_string(path).expect("the shared peer set beside the repo");
-    let cases = parse_peer(&text, path).unwrap();
+    let cases = parse_peer(&text, path, None).unwrap();
     assert_eq!(cases.len(), 123);
     let mut solver = Solver::start(None, Duration::from_secs(20)).expect("an SMT solver");
     let (mut at_or_below, mut above) = (0, Vec::new());

@@ -15,7 +15,7 @@
 //! remainder takes the divisor's sign, which is SMT-LIB's `bvsmod`.
 
 use crate::term::{Fun, Term};
-use traceopt_ir::{Descr, DescrKind, Opcode};
+use traceopt_ir::{Descr, Opcode};
 
 /// PyPy's oopspec indices for Python integer division and modulo.
 pub const OOPSPEC_INT_PY_DIV: u32 = 12;
@@ -70,15 +70,9 @@ pub fn is_integer_op(opcode: Opcode, descr: Option<&Descr>) -> bool {
 
 /// `IntPydiv` or `IntPymod` for a call descr with PyPy's oopspec for them.
 pub fn py_division_oopspec(descr: Option<&Descr>) -> Option<Opcode> {
-    match descr.map(|d| &d.kind) {
-        Some(DescrKind::Call {
-            oopspec: Some(OOPSPEC_INT_PY_DIV),
-            ..
-        }) => Some(Opcode::IntPydiv),
-        Some(DescrKind::Call {
-            oopspec: Some(OOPSPEC_INT_PY_MOD),
-            ..
-        }) => Some(Opcode::IntPymod),
+    match descr.and_then(Descr::as_call)?.oopspec? {
+        OOPSPEC_INT_PY_DIV => Some(Opcode::IntPydiv),
+        OOPSPEC_INT_PY_MOD => Some(Opcode::IntPymod),
         _ => None,
     }
 }

@@ -13,7 +13,7 @@ fn every_peer_pair_is_proved() {
         "/../../../shared/peer/pypy-intbound-dev.txt"
     );
     let text = std::fs::read_to_string(path).expect("the shared peer set sits beside the repo");
-    let cases = parse_peer(&text, path).unwrap();
+    let cases = parse_peer(&text, path, None).unwrap();
     assert_eq!(cases.len(), 123);
     let mut solver = Solver::start(None, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
     let mut not_proved = Vec::new();

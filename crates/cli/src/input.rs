@@ -147,16 +147,31 @@ pub fn read_input_unchecked(path: &str) -> Result<Input, Failure> {
 }
 
 /// Reads every file, expanding directories (sorted by name).
+/// Of several files, one that cannot be read is reported and skipped.
 pub fn read_inputs(paths: &[String]) -> Result<Vec<Input>, Failure> {
-    expand(paths)?.iter().map(|f| read_input(f)).collect()
+    read_each(&expand(paths)?, read_input)
 }
 
 /// `read_inputs` for `traceopt check`.
 pub fn read_inputs_unchecked(paths: &[String]) -> Result<Vec<Input>, Failure> {
-    expand(paths)?
-        .iter()
-        .map(|f| read_input_unchecked(f))
-        .collect()
+    read_each(&expand(paths)?, read_input_unchecked)
+}
+
+fn read_each(
+    files: &[String],
+    read: fn(&str) -> Result<Input, Failure>,
+) -> Result<Vec<Input>, Failure> {
+    if let [file] = files {
+        return Ok(vec![read(file)?]);
+    }
+    let mut inputs = Vec::new();
+    for file in files {
+        match read(file) {
+            Ok(input) => inputs.push(input),
+            Err(failure) => skip(failure.message),
+        }
+    }
+    Ok(inputs)
 }
 
 /// The files named, with each directory replaced by its trace files.

@@ -81,7 +81,12 @@ impl Header {
         if let Some(rest) = head.strip_prefix("Loop ") {
             let (number, rest) = rest.split_once(' ').unwrap_or((rest, ""));
             let (name, kind) = rest.rsplit_once(" : ").unwrap_or(("", rest));
-            let name = name.trim_start_matches('(').trim_end_matches(')');
+            // One pair of parentheses wraps the name, which may hold
+            // its own: `((unpack_array: no get_printable_location))`.
+            let name = name
+                .strip_prefix('(')
+                .and_then(|n| n.strip_suffix(')'))
+                .unwrap_or(name);
             if let (Ok(number), "loop" | "entry bridge") = (number.parse(), kind) {
                 return Header::Loop {
                     number,
@@ -343,5 +348,9 @@ mod tests {
             }
         );
         assert!(matches!(Header::parse("# hello"), Header::Other { .. }));
+        assert!(matches!(
+            Header::parse("# Loop 4 ((unpack_array: no get_printable_location)) : loop with 51 ops"),
+            Header::Loop { name, .. } if name == "(unpack_array: no get_printable_location)"
+        ));
     }
 }

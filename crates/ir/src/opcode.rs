@@ -306,9 +306,9 @@ op_table! {
     GcLoadI "gc_load_i" "rii" Int [READ];
     GcLoadR "gc_load_r" "rii" Ref [READ];
     GcLoadF "gc_load_f" "rii" Float [READ];
-    GcLoadIndexedI "gc_load_indexed_i" "riiii" Int [READ];
-    GcLoadIndexedR "gc_load_indexed_r" "riiii" Ref [READ];
-    GcLoadIndexedF "gc_load_indexed_f" "riiii" Float [READ];
+    GcLoadIndexedI "gc_load_indexed_i" "riiii" Int [READ DESCR_OPTIONAL];
+    GcLoadIndexedR "gc_load_indexed_r" "riiii" Ref [READ DESCR_OPTIONAL];
+    GcLoadIndexedF "gc_load_indexed_f" "riiii" Float [READ DESCR_OPTIONAL];
     GetarrayitemGcI "getarrayitem_gc_i" "ri" Int [READ DESCR];
     GetarrayitemGcR "getarrayitem_gc_r" "ri" Ref [READ DESCR];
     GetarrayitemGcF "getarrayitem_gc_f" "ri" Float [READ DESCR];
@@ -349,7 +349,7 @@ op_table! {
     SetinteriorfieldRaw "setinteriorfield_raw" "iia" Void [WRITE DESCR];
     ZeroArray "zero_array" "riiii" Void [WRITE DESCR];
     GcStore "gc_store" "riai" Void [WRITE];
-    GcStoreIndexed "gc_store_indexed" "riaiii" Void [WRITE];
+    GcStoreIndexed "gc_store_indexed" "riaiii" Void [WRITE DESCR_OPTIONAL];
     Strsetitem "strsetitem" "rii" Void [WRITE];
     Unicodesetitem "unicodesetitem" "rii" Void [WRITE];
     Copystrcontent "copystrcontent" "rriii" Void [READ WRITE];

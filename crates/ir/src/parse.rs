@@ -22,7 +22,7 @@
 //! the checker, which sees traces from every source.
 
 use crate::descr::{Descr, DescrKind};
-use crate::error::{show_found, ParseError};
+use crate::error::{cut, show_found, ParseError};
 use crate::namespace::{NamedConst, Namespace};
 use crate::opcode::{Opcode, Type, OP_TABLE};
 use crate::trace::{Arg, Const, DescrId, Op, Pos, Trace, ValueId};
@@ -183,7 +183,7 @@ impl<'a> TraceParser<'a> {
                 line,
                 col: col as u32 + 1,
                 expected: "a name not used before (each value is defined once)".into(),
-                found: format!("'{name}', already defined on line {first}"),
+                found: format!("'{}', already defined on line {first}", cut(name)),
                 hint: Some("rename one of the two definitions".into()),
             });
         }
@@ -222,7 +222,7 @@ impl<'a> TraceParser<'a> {
             cur.error_at(
                 op_col,
                 "an operation name",
-                format!("unknown operation '{op_name}'"),
+                format!("unknown operation '{}'", cut(op_name)),
                 &unknown_op_hint(op_name),
             )
         })?;
@@ -241,7 +241,8 @@ impl<'a> TraceParser<'a> {
                     cur.expect(")", "')' after the descr (it comes last)")?;
                     break;
                 }
-                let arg = cur.arg(false)?.expect("only fail args may be None");
+                let letter = opcode.info().arg_letter(op.args.len());
+                let arg = cur.arg(letter)?.expect("only fail args may be None");
                 op.args.push(arg);
                 cur.skip_ws();
                 if cur.eat(")") {
@@ -250,7 +251,6 @@ impl<'a> TraceParser<'a> {
                 cur.expect(",", "',' or ')' after an argument")?;
             }
         }
-        cur.string_objects(&mut op);
         cur.skip_ws();
         if cur.eat("[") {
             let mut fail_args = Vec::new();
@@ -258,7 +258,7 @@ impl<'a> TraceParser<'a> {
             if !cur.eat("]") {
                 loop {
                     cur.skip_ws();
-                    fail_args.push(cur.arg(true)?);
+                    fail_args.push(cur.arg(None)?);
                     cur.skip_ws();
                     if cur.eat("]") {
                         break;
@@ -328,22 +328,33 @@ fn is_end_marker(body: &str) -> bool {
     body.starts_with("--end of the loop--")
 }
 
-/// The line without a trailing `#` comment (a `#` inside quotes is text).
+/// The line without a trailing `#` comment (a `#` inside quotes is text;
+/// a quote closes as `Cursor::quoted` says).
 fn strip_comment(line: &str) -> &str {
     let mut quote = None;
     for (i, b) in line.bytes().enumerate() {
         match (quote, b) {
             (None, b'#') => return &line[..i],
             (None, b'\'' | b'"') => quote = Some(b),
-            (Some(q), _) if b == q => quote = None,
+            (Some(q), _) if b == q && quote_closes(line, i) => quote = None,
             _ => {}
         }
     }
     line
 }
 
+/// Whether the quote at byte `at` can close a string: only where an
+/// argument may end, before `,`, `)`, `]` or the end of the line.
+fn quote_closes(line: &str, at: usize) -> bool {
+    let after = line[at + 1..].trim_start_matches([' ', '\t', '\r']);
+    after.is_empty() || after.starts_with([',', ')', ']'])
+}
+
 /// "did you mean" for an unknown op name: the closest names in the table.
 fn unknown_op_hint(name: &str) -> String {
+    if name.len() > 64 {
+        return "`traceopt ops` lists the operations traceopt knows".into();
+    }
     let mut scored: Vec<(usize, &str)> = OP_TABLE
         .iter()
         .map(|info| (edit_distance(name, info.name), info.name))
@@ -464,15 +475,25 @@ impl<'a> Cursor<'a, '_> {
         }
     }
 
-    /// Reads an argument; `None` (a hole) is allowed in fail arguments only.
-    fn arg(&mut self, in_fail_args: bool) -> Result<Option<Arg>, ParseError> {
+    /// Reads an argument of an op (`letter` is its signature letter) or,
+    /// with `None`, a fail argument, which may be a hole (`None`). A quoted
+    /// string is text where the op wants text (`debug_merge_point`), else
+    /// a string object: PyPy's tests write `call_r(0, "xy", ...)`.
+    fn arg(&mut self, letter: Option<u8>) -> Result<Option<Arg>, ParseError> {
+        let in_fail_args = letter.is_none();
         let start = self.pos;
         let what = "an argument: a variable, a number, ConstClass(..), ConstPtr(..), \
                     ConstInt(..), NULL or a string";
         let next = self.text.as_bytes().get(self.pos + 1).copied();
         let constant = match (self.peek(), next) {
             (Some(b'0'..=b'9' | b'-' | b'+' | b'.'), _) => self.number()?,
-            (Some(b'\'' | b'"'), _) => Const::Str(self.quoted()?.into()),
+            (Some(b'\'' | b'"'), _) => match letter {
+                Some(b's' | b'x') => Const::Str(self.quoted()?.into()),
+                _ => Const::String {
+                    unicode: false,
+                    text: self.quoted()?.into(),
+                },
+            },
             (Some(p @ (b's' | b'u')), Some(b'"' | b'\'')) => {
                 self.pos += 1;
                 Const::String {
@@ -492,7 +513,7 @@ impl<'a> Cursor<'a, '_> {
                             self.error_at(
                                 start,
                                 "a variable defined on an earlier line",
-                                format!("'{word}', which is not defined before this use"),
+                                format!("'{}', which is not defined before this use", cut(word)),
                                 "every variable must be an input argument or the result of an earlier op",
                             )
                         })?;
@@ -504,49 +525,26 @@ impl<'a> Cursor<'a, '_> {
         Ok(Some(Arg::Const(self.trace.add_const(constant))))
     }
 
-    /// A quoted string where the op does not want text (PyPy's tests write
-    /// `call_r(0, "xy", ...)`) is a string object.
-    fn string_objects(&mut self, op: &mut Op) {
-        let info = op.opcode.info();
-        for (i, arg) in op.args.iter_mut().enumerate() {
-            let Arg::Const(c) = *arg else { continue };
-            let Const::Str(text) = self.trace.constant(c) else {
-                continue;
-            };
-            if !matches!(info.arg_letter(i), Some(b's' | b'x')) {
-                let object = Const::String {
-                    unicode: false,
-                    text: text.clone(),
-                };
-                *arg = Arg::Const(self.trace.add_const(object));
-            }
-        }
-    }
-
-    /// The text between quotes (either kind), backslash escapes kept as
-    /// they are.
+    /// The text between quotes (either kind). PyPy writes the text of
+    /// `debug_merge_point` raw, quotes and backslashes included (`'f;it's
+    /// "odd". c:\dir\x.py:2-4~#12 FOR_ITER'`), so a quote closes the string
+    /// only where an argument may end: before `,`, `)`, `]` or the end of
+    /// the line.
     fn quoted(&mut self) -> Result<&'a str, ParseError> {
         let open = self.pos;
-        let quote = self.peek();
-        self.pos += 1;
-        loop {
-            match self.peek() {
-                None => {
-                    return Err(self.error_at(
-                        open,
-                        "the closing quote of a string",
-                        "the end of the line".into(),
-                        "strings close on the line they open",
-                    ))
-                }
-                Some(b'\\') => self.pos = (self.pos + 2).min(self.text.len()),
-                Some(b) if Some(b) == quote => break,
-                Some(_) => self.pos += 1,
-            }
-        }
-        let body = &self.text[open + 1..self.pos];
-        self.pos += 1;
-        Ok(body)
+        let quote = self.text.as_bytes()[open];
+        let close = (open + 1..self.text.len())
+            .find(|&at| self.text.as_bytes()[at] == quote && quote_closes(self.text, at))
+            .ok_or_else(|| {
+                self.error_at(
+                    open,
+                    "the closing quote of a string",
+                    "the end of the line".into(),
+                    "strings close on the line they open, before ',', ')' or ']'",
+                )
+            })?;
+        self.pos = close + 1;
+        Ok(&self.text[open + 1..close])
     }
 
     /// `ConstPtr(name)`, `ConstClass(name)`, `ConstInt(name)`: with a
@@ -583,9 +581,10 @@ impl<'a> Cursor<'a, '_> {
             return Ok(constant);
         }
         let found = match ns.constant(inner) {
-            None => format!("'{inner}', which {} does not define", ns.file),
+            None => format!("'{}', which {} does not define", cut(inner), ns.file),
             Some(other) => format!(
-                "'{inner}', which {} defines as {}",
+                "'{}', which {} defines as {}",
+                cut(inner),
                 ns.file,
                 describe_const(other)
             ),
@@ -677,8 +676,13 @@ impl<'a> Cursor<'a, '_> {
         if let (DescrKind::Named, Some(ns)) = (&descr.kind, &self.namespace) {
             descr = ns.descr(text).cloned().ok_or_else(|| {
                 let found = match ns.constant(text) {
-                    Some(c) => format!("'{text}', which {} defines as {}", ns.file, describe_const(c)),
-                    None => format!("'{text}', which {} does not define", ns.file),
+                    Some(c) => format!(
+                        "'{}', which {} defines as {}",
+                        cut(text),
+                        ns.file,
+                        describe_const(c)
+                    ),
+                    None => format!("'{}', which {} does not define", cut(text), ns.file),
                 };
                 self.error_at(
                     start,

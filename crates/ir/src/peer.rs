@@ -104,9 +104,9 @@ impl<'a> Open<'a> {
             }),
             _ => Err(case_error(
                 file,
-                line,
-                "'--- ops' and '--- expected', each with a trace",
-                "the end of the case",
+                self.line,
+                "'--- ops' and '--- expected', each with a trace, in this case",
+                &format!("a case that ends on line {line} without them"),
             )),
         }
     }

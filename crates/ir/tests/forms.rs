@@ -1,0 +1,474 @@
+//! Every descr and constant form PyPy's logs and tests write: each one
+//! parses, checks, reads back into the right structure, and prints so that
+//! parsing the print gives the same trace. And the faults of bad text:
+//! integers beyond 64 bits, invalid UTF-8, overlong tokens, one bad case
+//! or log section among good ones.
+
+use std::sync::Arc;
+use traceopt_ir::peer::read_peer;
+use traceopt_ir::{
+    check, decode, parse_trace, parse_trace_with, print_trace, read_log, CallDescr, CellKind,
+    CheckOptions, Const, DescrKind, ExtraEffect, HeapSet, Namespace, Trace,
+};
+
+const CHECK: CheckOptions = CheckOptions {
+    require_fail_args: false,
+    partial: true,
+};
+
+/// Parses, checks, and round-trips through the printer.
+fn good(text: &str) -> Trace {
+    good_with(text, None)
+}
+
+fn good_with(text: &str, ns: Option<Arc<Namespace>>) -> Trace {
+    let trace = parse_trace_with(text, "t", ns.clone()).unwrap_or_else(|e| panic!("{e}"));
+    let errors = check(&trace, "t", CHECK);
+    assert!(errors.is_empty(), "{}", errors[0]);
+    let printed = print_trace(&trace);
+    let again = parse_trace_with(&printed, "t", ns).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+    assert_eq!(again, trace, "round trip of\n{printed}");
+    trace
+}
+
+fn descr_of(text: &str) -> DescrKind {
+    good(text).descrs[0].kind.clone()
+}
+
+fn the_const(trace: &Trace) -> &Const {
+    &trace.consts[0]
+}
+
+#[test]
+fn field_descr_with_every_letter() {
+    for (letter, op, cell) in [
+        (
+            'S',
+            "i1 = getfield_gc_i(p0, descr=<FieldS W.f 8>)",
+            CellKind::Signed,
+        ),
+        (
+            'U',
+            "i1 = getfield_gc_i(p0, descr=<FieldU W.f 8>)",
+            CellKind::Unsigned,
+        ),
+        (
+            'P',
+            "p1 = getfield_gc_r(p0, descr=<FieldP W.f 8>)",
+            CellKind::Pointer,
+        ),
+        (
+            'F',
+            "f1 = getfield_gc_f(p0, descr=<FieldF W.f 8>)",
+            CellKind::Float,
+        ),
+    ] {
+        let DescrKind::Field(f) = descr_of(&format!("[p0]\n{op}\njump(p0)")) else {
+            panic!("{letter}")
+        };
+        assert_eq!(f.cell, cell);
+    }
+    // X and V fields hold no value a getfield could read: they parse, and
+    // the checker leaves their type alone.
+    for letter in ['X', 'V'] {
+        let DescrKind::Field(f) = descr_of(&format!(
+            "[p0]\ni1 = getfield_gc_i(p0, descr=<Field{letter} W.f 8>)\njump(p0)"
+        )) else {
+            panic!()
+        };
+        assert_eq!(f.cell.letter(), letter);
+    }
+}
+
+#[test]
+fn pure_field_descr() {
+    let DescrKind::Field(f) = descr_of(
+        "[p0]\ni1 = getfield_gc_i(p0, descr=<FieldS W_IntObject.inst_intval 8 pure>)\njump(p0)",
+    ) else {
+        panic!()
+    };
+    assert!(f.pure && !f.quasi_immutable);
+}
+
+#[test]
+fn array_descr_of_structs_from_a_dict_heavy_log() {
+    let DescrKind::Array(a) = descr_of("[p0]\ni1 = arraylen_gc(p0, descr=<ArrayX 24>)\njump(p0)")
+    else {
+        panic!()
+    };
+    assert_eq!((a.cell, a.item_size), (CellKind::Struct, 24));
+    for letter in ['S', 'U', 'P', 'F', 'V'] {
+        let kind = descr_of(&format!(
+            "[p0]\ni1 = arraylen_gc(p0, descr=<Array{letter} 8>)\njump(p0)"
+        ));
+        assert!(matches!(kind, DescrKind::Array(a) if a.cell.letter() == letter));
+    }
+}
+
+#[test]
+fn interior_field_descr() {
+    let DescrKind::InteriorField(i) = descr_of(
+        "[p0, i0]\np1 = getinteriorfield_gc_r(p0, i0, descr=<InteriorFieldDescr <FieldP dictentry.key 8>>)\njump(p0, i0)",
+    ) else {
+        panic!()
+    };
+    assert_eq!((&*i.field.name, i.field.offset), ("dictentry.key", 8));
+}
+
+#[test]
+fn size_descr() {
+    assert!(matches!(
+        descr_of("[]\np0 = new_with_vtable(descr=<SizeDescr 16>)\njump()"),
+        DescrKind::Size(s) if s.size == 16 && s.vtable.is_none()
+    ));
+}
+
+fn call_descr(text: &str) -> CallDescr {
+    match descr_of(text) {
+        DescrKind::Call(c) => c,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn call_descrs_of_every_result_kind_and_effect() {
+    for (op, letter) in [
+        (
+            "i1 = call_i(ConstClass(f), i0, descr=<Calli 8 i EF=5>)",
+            'i',
+        ),
+        (
+            "p1 = call_r(ConstClass(f), i0, descr=<Callr 8 i EF=4>)",
+            'r',
+        ),
+        (
+            "f1 = call_f(ConstClass(f), i0, descr=<Callf 8 i EF=0 OS=70>)",
+            'f',
+        ),
+        ("call_n(ConstClass(f), i0, descr=<Callv 0 i EF=2>)", 'v'),
+        (
+            "i1 = call_i(ConstClass(f), i0, descr=<CallS 4 i EF=3>)",
+            'S',
+        ),
+        (
+            "f1 = call_f(ConstClass(f), i0, descr=<CallL 8 i EF=7>)",
+            'L',
+        ),
+    ] {
+        let c = call_descr(&format!("[i0]\n{op}\njump(i0)"));
+        assert_eq!(c.result, letter);
+    }
+    for level in 0..8u32 {
+        let c = call_descr(&format!(
+            "[i0]\ni1 = call_i(ConstClass(f), i0, descr=<Calli 8 irfLS EF={level} OS=12>)\njump(i0)"
+        ));
+        assert_eq!(c.effect.map(ExtraEffect::level), Some(level));
+        assert_eq!(c.oopspec, Some(12));
+    }
+}
+
+#[test]
+fn call_descr_without_effect_info_writes_everything() {
+    let c = call_descr("[i0]\ni1 = call_i(ConstClass(f), i0, descr=<Calli 8 i>)\njump(i0)");
+    assert_eq!(
+        (c.effect, c.writes, c.reads),
+        (None, HeapSet::All, HeapSet::All)
+    );
+}
+
+#[test]
+fn guard_loop_and_target_tokens() {
+    let trace = good(
+        "[i0]\n+10: label(i0, descr=TargetToken(140737))\n+20: guard_true(i0, descr=<Guard0x7ffff4036e00>) [i0]\n+30: jump(i0, descr=TargetToken(140737))",
+    );
+    assert!(matches!(
+        trace.descrs[0].kind,
+        DescrKind::TargetToken { address: 140737 }
+    ));
+    assert!(matches!(trace.descrs[1].kind, DescrKind::Guard { .. }));
+    let trace = good("[i0]\ni1 = call_assembler_i(i0, descr=<Loop3>)\njump(i0, descr=<Loop-1>)");
+    assert!(matches!(
+        trace.descrs[0].kind,
+        DescrKind::Loop { number: Some(3) }
+    ));
+    // PyPy's tests give a label a bare number as its token.
+    let trace = good("[i1]\nlabel(i1, descr=123)\njump(i1, descr=123)");
+    assert!(matches!(
+        trace.descrs[0].kind,
+        DescrKind::TargetToken { address: 123 }
+    ));
+}
+
+#[test]
+fn quasi_immut_descr_by_address() {
+    let trace = good(
+        "[p0]\nquasiimmut_field(p0, descr=<QuasiImmutDescr object at 0x7ffff3f7c320>)\nguard_not_invalidated() []\njump(p0)",
+    );
+    assert!(matches!(trace.descrs[0].kind, DescrKind::QuasiImmut(_)));
+}
+
+#[test]
+fn const_ptr_by_number() {
+    let trace = good("[]\ni0 = ptr_eq(ConstPtr(ptr12), ConstPtr(ptr12))\njump()");
+    assert_eq!(the_const(&trace), &Const::Ptr("ptr12".into()));
+}
+
+#[test]
+fn const_ptr_null() {
+    let trace = good("[p0]\ni0 = ptr_eq(p0, ConstPtr(null))\njump(p0)");
+    assert_eq!(the_const(&trace), &Const::Null);
+    let trace = good("[p0]\ni0 = ptr_eq(p0, NULL)\njump(p0)");
+    assert_eq!(the_const(&trace), &Const::Null);
+}
+
+#[test]
+fn const_class() {
+    let trace = good("[p0]\nguard_class(p0, ConstClass(W_IntObject)) []\njump(p0)");
+    assert_eq!(the_const(&trace), &Const::Class("W_IntObject".into()));
+}
+
+#[test]
+fn const_int_by_name_and_by_number() {
+    let trace = good("[p0]\nguard_gc_type(p0, ConstInt(node_tid)) []\njump(p0)");
+    assert_eq!(the_const(&trace), &Const::IntName("node_tid".into()));
+    let trace = good("[i0]\ni1 = int_add(i0, ConstInt(7))\njump(i1)");
+    assert_eq!(the_const(&trace), &Const::Int(7));
+}
+
+#[test]
+fn string_objects() {
+    let trace = good("[]\ni0 = ptr_eq(s\"abc\", u\"xy\")\njump()");
+    assert_eq!(
+        trace.consts,
+        vec![
+            Const::String {
+                unicode: false,
+                text: "abc".into()
+            },
+            Const::String {
+                unicode: true,
+                text: "xy".into()
+            }
+        ]
+    );
+    // A plain quoted string where an op wants a ref is a string object.
+    let trace = good("[]\np0 = call_r(0, \"xy\", descr=<Callr 8 r EF=4>)\njump()");
+    assert!(trace.consts.contains(&Const::String {
+        unicode: false,
+        text: "xy".into()
+    }));
+}
+
+#[test]
+fn string_with_a_nul_byte() {
+    let trace = good("[]\ni0 = ptr_eq(s\"abc\", s\"\0\")\njump()");
+    assert!(trace.consts.contains(&Const::String {
+        unicode: false,
+        text: "\0".into()
+    }));
+}
+
+#[test]
+fn debug_merge_point_text_stays_text() {
+    let trace = good(
+        "[i0]\ndebug_merge_point(0, 0, '<code object f. file \"x.py\". line 3> #12 LOAD_FAST')\ndebug_merge_point(15, 0, 1)\njump(i0)",
+    );
+    assert!(matches!(the_const(&trace), Const::Int(0)));
+    assert!(trace.consts.iter().any(|c| matches!(c, Const::Str(_))));
+}
+
+#[test]
+fn debug_merge_point_text_holds_quotes_and_backslashes_raw() {
+    // PyPy writes the location unescaped; a quote inside does not close it.
+    let text = "[i0]\ndebug_merge_point(0, 0, 'tally;it's \"odd\". c:\\dir\\file.py:2-4~#12 FOR_ITER')\njump(i0)";
+    let trace = good(text);
+    assert!(trace.consts.contains(&Const::Str(
+        "tally;it's \"odd\". c:\\dir\\file.py:2-4~#12 FOR_ITER".into()
+    )));
+    good("[i0]\ndebug_merge_point(0, 0, 'größe;évalue.py:3-5~#8 LOAD_FAST')\njump(i0)");
+}
+
+#[test]
+fn floats_of_every_spelling() {
+    let trace = good("[f0]\nf1 = float_add(f0, 1.5)\nf2 = float_add(f1, -0.0)\nf3 = float_add(f2, inf)\nf4 = float_add(f3, -inf)\nf5 = float_add(f4, 1e+300)\nf6 = float_add(f5, nan)\njump(f6)");
+    assert_eq!(trace.consts.len(), 6);
+}
+
+#[test]
+fn integers_at_the_edges_of_64_bits() {
+    let trace = good("[i0]\ni1 = int_add(i0, -9223372036854775808)\ni2 = int_add(i1, 9223372036854775807)\ni3 = int_add(i2, 0xffffffffffffffff)\njump(i3)");
+    assert_eq!(
+        trace.consts,
+        vec![Const::Int(i64::MIN), Const::Int(i64::MAX), Const::Int(-1)]
+    );
+}
+
+#[test]
+fn integers_beyond_64_bits_are_located_errors() {
+    for (literal, col) in [
+        ("9223372036854775808", 18),
+        ("-9223372036854775809", 18),
+        ("18446744073709551616", 18),
+        ("99999999999999999999999", 18),
+        ("0x10000000000000000", 18),
+    ] {
+        let text = format!("[i0]\ni1 = int_add(i0, {literal})\njump(i1)");
+        let e = parse_trace(&text, "t").unwrap_err();
+        assert_eq!((e.line, e.col), (2, col), "{literal}: {e}");
+        assert!(e.hint.as_deref().unwrap().contains("64 bits"), "{e}");
+    }
+}
+
+#[test]
+fn invalid_utf8_is_an_error_at_its_line() {
+    let mut bytes = b"[i0]\ni1 = int_add(i0, 1)\ni2 = int_add(i1, 'ab".to_vec();
+    bytes.push(0xff);
+    bytes.extend_from_slice(b"')\njump(i2)\n");
+    let e = decode(bytes, "bad.trace").unwrap_err();
+    assert_eq!((e.line, e.col), (3, 21), "{e}");
+    assert!(e.to_string().contains("UTF-8"), "{e}");
+}
+
+#[test]
+fn an_overlong_token_is_quoted_short() {
+    let long = "x".repeat(100_000);
+    for text in [
+        format!("[i0]\ni1 = int_add(i0, {long})\njump(i1)"),
+        format!("[i0]\ni1 = {long}(i0)\njump(i1)"),
+        format!("[p0]\ni1 = getfield_gc_i(p0, descr=<FieldS a {long}>)\njump(p0)"),
+        format!("[i0]\ni1 = int_add(i0, 1{long})\njump(i1)"),
+    ] {
+        let e = parse_trace(&text, "t").unwrap_err().to_string();
+        assert!(e.len() < 400, "{} chars: {}", e.len(), &e[..400]);
+    }
+}
+
+const NAMESPACE: &str = "\
+node_vtable = class vtable name=NODE struct=NODE sizedescr=nodesize | ConstClass(NODE)
+nodesize = size NODE size=32 object vtable=node_vtable fields=[valuedescr,nextdescr] | <SizeDescr 32>
+valuedescr = field NODE.value type=int cell=S size=8 offset=8 index=0 owner=nodesize | <FieldS NODE.value 8>
+nextdescr = field NODE.next type=ref cell=P size=8 offset=16 index=1 owner=nodesize | <FieldP NODE.next 16>
+myptr = ptr object=nodeaddr struct=NODE class=node_vtable value=5 | ConstPtr(ptrN)
+node_tid = typeid the GC type id of nodesize | an integer
+writevalue = call args=i result=i ressize=8 effect=5/can_raise reads=none writes=fields[valuedescr] | <Calli 8 i EF=5>
+";
+
+fn namespace() -> Option<Arc<Namespace>> {
+    Some(Arc::new(Namespace::parse(NAMESPACE, "ns.txt").unwrap()))
+}
+
+#[test]
+fn names_resolve_through_the_namespace() {
+    let trace = good_with(
+        "[p0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, 3, descr=valuedescr)\ni1 = call_i(1, 2, descr=writevalue)\nguard_class(ConstPtr(myptr), ConstClass(node_vtable)) []\nguard_gc_type(p0, ConstInt(node_tid)) []\njump(p1)",
+        namespace(),
+    );
+    let DescrKind::Size(s) = &trace.descrs[0].kind else {
+        panic!()
+    };
+    assert_eq!(s.vtable.as_deref(), Some("node_vtable"));
+    let DescrKind::Field(f) = &trace.descrs[1].kind else {
+        panic!()
+    };
+    assert_eq!((f.index, f.owner.as_deref()), (Some(0), Some("nodesize")));
+    let c = trace.descrs[2].as_call().unwrap();
+    assert!(c.writes.may_touch("valuedescr") && !c.writes.may_touch("nextdescr"));
+    assert!(trace.namespace.is_some());
+}
+
+#[test]
+fn unknown_names_are_errors_with_a_namespace_only() {
+    let text = "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr2)\njump(p0)";
+    assert!(parse_trace(text, "t").is_ok());
+    let e = parse_trace_with(text, "t", namespace()).unwrap_err();
+    assert_eq!((e.line, e.col), (2, 30), "{e}");
+    assert!(e.found.contains("does not define"), "{e}");
+    for (bad, col) in [
+        ("guard_class(p0, ConstClass(myptr)) []", 28),
+        ("i1 = ptr_eq(p0, ConstPtr(nowhere))", 26),
+        ("guard_gc_type(p0, ConstInt(nodesize)) []", 28),
+    ] {
+        let text = format!("[p0]\n{bad}\njump(p0)");
+        let e = parse_trace_with(&text, "t", namespace()).unwrap_err();
+        assert_eq!((e.line, e.col), (2, col), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn peer_cases_with_preamble_short_and_keys() {
+    let text = "\
+### case_one (optimize_loop, unrolled)
+# jump_values: None, myptr
+--- ops
+[i0]
+i1 = int_add(i0, 1)
+jump(i1)
+--- expected
+[i0]
+jump(i0)
+--- preamble
+[i0]
+jump(i0)
+--- short
+[i0]
+jump(i0)
+";
+    let set = read_peer(text, "p.txt", None);
+    assert!(set.errors.is_empty(), "{}", set.errors[0]);
+    let case = &set.cases[0];
+    assert!(case.unrolled());
+    assert_eq!(case.meta("jump_values"), Some("None, myptr"));
+    assert!(case.preamble.is_some() && case.short.is_some());
+}
+
+#[test]
+fn one_bad_case_does_not_sink_the_set() {
+    let good_case = |name: &str| {
+        format!("### {name}\n--- ops\n[i0]\njump(i0)\n--- expected\n[i0]\njump(i0)\n\n")
+    };
+    let text = format!(
+        "{}### broken\n--- ops\n[i0]\ni1 = int_invert(i0),\njump(i1)\n--- expected\n[i0]\njump(i0)\n\n{}### no_expected\n--- ops\n[i0]\njump(i0)\n\n{}### wrong_order\n--- expected\n[i0]\njump(i0)\n\n",
+        good_case("a"),
+        good_case("b"),
+        good_case("c"),
+    );
+    let set = read_peer(&text, "p.txt", None);
+    let names: Vec<&str> = set.cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    let lines: Vec<u32> = set.errors.iter().map(|e| e.line).collect();
+    assert_eq!(lines, [12, 26, 40], "{:?}", set.errors);
+}
+
+#[test]
+fn one_bad_log_section_does_not_sink_the_log() {
+    let section = |name: &str, body: &str| {
+        format!("[1a] {{{name}\n# Traced loop or bridge with 1 ops\n{body}[1b] {name}}}\n")
+    };
+    let text = [
+        section("jit-log-noopt", "[i0]\ni1 = int_add(i0, 1)\njump(i1)\n"),
+        section("jit-log-noopt", "[i0]\ni1 = int_frob(i0, 1)\njump(i1)\n"),
+        section("jit-log-opt-loop", "[i0]\njump(i0)\n"),
+        section("jit-log-noopt", "[i0]\njump(i0)\n"),
+    ]
+    .concat();
+    let log = read_log(&text, "x.log");
+    assert_eq!(log.errors.len(), 1);
+    assert_eq!(log.errors[0].line, 10, "{}", log.errors[0]);
+    // The optimized loop stays paired with the recorded trace it belongs to
+    // (which failed), not with the one before.
+    assert_eq!(log.pairs.len(), 3);
+    assert!(log.pairs[0].optimized.is_none());
+    assert!(log.pairs[1].recorded.is_none() && log.pairs[1].recorded_failed);
+    assert!(log.pairs[1].optimized.is_some());
+    // A log cut in the middle of a section keeps what came before; the
+    // cut line and the missing end are both reported.
+    let cut = &text[..text.len() - 10];
+    let log = read_log(cut, "cut.log");
+    assert_eq!(
+        (log.pairs.len(), log.errors.len()),
+        (2, 3),
+        "{:?}",
+        log.errors
+    );
+    assert!(log.errors[2].hint.as_deref().unwrap().contains("truncated"));
+}

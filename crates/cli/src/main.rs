@@ -119,11 +119,11 @@ fn main() -> ExitCode {
     };
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
     let skipped = input::skipped();
+    if skipped > 0 {
+        eprintln!("{skipped} malformed case(s), trace section(s) or file(s) skipped (see above)");
+    }
     match result {
-        Ok(()) if skipped > 0 => {
-            eprintln!("{skipped} malformed case(s) or trace section(s) skipped (see above)");
-            ExitCode::from(2)
-        }
+        Ok(()) if skipped > 0 => ExitCode::from(2),
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             if !failure.message.is_empty() {

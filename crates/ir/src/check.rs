@@ -14,7 +14,7 @@
 //! Errors reuse `ParseError`'s shape (file, line, column, expected, found).
 
 use crate::descr::DescrKind;
-use crate::error::ParseError;
+use crate::error::{cut, ParseError};
 use crate::opcode::{Flags, Opcode, Type};
 use crate::trace::{Arg, JumpTarget, Op, Pos, Trace};
 use std::collections::HashMap;
@@ -58,7 +58,7 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
             report(
                 at(v),
                 "each name defined once".into(),
-                format!("'{name}' defined again (first on line {})", at(first).line),
+                format!("'{}' defined again (first on line {})", cut(name), at(first).line),
                 Some("single assignment: give the second value a new name"),
             );
         }
@@ -114,7 +114,7 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
                             "only values passed through the label on line {}",
                             pos_of(l).line
                         ),
-                        format!("{name} uses '{}', defined before that label", trace.name(v)),
+                        format!("{name} uses '{}', defined before that label", cut(trace.name(v))),
                         Some("add the value to the label's arguments"),
                     );
                 } else if v >= own {
@@ -449,7 +449,7 @@ fn check_descr(
         report(
             pos,
             format!("{} for {name}", wanted.describe()),
-            descr.text.to_string(),
+            cut(&descr.text),
             None,
         );
         return;
@@ -467,7 +467,7 @@ fn check_descr(
     if ty != cell_type {
         report(
             pos,
-            format!("a {cell_type} {what}, as {} says", descr.text),
+            format!("a {cell_type} {what}, as {} says", cut(&descr.text)),
             format!("a {ty}"),
             Some("the descr's letter gives the type: S/U int, P ref, F float"),
         );

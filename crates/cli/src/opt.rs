@@ -1,14 +1,23 @@
 //! `traceopt opt`: optimizes traces and prints the results; with
-//! `--verify`, proves each result equivalent to its input; with
-//! `--rule-stats`, counts how often each rule fired (per root op, like
-//! PyPy's `jit-intbounds-stats`).
+//! `--verify`, proves each result equivalent to its input (as `traceopt
+//! verify` does); with `--rule-stats`, counts how often each rule fired
+//! (per root op, like PyPy's `jit-intbounds-stats`).
 //!
 //! A test-format file is one trace; of a `PYPYLOG` file every recorded
-//! trace is optimized; of a peer set every case's input. Exit codes: 0,
-//! 1 a result was refuted (a bug: please report it), 3 some result could
-//! not be decided, 2 usage or input error.
+//! trace is optimized; of a peer set every case's input.
+//!
+//! Standard output holds traces only, so that it can be read back: the
+//! optimized trace for one test-format file, otherwise a peer set whose
+//! cases are each input (`--- ops`) and its optimized form (`---
+//! expected`), which `traceopt verify` and `check` read. Op counts,
+//! verdicts and summaries go to standard error; `--json` puts everything
+//! on standard output as one JSON document.
+//!
+//! Exit codes: 0, 1 a result was refuted (a bug: please report it), 3
+//! some result could not be decided, 2 usage or input error.
 
 use crate::input::{read_inputs, Failure};
+use crate::verify::{judge, positive_seconds, Judged};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -16,7 +25,7 @@ use std::time::Duration;
 use traceopt_ir::{check, print_trace, CheckOptions, OpCounts, Opcode, Trace, TraceFile};
 use traceopt_opt::{optimize, Bug, Passes, RULES};
 use traceopt_smt::{Solver, SolverKind};
-use traceopt_verify::{verify_aligned, Verdict, VerifyError};
+use traceopt_verify::VerifyError;
 
 #[derive(Args)]
 pub struct OptArgs {
@@ -33,18 +42,19 @@ pub struct OptArgs {
     /// The solver for --verify: z3 (the default) or cvc5.
     #[arg(long, value_parser = ["z3", "cvc5"])]
     solver: Option<String>,
-    /// Seconds the solver may spend on one query (--verify).
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
-    /// Print how often each rule fired, per op.
+    /// Seconds the solver may spend on one query (--verify; more than 0,
+    /// at most 1000000).
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
+    timeout: Duration,
+    /// Print how often each rule fired, per op (on standard error).
     #[arg(long)]
     rule_stats: bool,
     /// Print the Figure 7 counts (ops, allocations, heap reads and writes,
-    /// guards) before and after, and PyPy's where a log or peer set has them.
+    /// guards) before and after, and PyPy's where a log or peer set has
+    /// them (on standard error).
     #[arg(long)]
     stats: bool,
-    /// Print the optimized traces only as counts (with --verify or
-    /// --rule-stats, to see the summary alone).
+    /// Print no traces and no per-trace lines: the summary alone.
     #[arg(long)]
     quiet: bool,
     /// Print JSON instead of text.
@@ -73,20 +83,22 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         );
     }
     let mut solver = if args.verify {
-        if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-            return Err(Failure::input(
-                "--timeout must be a positive number of seconds",
-            ));
-        }
         let kind = args.solver.as_deref().and_then(SolverKind::from_name);
-        Some(
-            Solver::start(kind, Duration::from_secs_f64(args.timeout))
-                .map_err(|e| Failure::input(e.to_string()))?,
-        )
+        Some(Solver::start(kind, args.timeout).map_err(|e| Failure::input(e.to_string()))?)
     } else {
         None
     };
     let inputs = read_inputs(&args.files)?;
+    // One test-format trace is printed as such; anything else as a peer set.
+    let one_trace =
+        matches!(inputs.as_slice(), [input] if matches!(input.parsed, TraceFile::Trace(_)));
+    let print_traces = !args.json && !args.quiet;
+    // Op counts and verdicts of each trace, on standard error.
+    let note = |line: String| {
+        if print_traces {
+            eprintln!("{line}");
+        }
+    };
     let mut counts = vec![0u64; RULES.len()];
     let mut tally = Tally::default();
     let mut figure7 = Figure7::default();
@@ -117,9 +129,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 Err(infeasible_trace) => {
                     infeasible += 1;
                     record["infeasible"] = infeasible_trace.to_string().into();
-                    if !args.json && !args.quiet {
-                        writeln!(out, "# {label}\n# {infeasible_trace}\n").unwrap();
-                    }
+                    note(format!("# {label}: {infeasible_trace}"));
                 }
                 Ok(result) => {
                     figure7.recorded += OpCounts::of(trace);
@@ -137,21 +147,16 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     ops_after += after_count;
                     let text = print_trace(&result.trace);
                     record["ops_after"] = after_count.into();
-                    let verdict = solver.as_mut().map(|s| {
-                        verdict_text(
-                            verify_aligned(trace, &result.trace, &result.provenance, s),
-                            &mut tally,
-                        )
-                    });
-                    if !args.json && !args.quiet {
-                        writeln!(out, "# {label}: {before_count} -> {after_count} ops").unwrap();
-                        if let Some(v) = &verdict {
-                            writeln!(out, "# verify: {v}").unwrap();
-                        }
-                        writeln!(out, "{text}").unwrap();
+                    note(format!("# {label}: {before_count} -> {after_count} ops"));
+                    if let Some(solver) = solver.as_mut() {
+                        let verdict = verdict_text(judge(trace, &result.trace, solver), &mut tally);
+                        note(format!("# verify: {verdict}"));
+                        record["verify"] = verdict.into();
                     }
-                    if let Some(v) = verdict {
-                        record["verify"] = v.into();
+                    match (print_traces, one_trace) {
+                        (true, true) => out.push_str(&text),
+                        (true, false) => write_case(out, &label, trace, &text),
+                        (false, _) => {}
                     }
                     if !args.quiet {
                         record["optimized"] = text.into();
@@ -196,21 +201,24 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         }
         writeln!(out, "{}", serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     } else {
+        // Reports go to standard error, which holds no traces.
+        let mut report = String::new();
         if args.rule_stats {
-            write_rule_stats(out, &counts);
+            write_rule_stats(&mut report, &counts);
         }
         if args.stats {
-            write_figure7(out, &figure7);
+            write_figure7(&mut report, &figure7);
         }
-        writeln!(out, "{summary}").unwrap();
+        writeln!(report, "{summary}").unwrap();
         if args.verify {
             writeln!(
-                out,
+                report,
                 "verify: {} proved, {} refuted, {} unknown, {} with ops the validator does not support yet",
                 tally.proved, tally.refuted, tally.unknown, tally.unsupported
             )
             .unwrap();
         }
+        eprint!("{report}");
     }
     if malformed > 0 {
         Err(Failure::input(format!(
@@ -300,19 +308,16 @@ fn real_ops(trace: &Trace) -> usize {
     trace.real_ops().count()
 }
 
-fn verdict_text(result: Result<Verdict, VerifyError>, tally: &mut Tally) -> String {
+/// The verdict of `judge` as a line for standard error, counted.
+fn verdict_text(result: Result<Judged, VerifyError>, tally: &mut Tally) -> String {
     match result {
-        Ok(Verdict::Proved) => {
-            tally.proved += 1;
-            "proved".into()
-        }
-        Ok(Verdict::Refuted(cex)) => {
-            tally.refuted += 1;
-            format!("REFUTED (an optimizer bug): {cex}")
-        }
-        Ok(Verdict::Unknown(why)) => {
-            tally.unknown += 1;
-            format!("unknown: {why}")
+        Ok(judged) => {
+            match judged {
+                Judged::Proved => tally.proved += 1,
+                Judged::Refuted(_) => tally.refuted += 1,
+                Judged::Unknown(_) => tally.unknown += 1,
+            }
+            judged.text()
         }
         Err(VerifyError::Unsupported { what, .. }) => {
             tally.unsupported += 1;
@@ -323,6 +328,18 @@ fn verdict_text(result: Result<Verdict, VerifyError>, tally: &mut Tally) -> Stri
             format!("unknown: {e}")
         }
     }
+}
+
+/// One case of a peer set: the input and its optimized form, which
+/// `traceopt verify` and `check` read back.
+fn write_case(out: &mut String, label: &str, input: &Trace, optimized: &str) {
+    writeln!(out, "### {label}").unwrap();
+    writeln!(
+        out,
+        "--- ops\n{}--- expected\n{optimized}",
+        print_trace(input)
+    )
+    .unwrap();
 }
 
 /// Rule counts grouped by root op, rules in file order.

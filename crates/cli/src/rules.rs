@@ -8,6 +8,7 @@
 //! solver could not decide some rule, 2 usage or input error.
 
 use crate::input::Failure;
+use crate::verify::positive_seconds;
 use clap::{Args, Subcommand};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -39,9 +40,10 @@ enum RulesCommand {
         /// queries) or z3.
         #[arg(long, value_parser = ["z3", "cvc5"])]
         solver: Option<String>,
-        /// Seconds the solver may spend on one rule.
-        #[arg(long, default_value_t = 60.0)]
-        timeout: f64,
+        /// Seconds the solver may spend on one rule (more than 0, at most
+        /// 1000000).
+        #[arg(long, value_name = "SECS", default_value = "60", value_parser = positive_seconds, allow_negative_numbers = true)]
+        timeout: Duration,
         /// Solver processes to run in parallel.
         #[arg(long, default_value_t = 2)]
         jobs: usize,
@@ -81,11 +83,6 @@ pub fn run(out: &mut String, args: RulesArgs) -> Result<(), Failure> {
             cache,
             no_cache,
         } => {
-            if !(timeout > 0.0 && timeout.is_finite()) {
-                return Err(Failure::input(
-                    "--timeout must be a positive number of seconds",
-                ));
-            }
             let kind = match solver.as_deref() {
                 Some(name) => SolverKind::from_name(name),
                 None => traceopt_smt::Solver::start(Some(SolverKind::Cvc5), Duration::from_secs(1))
@@ -93,14 +90,7 @@ pub fn run(out: &mut String, args: RulesArgs) -> Result<(), Failure> {
                     .map(|_| SolverKind::Cvc5),
             };
             let cache = (!no_cache).then_some(cache.as_path());
-            prove(
-                out,
-                &rules_dir(dir),
-                kind,
-                Duration::from_secs_f64(timeout),
-                jobs,
-                cache,
-            )
+            prove(out, &rules_dir(dir), kind, timeout, jobs, cache)
         }
         RulesCommand::Confluence { dir, all } => confluence(out, &rules_dir(dir), all),
         RulesCommand::List => {

@@ -1,18 +1,22 @@
 //! `traceopt verify`: proves an optimized trace equivalent to its input, or
 //! prints a counterexample; with a peer set, does so for every case
-//! (input against PyPy's expected output) and counts the verdicts.
+//! (input against its expected output) and counts the verdicts. Both
+//! traces must pass the checker first.
+//!
+//! Also the pieces `opt --verify`, `fuzz` and `rules` share: one way to
+//! judge a pair (`judge`), and the parsers of seconds on the command line.
 //!
 //! Exit codes: 0 proved (all), 1 refuted (any), 3 unknown (any, none
-//! refuted), 2 usage or input error.
+//! refuted; a solver that fails is unknown too), 2 usage or input error.
 
 use crate::input::{read_input, Failure};
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
-use traceopt_ir::{Trace, TraceFile};
+use traceopt_ir::{check, CheckOptions, Trace, TraceFile};
 use traceopt_smt::{Solver, SolverKind};
-use traceopt_verify::{verify, Verdict};
+use traceopt_verify::{verify, Verdict, VerifyError};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -23,40 +27,105 @@ pub struct VerifyArgs {
     /// The solver: z3 (the default) or cvc5.
     #[arg(long, value_parser = ["z3", "cvc5"])]
     solver: Option<String>,
-    /// Seconds the solver may spend on one query.
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
+    /// Seconds the solver may spend on one query (more than 0, at most
+    /// 1000000).
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = positive_seconds,
+          allow_negative_numbers = true)]
+    timeout: Duration,
     /// Write every query as a self-contained .smt2 file into DIR.
     #[arg(long, value_name = "DIR")]
     dump_smt: Option<PathBuf>,
 }
 
-pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(Failure::input(
-            "--timeout must be a positive number of seconds",
-        ));
+/// The longest time any option takes, in seconds (about 11.5 days).
+pub const MAX_SECONDS: f64 = 1_000_000.0;
+
+/// A number of seconds from 0 to `MAX_SECONDS` (a clap value parser).
+pub fn seconds(text: &str) -> Result<Duration, String> {
+    parse_seconds(text, true)
+}
+
+/// A number of seconds more than 0, at most `MAX_SECONDS`.
+pub fn positive_seconds(text: &str) -> Result<Duration, String> {
+    parse_seconds(text, false)
+}
+
+fn parse_seconds(text: &str, zero: bool) -> Result<Duration, String> {
+    let range = if zero {
+        "from 0 to"
+    } else {
+        "more than 0, at most"
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        // Negative, too large, infinite and NaN values are in no range.
+        .filter(|s| (0.0..=MAX_SECONDS).contains(s))
+        .map(Duration::from_secs_f64)
+        .filter(|d| zero || !d.is_zero())
+        .ok_or_else(|| format!("give a number of seconds {range} {MAX_SECONDS} (e.g. 10 or 0.5)"))
+}
+
+/// How a pair came out.
+pub enum Judged {
+    Proved,
+    /// The counterexample, replayed: the runs differ.
+    Refuted(String),
+    /// Not decided: a timeout, a solver that failed, or a counterexample
+    /// that did not replay. Never a claim either way.
+    Unknown(String),
+}
+
+impl Judged {
+    /// `proved`, `refuted` and the counterexample on indented lines, or
+    /// `unknown: reason`.
+    pub fn text(&self) -> String {
+        match self {
+            Judged::Proved => "proved".into(),
+            Judged::Refuted(cex) => format!("refuted\n  {}", cex.replace('\n', "\n  ")),
+            Judged::Unknown(reason) => format!("unknown: {reason}"),
+        }
     }
+}
+
+/// Proves `after` equivalent to `before` (end to end), for `verify` and
+/// `opt --verify` alike. `Err` for what the validator cannot take (ops it
+/// does not encode, different inputs); the caller decides whether that is
+/// bad input.
+pub fn judge(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Judged, VerifyError> {
+    Ok(match verify(before, after, solver) {
+        Ok(Verdict::Proved) => Judged::Proved,
+        Ok(Verdict::Refuted(cex)) => Judged::Refuted(cex.to_string()),
+        Ok(Verdict::Unknown(reason) | Verdict::Unreplayed(reason)) => Judged::Unknown(reason),
+        Err(VerifyError::Solver(e)) => Judged::Unknown(e.to_string()),
+        Err(e) => return Err(e),
+    })
+}
+
+pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
     let kind = args.solver.as_deref().and_then(SolverKind::from_name);
-    let mut solver = Solver::start(kind, Duration::from_secs_f64(args.timeout))
-        .map_err(|e| Failure::input(e.to_string()))?;
+    let mut solver =
+        Solver::start(kind, args.timeout).map_err(|e| Failure::input(e.to_string()))?;
     if let Some(dir) = &args.dump_smt {
         solver
             .dump_to(dir)
             .map_err(|e| Failure::input(e.to_string()))?;
     }
     let before = read_input(&args.before)?;
-    let pairs: Vec<(String, &Trace, Trace)> = match (&before.parsed, &args.after) {
+    let after_input = args.after.as_deref().map(read_input).transpose()?;
+    let pairs: Vec<(String, &Trace, &Trace)> = match (&before.parsed, &after_input) {
         (TraceFile::Peer(cases), None) => cases
             .iter()
-            .map(|c| (c.name.clone(), &c.ops, c.expected.clone()))
+            .map(|c| (c.name.clone(), &c.ops, &c.expected))
             .collect(),
         (TraceFile::Trace(trace), Some(after)) => {
-            let after_input = read_input(after)?;
-            let TraceFile::Trace(after_trace) = after_input.parsed else {
-                return Err(Failure::input(format!("{after}: expected a single trace")));
+            let TraceFile::Trace(after_trace) = &after.parsed else {
+                return Err(Failure::input(format!(
+                    "{}: expected a single trace",
+                    after.file
+                )));
             };
-            vec![(String::new(), &**trace, *after_trace)]
+            vec![(String::new(), &**trace, &**after_trace)]
         }
         (TraceFile::Peer(_), Some(_)) => {
             return Err(Failure::input(
@@ -70,38 +139,49 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
             )))
         }
     };
+    // The validator takes well-formed traces only (peer-set cases may stop
+    // before the end).
+    let options = CheckOptions {
+        require_fail_args: false,
+        partial: after_input.is_none(),
+    };
+    let after_file = after_input.as_ref().unwrap_or(&before).file.as_str();
+    let mut malformed = 0;
+    for (_, before_trace, after_trace) in &pairs {
+        let errors: Vec<_> = check(before_trace, &before.file, options)
+            .into_iter()
+            .chain(check(after_trace, after_file, options))
+            .collect();
+        malformed += usize::from(!errors.is_empty());
+        for error in errors {
+            eprintln!("{error}");
+        }
+    }
+    if malformed > 0 {
+        return Err(Failure::input(format!(
+            "{malformed} pair(s) not verified: they do not pass the checker (see above; \
+             `traceopt check` shows the same)"
+        )));
+    }
     let (mut proved, mut refuted, mut unknown) = (0, 0, 0);
-    let single = pairs.len() == 1 && args.after.is_some();
+    let single = after_input.is_some();
     for (name, before_trace, after_trace) in &pairs {
+        let judged = match judge(before_trace, after_trace, &mut solver) {
+            Ok(judged) => judged,
+            Err(e) if single => return Err(Failure::input(e.to_string())),
+            Err(e) => Judged::Unknown(e.to_string()),
+        };
+        match judged {
+            Judged::Proved => proved += 1,
+            Judged::Refuted(_) => refuted += 1,
+            Judged::Unknown(_) => unknown += 1,
+        }
         let label = if single {
             String::new()
         } else {
             format!("{name}: ")
         };
-        match verify(before_trace, after_trace, &mut solver) {
-            Ok(Verdict::Proved) => {
-                proved += 1;
-                writeln!(out, "{label}proved").unwrap();
-            }
-            Ok(Verdict::Refuted(cex)) => {
-                refuted += 1;
-                writeln!(
-                    out,
-                    "{label}refuted\n  {}",
-                    cex.to_string().replace('\n', "\n  ")
-                )
-                .unwrap();
-            }
-            Ok(Verdict::Unknown(reason)) => {
-                unknown += 1;
-                writeln!(out, "{label}unknown: {reason}").unwrap();
-            }
-            Err(e) if single => return Err(Failure::input(e.to_string())),
-            Err(e) => {
-                unknown += 1;
-                writeln!(out, "{label}unknown: {e}").unwrap();
-            }
-        }
+        writeln!(out, "{label}{}", judged.text()).unwrap();
     }
     if !single {
         writeln!(
@@ -115,5 +195,23 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
         (0, 0) => Ok(()),
         (0, _) => Err(Failure::silent(3)),
         _ => Err(Failure::silent(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_go_from_zero_to_the_maximum() {
+        assert_eq!(seconds("0"), Ok(Duration::ZERO));
+        assert_eq!(positive_seconds(" 0.5 "), Ok(Duration::from_millis(500)));
+        assert_eq!(
+            positive_seconds("1000000"),
+            Ok(Duration::from_secs(1_000_000))
+        );
+        for bad in ["0", "1e-12", "1000000.5", "-0.5", "inf", "NaN", ""] {
+            assert!(positive_seconds(bad).is_err(), "{bad}");
+        }
     }
 }

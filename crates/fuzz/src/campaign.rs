@@ -1,8 +1,15 @@
 //! A fuzzing campaign: generate traces from consecutive seeds, run each
 //! through the oracle, shrink what fails, on `jobs` threads (one solver
 //! process each), until a count or a time is reached.
+//!
+//! A solver that fails on a trace (it dies, answers what is not SMT-LIB,
+//! or gives a counterexample the interpreter does not reproduce) is
+//! counted and replaced by a new process; the trace counts as checked by
+//! the runs only. A solver that cannot be started, or fails
+//! `SOLVER_FAILURES_IN_A_ROW` times in a row, stops the campaign with
+//! `Summary::solver_error`.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -57,7 +64,13 @@ pub struct Counters {
     pub unknown: AtomicU64,
     pub infeasible: AtomicU64,
     pub findings: AtomicU64,
+    /// Traces on which the solver failed (also counted in `unknown`).
+    pub solver_failures: AtomicU64,
 }
+
+/// A worker whose solver fails this many traces in a row stops the
+/// campaign.
+pub const SOLVER_FAILURES_IN_A_ROW: u32 = 3;
 
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -67,6 +80,13 @@ pub struct Summary {
     pub infeasible: u64,
     pub reports: Vec<Report>,
     pub seconds: f64,
+    /// Traces on which the solver failed (checked by the runs only).
+    pub solver_failures: u64,
+    /// The first such failure, with its seed.
+    pub first_solver_failure: Option<String>,
+    /// Why the campaign stopped early: the solver could not be started or
+    /// kept failing. The solver checks it asked for did not all happen.
+    pub solver_error: Option<String>,
 }
 
 /// Input vectors for the differential runs, from the trace's seed.
@@ -165,14 +185,24 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let reports = Mutex::new(Vec::new());
-    let workers = AtomicUsize::new(0);
+    let first_failure = Mutex::new(None);
+    let solver_error = Mutex::new(None);
+    let give_up = |why: String| {
+        solver_error.lock().unwrap().get_or_insert(why);
+        stop.store(true, Ordering::Relaxed);
+    };
+    let start_solver = || match options.solver_timeout {
+        None => Ok(None),
+        Some(t) => Solver::start(options.solver, t).map(Some),
+    };
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| {
-                workers.fetch_add(1, Ordering::Relaxed);
-                let mut solver = options
-                    .solver_timeout
-                    .and_then(|t| Solver::start(options.solver, t).ok());
+                let mut solver = match start_solver() {
+                    Ok(solver) => solver,
+                    Err(e) => return give_up(e.to_string()),
+                };
+                let mut in_a_row = 0;
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;
@@ -186,12 +216,8 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                     }
                     let seed = options.seed.wrapping_add(index);
                     counters.generated.fetch_add(1, Ordering::Relaxed);
-                    match check_seed(seed, options, solver.as_mut()) {
-                        Ok(Cleared::Proved) => counters.proved.fetch_add(1, Ordering::Relaxed),
-                        Ok(Cleared::RunsAgree) => counters.unknown.fetch_add(1, Ordering::Relaxed),
-                        Ok(Cleared::Infeasible) => {
-                            counters.infeasible.fetch_add(1, Ordering::Relaxed)
-                        }
+                    let cleared = match check_seed(seed, options, solver.as_mut()) {
+                        Ok(cleared) => cleared,
                         Err(mut report) => {
                             counters.findings.fetch_add(1, Ordering::Relaxed);
                             minimize(&mut report, options, solver.as_mut());
@@ -199,8 +225,32 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                             if options.stop_at_first {
                                 stop.store(true, Ordering::Relaxed);
                             }
-                            0
+                            continue;
                         }
+                    };
+                    let counter = match &cleared {
+                        Cleared::Proved => &counters.proved,
+                        Cleared::RunsAgree | Cleared::SolverFailed(_) => &counters.unknown,
+                        Cleared::Infeasible => &counters.infeasible,
+                    };
+                    counter.fetch_add(1, Ordering::Relaxed);
+                    let Cleared::SolverFailed(why) = cleared else {
+                        in_a_row = 0;
+                        continue;
+                    };
+                    counters.solver_failures.fetch_add(1, Ordering::Relaxed);
+                    let why = format!("seed {seed}: {why}");
+                    first_failure.lock().unwrap().get_or_insert(why.clone());
+                    in_a_row += 1;
+                    if in_a_row >= SOLVER_FAILURES_IN_A_ROW {
+                        give_up(format!(
+                            "the solver failed on {in_a_row} traces in a row (the last, {why})"
+                        ));
+                        break;
+                    }
+                    solver = match start_solver() {
+                        Ok(solver) => solver,
+                        Err(e) => return give_up(e.to_string()),
                     };
                 }
             });
@@ -215,5 +265,8 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
         infeasible: counters.infeasible.load(Ordering::Relaxed),
         reports,
         seconds: started.elapsed().as_secs_f64(),
+        solver_failures: counters.solver_failures.load(Ordering::Relaxed),
+        first_solver_failure: first_failure.into_inner().unwrap(),
+        solver_error: solver_error.into_inner().unwrap(),
     }
 }

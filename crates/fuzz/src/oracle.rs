@@ -6,8 +6,11 @@
 //!    values and on random values: where the input runs without an
 //!    undefined op, the output must end the same way (both fail some
 //!    guard, or both finish or jump with equal values);
-//! 3. the SMT validator, guard by guard, with a timeout: a refutation is
-//!    a finding, a timeout is counted as unknown (never as proved).
+//! 3. the SMT validator, end to end, with a timeout: a refutation is a
+//!    finding, a timeout is counted as unknown (never as proved), and a
+//!    solver that fails (dies, answers what is not SMT-LIB, or gives a
+//!    counterexample the interpreter does not reproduce) is reported as
+//!    such, for the campaign to restart it and count.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -15,7 +18,7 @@ use traceopt_interp::{run, DefaultEnv, Limits, Outcome, Val};
 use traceopt_ir::Trace;
 use traceopt_opt::{optimize, Passes};
 use traceopt_smt::Solver;
-use traceopt_verify::{verify, Verdict};
+use traceopt_verify::{verify, Verdict, VerifyError};
 
 /// What a check found wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +65,7 @@ impl std::fmt::Display for Finding {
 }
 
 /// How a trace got through the oracle without a finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cleared {
     /// The validator proved it.
     Proved,
@@ -72,6 +75,8 @@ pub enum Cleared {
     /// The optimizer reported the trace infeasible (a guard that always
     /// fails) and the input indeed fails a guard on every sampled input.
     Infeasible,
+    /// The differential runs agreed, but the solver failed: why.
+    SolverFailed(String),
 }
 
 /// How a run ended, for comparison: `None` if the input is undefined.
@@ -155,6 +160,11 @@ pub fn check(
     match verify(trace, after, solver) {
         Ok(Verdict::Proved) => Ok(Cleared::Proved),
         Ok(Verdict::Refuted(cex)) => Err(Finding::Refuted(cex.to_string())),
-        Ok(Verdict::Unknown(_)) | Err(_) => Ok(Cleared::RunsAgree),
+        Ok(Verdict::Unknown(_)) => Ok(Cleared::RunsAgree),
+        Ok(Verdict::Unreplayed(why)) => Ok(Cleared::SolverFailed(why)),
+        Err(VerifyError::Solver(e)) => Ok(Cleared::SolverFailed(e.to_string())),
+        // Generated and mutated traces are integer-only: nothing else to
+        // ask the solver.
+        Err(_) => Ok(Cleared::RunsAgree),
     }
 }

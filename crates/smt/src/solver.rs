@@ -3,8 +3,12 @@
 //! One process per `Solver` (keep one per thread): declarations and
 //! assertions go down stdin, `push`/`pop` scope them, and `check` reads the
 //! answer back. Every query has a timeout, given to the solver itself and
-//! enforced here too: a solver that does not answer in time is killed and
+//! enforced here too, for writing the query and reading the answer alike
+//! (a writer thread feeds the pipe, so a solver that stops reading cannot
+//! block us): a solver that does not answer in time is killed and
 //! restarted with the current scopes replayed, and the query is `Unknown`.
+//! A solver that dies or answers something other than SMT-LIB is an error
+//! (its words quoted), and the next query starts in a fresh process.
 //! Unknown is never turned into proved.
 //!
 //! Every command is also kept per scope, so that a query can be written out
@@ -13,10 +17,12 @@
 
 use crate::term::{Sort, Term};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The check that uses a solver's own (incremental) strategy.
@@ -53,7 +59,8 @@ impl SolverKind {
 
     /// The options that start every session (and every dumped file).
     fn preamble(self, timeout: Duration) -> Vec<String> {
-        let ms = timeout.as_millis();
+        // At least 1 ms: a limit of 0 would mean "no limit" to a solver.
+        let ms = timeout.as_millis().max(1);
         match self {
             SolverKind::Z3 => vec![
                 "(set-option :produce-models true)".into(),
@@ -120,15 +127,29 @@ pub struct Solver {
     kind: SolverKind,
     binary: PathBuf,
     timeout: Duration,
-    child: Child,
-    /// Commands are buffered, and sent when an answer is awaited: one
+    process: Process,
+    /// Commands not sent yet: they are sent when an answer is awaited, one
     /// write per query rather than one per line.
-    stdin: BufWriter<ChildStdin>,
-    lines: Receiver<String>,
+    pending: String,
+    /// The process was killed, died or said something we could not read:
+    /// the next query starts a new one.
+    broken: bool,
     /// The commands of each open scope (the first is the base scope).
     scopes: Vec<Vec<String>>,
     dump_dir: Option<PathBuf>,
     queries: usize,
+}
+
+/// A running solver and its pipes.
+struct Process {
+    child: Child,
+    /// Batches of commands for the writer thread, which owns the solver's
+    /// stdin: a write that blocks (the solver stopped reading) blocks that
+    /// thread only, and we stop waiting at the query's deadline.
+    input: Sender<String>,
+    /// Bytes handed to the writer thread and not written yet.
+    unsent: Arc<AtomicUsize>,
+    lines: Receiver<String>,
 }
 
 /// Looks a binary up on PATH.
@@ -155,20 +176,25 @@ impl Solver {
                 looked_for: names.join(" and "),
             });
         };
-        let (child, stdin, lines) = spawn(kind, &binary)?;
+        Solver::launch(kind, binary, timeout)
+    }
+
+    /// Starts `binary`, which speaks SMT-LIB as `kind` does.
+    fn launch(kind: SolverKind, binary: PathBuf, timeout: Duration) -> Result<Solver, SolverError> {
+        let process = spawn(kind, &binary)?;
         let mut solver = Solver {
             kind,
             binary,
             timeout,
-            child,
-            stdin: BufWriter::new(stdin),
-            lines,
+            process,
+            pending: String::new(),
+            broken: false,
             scopes: vec![Vec::new()],
             dump_dir: None,
             queries: 0,
         };
         for line in kind.preamble(timeout) {
-            solver.write(&line)?;
+            solver.write(&line);
         }
         Ok(solver)
     }
@@ -191,20 +217,28 @@ impl Solver {
         self.kind.binary().to_string()
     }
 
-    fn write(&mut self, command: &str) -> Result<(), SolverError> {
-        writeln!(self.stdin, "{command}").map_err(|e| self.died(e))
+    /// Queues a command; `send` passes the queue to the writer thread.
+    fn write(&mut self, command: &str) {
+        self.pending.push_str(command);
+        self.pending.push('\n');
     }
 
-    fn died(&self, e: std::io::Error) -> SolverError {
-        SolverError::Died {
-            binary: self.name(),
-            message: e.to_string(),
+    fn send(&mut self) {
+        if self.pending.is_empty() {
+            return;
         }
+        let batch = std::mem::take(&mut self.pending);
+        self.process
+            .unsent
+            .fetch_add(batch.len(), Ordering::Relaxed);
+        // If the writer thread has stopped, the solver has closed its
+        // input; reading its answer then reports how it ended.
+        let _ = self.process.input.send(batch);
     }
 
-    /// Sends a command and remembers it in the current scope.
+    /// Queues a command and remembers it in the current scope.
     fn command(&mut self, command: String) -> Result<(), SolverError> {
-        self.write(&command)?;
+        self.write(&command);
         self.scopes.last_mut().unwrap().push(command);
         Ok(())
     }
@@ -222,14 +256,14 @@ impl Solver {
     }
 
     pub fn push(&mut self) -> Result<(), SolverError> {
-        self.write("(push 1)")?;
+        self.write("(push 1)");
         self.scopes.push(Vec::new());
         Ok(())
     }
 
     pub fn pop(&mut self) -> Result<(), SolverError> {
         if self.scopes.len() > 1 {
-            self.write("(pop 1)")?;
+            self.write("(pop 1)");
             self.scopes.pop();
         }
         Ok(())
@@ -282,33 +316,47 @@ impl Solver {
     }
 
     fn check_with(&mut self, vars: &[String], check_command: &str) -> Result<Sat, SolverError> {
+        if self.broken {
+            self.restart()?;
+        }
         self.dump(vars, check_command)?;
-        self.write(check_command)?;
+        self.write(check_command);
         let deadline = Instant::now() + self.timeout + Duration::from_secs(2);
+        let result = self.answer(vars, check_command, deadline);
+        if result.is_err() {
+            // Whatever it was doing, its next answers cannot be trusted to
+            // belong to our next questions.
+            self.discard();
+        }
+        result
+    }
+
+    fn answer(
+        &mut self,
+        vars: &[String],
+        check_command: &str,
+        deadline: Instant,
+    ) -> Result<Sat, SolverError> {
         let mut errors = Vec::new();
         let answer = loop {
             match self.response(deadline)? {
-                None => {
-                    self.restart()?;
-                    let seconds = self.timeout.as_secs_f64();
-                    return Ok(Sat::Unknown(format!("no answer within {seconds}s")));
-                }
-                Some(line) if line.starts_with("(error") => errors.push(line),
+                None if errors.is_empty() => return Ok(Sat::Unknown(self.no_answer())),
+                None => break String::new(),
+                Some(line) if line.starts_with("(error") => errors.push(brief(&line)),
                 Some(line) => break line,
             }
         };
         if !errors.is_empty() {
-            return Err(SolverError::Solver {
-                binary: self.name(),
-                message: errors.join("; "),
-            });
+            return Err(self.error(errors.join("; ")));
         }
         match answer.as_str() {
             "unsat" => Ok(Sat::Unsat),
             "sat" => Ok(Sat::Sat(self.model(vars, deadline)?)),
             "unknown" => {
-                self.write("(get-info :reason-unknown)")?;
-                let answer = self.response(deadline)?.unwrap_or_default();
+                self.write("(get-info :reason-unknown)");
+                let Some(answer) = self.response(deadline)? else {
+                    return Ok(Sat::Unknown(self.no_answer()));
+                };
                 let reason = unknown_reason(&answer);
                 // z3's incremental core can be left in a bad state by a
                 // cancelled check (we saw it answer `sat` with models that
@@ -317,7 +365,7 @@ impl Solver {
                 // the assertions and keeps nothing, so the process can stay
                 // (a restart costs more than most queries).
                 if check_command == PLAIN_CHECK {
-                    self.restart()?;
+                    self.discard();
                 }
                 Ok(Sat::Unknown(
                     if reason.contains("timeout") || reason.contains("canceled") {
@@ -327,10 +375,29 @@ impl Solver {
                     },
                 ))
             }
-            other => Err(SolverError::Solver {
-                binary: self.name(),
-                message: format!("unexpected answer '{other}' to check-sat"),
-            }),
+            other => Err(self.error(format!("unexpected answer '{}' to check-sat", brief(other)))),
+        }
+    }
+
+    /// Why a query got no answer in time; the process is killed.
+    fn no_answer(&mut self) -> String {
+        let unsent = self.process.unsent.load(Ordering::Relaxed);
+        self.discard();
+        let seconds = self.timeout.as_secs_f64();
+        if unsent > 0 {
+            format!(
+                "no answer within {seconds}s: the solver stopped reading its input \
+                 ({unsent} bytes of the query not sent)"
+            )
+        } else {
+            format!("no answer within {seconds}s")
+        }
+    }
+
+    fn error(&self, message: String) -> SolverError {
+        SolverError::Solver {
+            binary: self.name(),
+            message,
         }
     }
 
@@ -339,25 +406,34 @@ impl Solver {
         if vars.is_empty() {
             return Ok(model);
         }
-        self.write(&format!("(get-value ({}))", vars.join(" ")))?;
+        self.write(&format!("(get-value ({}))", vars.join(" ")));
         let Some(text) = self.response(deadline)? else {
+            self.discard();
             return Err(SolverError::Died {
                 binary: self.name(),
-                message: "no answer to get-value".into(),
+                message: format!(
+                    "no answer to get-value within {}s",
+                    self.timeout.as_secs_f64()
+                ),
             });
         };
         if text.starts_with("(error") {
-            return Err(SolverError::Solver {
-                binary: self.name(),
-                message: text,
-            });
+            return Err(self.error(brief(&text)));
         }
         for (name, value) in parse_pairs(&text) {
-            let value = parse_bv(&value).ok_or_else(|| SolverError::Solver {
-                binary: self.name(),
-                message: format!("cannot read the value '{value}' of {name}"),
+            let value = parse_bv(&value).ok_or_else(|| {
+                self.error(format!(
+                    "cannot read the value '{}' of {name}",
+                    brief(&value)
+                ))
             })?;
             model.values.insert(name, value as u64);
+        }
+        if let Some(missing) = vars.iter().find(|v| !model.values.contains_key(*v)) {
+            return Err(self.error(format!(
+                "no value for {missing} in its model '{}'",
+                brief(&text)
+            )));
         }
         Ok(model)
     }
@@ -365,11 +441,11 @@ impl Solver {
     /// One whole response (lines until the parentheses balance); `None`
     /// past the deadline.
     fn response(&mut self, deadline: Instant) -> Result<Option<String>, SolverError> {
-        self.stdin.flush().map_err(|e| self.died(e))?;
+        self.send();
         let mut text = String::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
+            match self.process.lines.recv_timeout(left) {
                 Ok(line) => {
                     if !text.is_empty() {
                         text.push(' ');
@@ -381,34 +457,44 @@ impl Solver {
                 }
                 Err(RecvTimeoutError::Timeout) => return Ok(None),
                 Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.child.try_wait().ok().flatten();
+                    let status = self.process.child.try_wait().ok().flatten();
+                    let status = status.map_or("still running".into(), |s| s.to_string());
+                    self.discard();
                     return Err(SolverError::Died {
                         binary: self.name(),
-                        message: format!("its output closed (exit status {status:?})"),
+                        message: format!("its output closed ({status})"),
                     });
                 }
             }
         }
     }
 
-    /// Kills a stuck solver and starts a new one in the same state.
+    /// Kills the process; the next query starts a new one.
+    fn discard(&mut self) {
+        let _ = self.process.child.kill();
+        let _ = self.process.child.wait();
+        self.broken = true;
+    }
+
+    /// Starts a new process in the state of the old one: the options, then
+    /// every open scope's commands.
     fn restart(&mut self) -> Result<(), SolverError> {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let (child, stdin, lines) = spawn(self.kind, &self.binary)?;
-        self.child = child;
-        self.stdin = BufWriter::new(stdin);
-        self.lines = lines;
+        let _ = self.process.child.kill();
+        let _ = self.process.child.wait();
+        self.process = spawn(self.kind, &self.binary)?;
+        self.broken = false;
+        // The queue holds commands of the open scopes, which are replayed.
+        self.pending.clear();
         for line in self.kind.preamble(self.timeout) {
-            self.write(&line)?;
+            self.write(&line);
         }
         let scopes = self.scopes.clone();
         for (depth, scope) in scopes.iter().enumerate() {
             if depth > 0 {
-                self.write("(push 1)")?;
+                self.write("(push 1)");
             }
             for command in scope {
-                self.write(command)?;
+                self.write(command);
             }
         }
         Ok(())
@@ -448,15 +534,12 @@ impl Solver {
 
 impl Drop for Solver {
     fn drop(&mut self) {
-        let _ = self.write("(exit)");
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = self.process.child.kill();
+        let _ = self.process.child.wait();
     }
 }
 
-type Pipes = (Child, ChildStdin, Receiver<String>);
-
-fn spawn(kind: SolverKind, binary: &Path) -> Result<Pipes, SolverError> {
+fn spawn(kind: SolverKind, binary: &Path) -> Result<Process, SolverError> {
     let mut child = Command::new(binary)
         .args(kind.args())
         .stdin(Stdio::piped())
@@ -467,8 +550,21 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Pipes, SolverError> {
             binary: binary.display().to_string(),
             message: e.to_string(),
         })?;
-    let stdin = child.stdin.take().expect("stdin was piped");
+    let mut stdin = child.stdin.take().expect("stdin was piped");
     let stdout = child.stdout.take().expect("stdout was piped");
+    let (input, batches) = mpsc::channel::<String>();
+    let unsent = Arc::new(AtomicUsize::new(0));
+    let counter = unsent.clone();
+    // Ends when the solver closes its input (or is killed) or the Solver
+    // goes away.
+    std::thread::spawn(move || {
+        for batch in batches {
+            if stdin.write_all(batch.as_bytes()).is_err() || stdin.flush().is_err() {
+                break;
+            }
+            counter.fetch_sub(batch.len(), Ordering::Relaxed);
+        }
+    });
     let (sender, lines) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
@@ -478,7 +574,21 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Pipes, SolverError> {
             }
         }
     });
-    Ok((child, stdin, lines))
+    Ok(Process {
+        child,
+        input,
+        unsent,
+        lines,
+    })
+}
+
+/// A solver's text, cut short for an error message.
+fn brief(text: &str) -> String {
+    const MAX: usize = 120;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
 }
 
 /// `(:reason-unknown "canceled")` (z3 quotes it, cvc5 may not) as `canceled`.
@@ -571,5 +681,102 @@ mod tests {
         assert!(balanced("((x #x01))"));
         assert!(!balanced("((x #x01)"));
         assert!(balanced("(error \"a ( b\")"));
+    }
+
+    /// Shell scripts standing in for a solver, written once before any
+    /// test starts one (a script still open for writing cannot be run).
+    fn fake(name: &str) -> PathBuf {
+        static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+        let dir = DIR.get_or_init(|| {
+            use std::os::unix::fs::PermissionsExt;
+            let dir =
+                std::env::temp_dir().join(format!("traceopt-smt-fakes-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let scripts = [
+                // Reads nothing: the query fills the pipe.
+                ("deaf", "exec sleep 60"),
+                // Reads a little, then nothing.
+                ("tired", "head -c 1000 >/dev/null; exec sleep 60"),
+                ("quits", "exit 0"),
+                (
+                    "babbles",
+                    "while read -r l; do case \"$l\" in *check-sat*) echo hello;; esac; done",
+                ),
+                (
+                    "no-model",
+                    "while read -r l; do case \"$l\" in *check-sat*) echo sat;; \
+                     *get-value*) echo '((x #x01))';; esac; done",
+                ),
+            ];
+            for (name, body) in scripts {
+                let path = dir.join(name);
+                std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            dir
+        });
+        dir.join(name)
+    }
+
+    /// About 240 KB of definitions, far more than a pipe holds.
+    fn big_query(solver: &mut Solver) {
+        for k in 0..6000 {
+            solver
+                .define(&format!("v{k}"), Sort::Bool, &Term::Bool(true))
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn a_solver_that_stops_reading_is_unknown_within_the_timeout() {
+        for name in ["deaf", "tired"] {
+            let timeout = Duration::from_millis(300);
+            let mut solver = Solver::launch(SolverKind::Z3, fake(name), timeout).unwrap();
+            big_query(&mut solver);
+            let started = Instant::now();
+            let answer = solver.check(&[]).unwrap();
+            assert!(started.elapsed() < Duration::from_secs(10), "{name}");
+            match answer {
+                Sat::Unknown(reason) => assert!(
+                    reason.starts_with("no answer within 0.3s: the solver stopped reading"),
+                    "{name}: {reason}"
+                ),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        // The next query goes to a new process (which stops reading too).
+        let mut solver = Solver::launch(SolverKind::Z3, fake("deaf"), Duration::ZERO).unwrap();
+        big_query(&mut solver);
+        for _ in 0..2 {
+            assert!(matches!(solver.check(&[]), Ok(Sat::Unknown(_))));
+        }
+    }
+
+    #[test]
+    fn a_solver_that_dies_or_babbles_is_an_error_never_an_answer() {
+        let timeout = Duration::from_secs(5);
+        let mut solver = Solver::launch(SolverKind::Z3, fake("quits"), timeout).unwrap();
+        let error = solver.check(&[]).unwrap_err().to_string();
+        assert!(
+            error.starts_with("z3 stopped unexpectedly: its output closed"),
+            "{error}"
+        );
+        let mut solver = Solver::launch(SolverKind::Z3, fake("babbles"), timeout).unwrap();
+        for _ in 0..2 {
+            let error = solver
+                .prove(&Term::Bool(true), &[])
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                error,
+                "z3 reported an error: unexpected answer 'hello' to check-sat"
+            );
+        }
+        let mut solver = Solver::launch(SolverKind::Z3, fake("no-model"), timeout).unwrap();
+        let error = solver.check(&["y".into()]).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "z3 reported an error: no value for y in its model '((x #x01))'"
+        );
     }
 }

@@ -24,7 +24,8 @@
 //!
 //! A counterexample is replayed in the reference interpreter, which names
 //! the first point where the two runs differ and both values; if the replay
-//! shows no difference, the result is `Unknown`, never a claim.
+//! shows no difference, the result is `Unreplayed` (an encoding bug or a
+//! solver that lies), never a claim.
 //! Only the integer ops are encoded; anything else is reported by name.
 
 use std::collections::{HashMap, HashSet};
@@ -77,8 +78,15 @@ impl fmt::Display for Counterexample {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     Proved,
+    /// A counterexample whose replay in the interpreter shows the runs
+    /// differ (or, in the aligned form, a guard that breaks its alignment).
     Refuted(Counterexample),
+    /// The solver did not decide (a timeout, usually).
     Unknown(String),
+    /// The solver gave a counterexample on which the interpreter's runs of
+    /// the two traces do not differ: an encoding bug or a solver that
+    /// lies. Neither proved nor refuted; the text says why.
+    Unreplayed(String),
 }
 
 /// What one trace does, as terms.
@@ -224,8 +232,8 @@ fn check(
                 // two runs end alike on these inputs.
                 (None, false) => format!("{what} (the two runs end alike on these inputs)"),
                 (None, true) => {
-                    return Ok(Verdict::Unknown(format!(
-                        "the solver's counterexample {values:?} does not replay in the interpreter (an encoding bug?)"
+                    return Ok(Verdict::Unreplayed(format!(
+                        "the solver's counterexample {values:?} does not replay in the interpreter (an encoding bug, or a solver that lies)"
                     )))
                 }
             };

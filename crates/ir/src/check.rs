@@ -58,7 +58,11 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
             report(
                 at(v),
                 "each name defined once".into(),
-                format!("'{}' defined again (first on line {})", cut(name), at(first).line),
+                format!(
+                    "'{}' defined again (first on line {})",
+                    cut(name),
+                    at(first).line
+                ),
                 Some("single assignment: give the second value a new name"),
             );
         }
@@ -114,7 +118,10 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
                             "only values passed through the label on line {}",
                             pos_of(l).line
                         ),
-                        format!("{name} uses '{}', defined before that label", cut(trace.name(v))),
+                        format!(
+                            "{name} uses '{}', defined before that label",
+                            cut(trace.name(v))
+                        ),
                         Some("add the value to the label's arguments"),
                     );
                 } else if v >= own {
@@ -312,7 +319,6 @@ fn letter_name(letter: u8) -> &'static str {
         b'r' => "a ref",
         b'f' => "a float",
         b's' => "a string",
-        b'x' => "a value or a string",
         _ => "an int, ref or float",
     }
 }
@@ -329,7 +335,6 @@ fn describe_signature(signature: &str) -> String {
                     b'r' => "ref",
                     b'f' => "float",
                     b's' => "string",
-                    b'x' => "any or string",
                     _ => "any",
                 }
                 .into(),

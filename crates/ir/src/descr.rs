@@ -197,13 +197,6 @@ impl ExtraEffect {
         )
     }
 
-    pub fn can_raise(self) -> bool {
-        !matches!(
-            self,
-            ExtraEffect::ElidableCannotRaise | ExtraEffect::CannotRaise
-        )
-    }
-
     /// PyPy ignores what elidable and loop-invariant calls declare they
     /// write: such calls write nothing the trace can see.
     pub fn ignores_writes(self) -> bool {
@@ -345,10 +338,6 @@ impl Descr {
             DescrKind::Array(a) => a.cell.value_type(),
             _ => None,
         }
-    }
-
-    pub fn is_pure_field(&self) -> bool {
-        matches!(&self.kind, DescrKind::Field(f) if f.pure)
     }
 
     pub fn as_call(&self) -> Option<&CallDescr> {

@@ -340,6 +340,7 @@ fn an_overlong_token_is_quoted_short() {
     ] {
         let e = parse_trace(&text, "t").unwrap_err().to_string();
         assert!(e.len() < 400, "{} chars: {}", e.len(), &e[..400]);
+        assert!(e.contains("xxxxxxxxxx…"), "the cut is marked: {e}");
     }
 }
 
@@ -471,4 +472,72 @@ fn one_bad_log_section_does_not_sink_the_log() {
         log.errors
     );
     assert!(log.errors[2].hint.as_deref().unwrap().contains("truncated"));
+}
+
+#[test]
+fn a_label_no_jump_targets_is_a_marker() {
+    // PyPy's tests put a bare label mid-trace; values from before it stay
+    // usable after it, since nothing enters the trace there.
+    good("[i0]\ni1 = int_add(i0, 1)\nlabel(i0, descr=<Loop7>)\ni2 = int_add(i1, 1)\njump(i0)");
+    // A label that a jump goes to starts a loop: only its arguments live on.
+    let text = "[i0]\ni1 = int_add(i0, 1)\nlabel(i0, descr=TargetToken(7))\ni2 = int_add(i1, 1)\njump(i0, descr=TargetToken(7))";
+    let trace = parse_trace(text, "t").unwrap();
+    let errors = check(&trace, "t", CHECK);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].to_string().contains("passed through the label"),
+        "{}",
+        errors[0]
+    );
+}
+
+#[test]
+fn a_descr_of_the_wrong_kind_is_refused() {
+    for (op, wanted) in [
+        (
+            "quasiimmut_field(p0, descr=<FieldS W.f 8>)",
+            "quasi-immutable field descr",
+        ),
+        ("i1 = getfield_gc_i(p0, descr=<ArrayS 8>)", "field descr"),
+        (
+            "i1 = getarrayitem_gc_i(p0, 0, descr=<FieldS W.f 8>)",
+            "array descr",
+        ),
+        ("p1 = new_with_vtable(descr=<ArrayS 8>)", "size descr"),
+        ("i1 = call_i(1, descr=<SizeDescr 8>)", "call descr"),
+        (
+            "i1 = getinteriorfield_gc_i(p0, 0, descr=<ArrayS 8>)",
+            "interior field descr",
+        ),
+        (
+            "i1 = call_assembler_i(p0, descr=<SizeDescr 8>)",
+            "loop token",
+        ),
+    ] {
+        let trace = parse_trace(&format!("[p0]\n{op}\njump(p0)"), "t").unwrap();
+        let errors = check(&trace, "t", CHECK);
+        assert_eq!(errors.len(), 1, "{op}: {errors:?}");
+        assert!(
+            errors[0].to_string().contains(wanted),
+            "{op}: {}",
+            errors[0]
+        );
+    }
+}
+
+#[test]
+fn an_arity_error_shows_the_signature() {
+    let trace = parse_trace("[i0]\ni1 = call_i(descr=<Calli 8 i EF=5>)\njump(i0)", "t").unwrap();
+    let errors = check(&trace, "t", CHECK);
+    let shown = errors[0].to_string();
+    assert!(
+        shown.contains("signature of call_i: (any, any...)"),
+        "{shown}"
+    );
+    let trace = parse_trace("[i0]\ni1 = int_add(i0)\njump(i0)", "t").unwrap();
+    let shown = check(&trace, "t", CHECK)[0].to_string();
+    assert!(
+        shown.contains("signature of int_add: (int, int)"),
+        "{shown}"
+    );
 }

@@ -805,4 +805,62 @@ loop = looptoken a stand-in | <Loop0>
             assert_eq!(err.line, last, "{bad}: {err}");
         }
     }
+
+    #[test]
+    fn errors_name_the_file_line_and_column() {
+        let last = SMALL.lines().count() as u32 + 1;
+        let err = error_of("x = field S.f type=int cell=Q offset=8");
+        assert_eq!((err.file.as_str(), err.line, err.col), ("ns.txt", last, 5));
+        let err = error_of("bad name = field S.f type=int cell=S offset=8");
+        assert_eq!((err.line, err.col), (last, 1), "{err}");
+        assert!(err.expected.contains("a name of letters"), "{err}");
+        let err = error_of("valuedescr = field S.f type=int cell=S offset=8");
+        assert!(err.hint.unwrap().contains("already defined on line 4"));
+        let err = error_of("x = field type=int cell=S offset=8");
+        assert!(err.hint.unwrap().contains("missing STRUCT.NAME"));
+    }
+
+    #[test]
+    fn every_kind_of_reference_is_checked() {
+        for bad in [
+            "x = size S size=8 plain fields=[nowhere]",
+            "x = size S size=8 object vtable=nodesize fields=[]",
+            "x = array gc item=struct cell=X itemsize=8 interior=[valuedescr]",
+            "x = interior array=valuedescr field=S.f type=int cell=S size=8 offset=0",
+            "x = quasiimmut object=myptr field=nodesize",
+            "x = quasiimmut object=node_vtable field=valuedescr",
+            "x = class vtable sizedescr=valuedescr",
+            "x = typeid the GC type id of nowhere",
+        ] {
+            let err = error_of(bad);
+            assert!(err.expected.contains("references"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn interiors_in_a_call_effect() {
+        let ns = Namespace::parse(
+            &format!(
+                "{SMALL}sarr = array gc item=struct cell=X itemsize=16 interior=[re] | <ArrayX 16>\n\
+                 re = interior array=sarr field=C.re type=float cell=F size=8 offset=0 | x\n\
+                 c = call args=i result=v ressize=0 effect=2 reads=interiors[re] writes=interiors[re] | y\n"
+            ),
+            "ns.txt",
+        )
+        .unwrap();
+        let call = ns.descr("c").unwrap().as_call().unwrap();
+        assert!(call.writes.may_touch("re") && !call.writes.may_touch("sarr"));
+    }
+
+    #[test]
+    fn the_pypylog_text_keeps_its_own_parentheses() {
+        let ns = ns();
+        assert_eq!(ns.pypylog_text("node_tid"), Some("an integer"));
+        let ns = Namespace::parse(
+            "t = typeid of x | an integer (the type id)\nx = looptoken | <Loop0>\n",
+            "n",
+        )
+        .unwrap();
+        assert_eq!(ns.pypylog_text("t"), Some("an integer (the type id)"));
+    }
 }

@@ -541,3 +541,51 @@ fn an_arity_error_shows_the_signature() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_section_left_open_is_reported_where_the_next_begins() {
+    // A recorded trace whose end marker is missing, then another recorded
+    // trace: the first is reported where the second opens, the second read.
+    let text = "[1a] {jit-log-noopt\n[i0]\njump(i0)\n[1b] {jit-log-noopt\n[i0]\njump(i0)\n[1c] jit-log-noopt}\n";
+    let log = read_log(text, "x.log");
+    assert_eq!(log.errors.len(), 1, "{:?}", log.errors);
+    assert_eq!(log.errors[0].line, 4);
+    assert!(
+        log.errors[0].expected.contains("opened on line 1"),
+        "{}",
+        log.errors[0]
+    );
+    assert_eq!(log.pairs.len(), 1);
+    assert_eq!(log.pairs[0].recorded.as_ref().unwrap().line, 4);
+    // A section closed by the end marker of another kind is an error too.
+    let text = "[1a] {jit-log-noopt\n[i0]\njump(i0)\n[1b] jit-log-opt-loop}\n";
+    let log = read_log(text, "x.log");
+    assert_eq!(log.errors.len(), 1, "{:?}", log.errors);
+    assert_eq!(log.errors[0].line, 4);
+    // Sections of other kinds inside or between are no trace sections.
+    let text = "[1a] {jit-summary\n[1b] jit-summary}\n[1c] {jit-log-noopt\n[i0]\njump(i0)\n[1d] jit-log-noopt}\n";
+    let log = read_log(text, "x.log");
+    assert!(log.errors.is_empty(), "{:?}", log.errors);
+    assert_eq!(log.pairs.len(), 1);
+}
+
+#[test]
+fn an_optimized_section_that_fails_takes_its_place() {
+    let section = |name: &str, body: &str| format!("[1a] {{{name}\n{body}[1b] {name}}}\n");
+    // recorded, its optimized form (broken), then a bridge of its own.
+    let text = [
+        section("jit-log-noopt", "[i0]\njump(i0)\n"),
+        section("jit-log-opt-loop", "[i0]\ni1 = int_frob(i0)\njump(i0)\n"),
+        section("jit-log-opt-bridge", "[i0]\njump(i0)\n"),
+    ]
+    .concat();
+    let log = read_log(&text, "x.log");
+    assert_eq!(log.errors.len(), 1);
+    assert_eq!(
+        log.pairs.len(),
+        2,
+        "the bridge is not PyPy's form of the recorded trace"
+    );
+    assert!(log.pairs[0].optimized.is_none() && log.pairs[0].optimized_failed);
+    assert!(log.pairs[1].recorded.is_none() && log.pairs[1].optimized.is_some());
+}

@@ -110,14 +110,6 @@ impl Namespace {
         all
     }
 
-    /// Every constant name, sorted.
-    pub fn constants(&self) -> Vec<(&str, &NamedConst)> {
-        let mut all: Vec<(&str, &NamedConst)> =
-            self.consts.iter().map(|(k, v)| (&**k, v)).collect();
-        all.sort_by_key(|(name, _)| *name);
-        all
-    }
-
     /// Reads a namespace file.
     pub fn parse(text: &str, file: &str) -> Result<Namespace, ParseError> {
         let mut ns = Namespace {
@@ -818,6 +810,9 @@ loop = looptoken a stand-in | <Loop0>
         assert!(err.hint.unwrap().contains("already defined on line 4"));
         let err = error_of("x = field type=int cell=S offset=8");
         assert!(err.hint.unwrap().contains("missing STRUCT.NAME"));
+        assert_eq!(error_of("no equals sign").hint, None);
+        let err = error_of("x = call args=i result=q ressize=8 effect=5 reads=all writes=all");
+        assert!(err.hint.unwrap().contains("result=q"));
     }
 
     #[test]
@@ -835,6 +830,19 @@ loop = looptoken a stand-in | <Loop0>
             let err = error_of(bad);
             assert!(err.expected.contains("references"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn raw_arrays_may_have_no_length() {
+        let text =
+            format!("{SMALL}raw = array raw item=int cell=S itemsize=8 nolength | <ArrayS 8>\n");
+        let ns = Namespace::parse(&text, "ns.txt").unwrap();
+        let length = |name: &str| match &ns.descr(name).unwrap().kind {
+            DescrKind::Array(a) => (a.gc, a.has_length),
+            _ => panic!(),
+        };
+        assert_eq!(length("raw"), (Some(false), Some(false)));
+        assert_eq!(length("arraydescr"), (Some(true), Some(true)));
     }
 
     #[test]

@@ -328,19 +328,11 @@ fn is_end_marker(body: &str) -> bool {
     body.starts_with("--end of the loop--")
 }
 
-/// The line without a trailing `#` comment (a `#` inside quotes is text;
-/// a quote closes as `Cursor::quoted` says).
+/// The line up to its first `#`: enough to tell a line that holds only a
+/// comment (or nothing) and to read what follows an op, since every `#`
+/// inside an op's strings is met before the op ends.
 fn strip_comment(line: &str) -> &str {
-    let mut quote = None;
-    for (i, b) in line.bytes().enumerate() {
-        match (quote, b) {
-            (None, b'#') => return &line[..i],
-            (None, b'\'' | b'"') => quote = Some(b),
-            (Some(q), _) if b == q && quote_closes(line, i) => quote = None,
-            _ => {}
-        }
-    }
-    line
+    line.split('#').next().unwrap_or("")
 }
 
 /// Whether the quote at byte `at` can close a string: only where an

@@ -384,14 +384,55 @@ fn unknown_names_are_errors_with_a_namespace_only() {
     let e = parse_trace_with(text, "t", namespace()).unwrap_err();
     assert_eq!((e.line, e.col), (2, 30), "{e}");
     assert!(e.found.contains("does not define"), "{e}");
-    for (bad, col) in [
-        ("guard_class(p0, ConstClass(myptr)) []", 28),
-        ("i1 = ptr_eq(p0, ConstPtr(nowhere))", 26),
-        ("guard_gc_type(p0, ConstInt(nodesize)) []", 28),
+    for (bad, col, expected, found) in [
+        (
+            "guard_class(p0, ConstClass(myptr)) []",
+            28,
+            "the name of a class",
+            "defines as an object (ConstPtr)",
+        ),
+        (
+            "i1 = ptr_eq(p0, ConstPtr(nowhere))",
+            26,
+            "the name of a constant object",
+            "ns.txt does not define",
+        ),
+        (
+            "i1 = ptr_eq(p0, ConstPtr(node_vtable))",
+            26,
+            "the name of a constant object",
+            "defines as a class (ConstClass)",
+        ),
+        (
+            "guard_gc_type(p0, ConstInt(myptr)) []",
+            28,
+            "the name of a named integer",
+            "defines as an object",
+        ),
+        (
+            "guard_gc_type(p0, ConstInt(node_vtable)) []",
+            28,
+            "the name of a named integer",
+            "defines as a class",
+        ),
+        (
+            "guard_class(p0, ConstClass(node_tid)) []",
+            28,
+            "the name of a class",
+            "defines as a type id (ConstInt)",
+        ),
+        (
+            "i1 = getfield_gc_i(p0, descr=myptr)",
+            30,
+            "a descr name",
+            "defines as an object",
+        ),
     ] {
         let text = format!("[p0]\n{bad}\njump(p0)");
         let e = parse_trace_with(&text, "t", namespace()).unwrap_err();
         assert_eq!((e.line, e.col), (2, col), "{bad}: {e}");
+        assert_eq!(e.expected, expected, "{bad}");
+        assert!(e.found.contains(found), "{bad}: {e}");
     }
 }
 
@@ -588,4 +629,13 @@ fn an_optimized_section_that_fails_takes_its_place() {
     );
     assert!(log.pairs[0].optimized.is_none() && log.pairs[0].optimized_failed);
     assert!(log.pairs[1].recorded.is_none() && log.pairs[1].optimized.is_some());
+}
+
+#[test]
+fn a_long_unknown_op_gets_the_plain_hint() {
+    let name = "a".repeat(65);
+    let e = parse_trace(&format!("[i0]\ni1 = {name}(i0)\njump(i1)"), "t").unwrap_err();
+    assert!(e.hint.unwrap().contains("traceopt ops"));
+    let e = parse_trace("[i0]\ni1 = int_ad(i0, 1)\njump(i1)", "t").unwrap_err();
+    assert!(e.hint.unwrap().contains("did you mean int_add"));
 }

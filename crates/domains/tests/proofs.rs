@@ -1,12 +1,13 @@
 //! Soundness proofs of every transfer function and refinement, run by the
 //! solver on the very code the optimizer runs (instantiated with symbolic
-//! words). Each test proves one group and counts what it proved, so that a
-//! function cannot silently drop out of its proof.
+//! words). The proofs come in groups, each counting what it proves so
+//! that a function cannot silently drop out of its proof; one test runs
+//! them all, shared out to the cores (see `common/prover.rs`).
 
 mod common;
 
 use common::*;
-use traceopt_domains::symbolic::{self, Sym};
+use traceopt_domains::symbolic::Sym;
 use traceopt_domains::{Bit, IntBound, KnownBits, Word};
 use traceopt_ir::Opcode;
 
@@ -21,16 +22,16 @@ type IB<W> = IntBound<W>;
 
 /// States a forward proof once for both word types.
 macro_rules! fwd {
-    ($p:expr, $D:ty, $op:ident, |$a:ident $(, $b:ident)?| $body:expr) => {
+    ($s:expr, $D:ty, $op:ident, |$a:ident $(, $b:ident)?| $body:expr) => {
         forward::<$D>(
-            $p,
+            $s,
             Opcode::$op,
-            &|args: &[<$D as Domain>::Of<Sym>]| {
+            |args: &[<$D as Domain>::Of<Sym>]| {
                 let $a = args[0];
                 $(let $b = args[1];)?
                 $body
             },
-            &|args: &[<$D as Domain>::Of<i64>]| {
+            |args: &[<$D as Domain>::Of<i64>]| {
                 let $a = args[0];
                 $(let $b = args[1];)?
                 $body
@@ -39,65 +40,61 @@ macro_rules! fwd {
     };
 }
 
-#[test]
-fn known_bits_transfer_functions() {
-    let mut p = Prover::new();
-    fwd!(&mut p, Bits, IntInvert, |a| a.invert());
-    fwd!(&mut p, Bits, IntAnd, |a, b| a.and(b));
-    fwd!(&mut p, Bits, IntOr, |a, b| a.or(b));
-    fwd!(&mut p, Bits, IntXor, |a, b| a.xor(b));
-    fwd!(&mut p, Bits, IntAdd, |a, b| a.add(b));
-    fwd!(&mut p, Bits, IntSub, |a, b| a.sub(b));
-    fwd!(&mut p, Bits, IntNeg, |a| a.neg());
-    fwd!(&mut p, Bits, IntLshift, |a, b| a.shl(b));
-    fwd!(&mut p, Bits, IntRshift, |a, b| a.ashr(b));
-    fwd!(&mut p, Bits, UintRshift, |a, b| a.lshr(b));
-    fwd!(&mut p, Bits, IntEq, |a, b| a.eq(b));
-    fwd!(&mut p, Bits, IntNe, |a, b| a.ne(b));
-    fwd!(&mut p, Bits, IntLt, |a, b| a.lt(b));
-    fwd!(&mut p, Bits, IntLe, |a, b| a.le(b));
-    fwd!(&mut p, Bits, IntGt, |a, b| a.gt(b));
-    fwd!(&mut p, Bits, IntGe, |a, b| a.ge(b));
-    fwd!(&mut p, Bits, UintLt, |a, b| a.ult(b));
-    fwd!(&mut p, Bits, UintLe, |a, b| a.ule(b));
-    fwd!(&mut p, Bits, UintGt, |a, b| a.ugt(b));
-    fwd!(&mut p, Bits, UintGe, |a, b| a.uge(b));
-    fwd!(&mut p, Bits, IntIsTrue, |a| a.is_true());
-    fwd!(&mut p, Bits, IntIsZero, |a| a.is_zero());
-    p.finish(22 * 2);
+fn known_bits_transfer_functions(s: &mut Suite) {
+    s.group("known bits transfer", 22 * 2);
+    fwd!(s, Bits, IntInvert, |a| a.invert());
+    fwd!(s, Bits, IntAnd, |a, b| a.and(b));
+    fwd!(s, Bits, IntOr, |a, b| a.or(b));
+    fwd!(s, Bits, IntXor, |a, b| a.xor(b));
+    fwd!(s, Bits, IntAdd, |a, b| a.add(b));
+    fwd!(s, Bits, IntSub, |a, b| a.sub(b));
+    fwd!(s, Bits, IntNeg, |a| a.neg());
+    fwd!(s, Bits, IntLshift, |a, b| a.shl(b));
+    fwd!(s, Bits, IntRshift, |a, b| a.ashr(b));
+    fwd!(s, Bits, UintRshift, |a, b| a.lshr(b));
+    fwd!(s, Bits, IntEq, |a, b| a.eq(b));
+    fwd!(s, Bits, IntNe, |a, b| a.ne(b));
+    fwd!(s, Bits, IntLt, |a, b| a.lt(b));
+    fwd!(s, Bits, IntLe, |a, b| a.le(b));
+    fwd!(s, Bits, IntGt, |a, b| a.gt(b));
+    fwd!(s, Bits, IntGe, |a, b| a.ge(b));
+    fwd!(s, Bits, UintLt, |a, b| a.ult(b));
+    fwd!(s, Bits, UintLe, |a, b| a.ule(b));
+    fwd!(s, Bits, UintGt, |a, b| a.ugt(b));
+    fwd!(s, Bits, UintGe, |a, b| a.uge(b));
+    fwd!(s, Bits, IntIsTrue, |a| a.is_true());
+    fwd!(s, Bits, IntIsZero, |a| a.is_zero());
 }
 
-#[test]
-fn int_bound_transfer_functions() {
-    let mut p = Prover::new();
-    fwd!(&mut p, Bound, IntAdd, |a, b| a.add_raw(b));
-    fwd!(&mut p, Bound, IntSub, |a, b| a.sub_raw(b));
-    fwd!(&mut p, Bound, IntAnd, |a, b| a.and_raw(b));
-    fwd!(&mut p, Bound, IntOr, |a, b| a.or_raw(b));
-    fwd!(&mut p, Bound, IntXor, |a, b| a.xor_raw(b));
-    fwd!(&mut p, Bound, IntInvert, |a| a.invert_raw());
-    fwd!(&mut p, Bound, IntNeg, |a| a.neg_raw());
-    fwd!(&mut p, Bound, IntLshift, |a, b| a.lshift_raw(b));
-    fwd!(&mut p, Bound, IntRshift, |a, b| a.rshift_raw(b));
-    fwd!(&mut p, Bound, UintRshift, |a, b| a.urshift_raw(b));
-    fwd!(&mut p, Bound, IntSignext, |a, b| a.signext_raw(b));
-    fwd!(&mut p, Bound, IntForceGeZero, |a| a.force_ge_zero_raw());
-    fwd!(&mut p, Bound, IntEq, |a, b| a.eq(b));
-    fwd!(&mut p, Bound, IntNe, |a, b| a.ne(b));
-    fwd!(&mut p, Bound, IntLt, |a, b| a.lt(b));
-    fwd!(&mut p, Bound, IntLe, |a, b| a.le(b));
-    fwd!(&mut p, Bound, IntGt, |a, b| a.gt(b));
-    fwd!(&mut p, Bound, IntGe, |a, b| a.ge(b));
-    fwd!(&mut p, Bound, UintLt, |a, b| a.ult(b));
-    fwd!(&mut p, Bound, UintLe, |a, b| a.ule(b));
-    fwd!(&mut p, Bound, UintGt, |a, b| a.ugt(b));
-    fwd!(&mut p, Bound, UintGe, |a, b| a.uge(b));
-    fwd!(&mut p, Bound, IntIsTrue, |a| a.is_true());
-    fwd!(&mut p, Bound, IntIsZero, |a| a.is_zero());
-    fwd!(&mut p, Bound, IntAddOvf, |a, b| a.add_ovf_raw(b));
-    fwd!(&mut p, Bound, IntSubOvf, |a, b| a.sub_ovf_raw(b));
-    fwd!(&mut p, Bound, SameAsI, |a| a);
-    p.finish(27 * 3);
+fn int_bound_transfer_functions(s: &mut Suite) {
+    s.group("bound transfer", 27 * 3);
+    fwd!(s, Bound, IntAdd, |a, b| a.add_raw(b));
+    fwd!(s, Bound, IntSub, |a, b| a.sub_raw(b));
+    fwd!(s, Bound, IntAnd, |a, b| a.and_raw(b));
+    fwd!(s, Bound, IntOr, |a, b| a.or_raw(b));
+    fwd!(s, Bound, IntXor, |a, b| a.xor_raw(b));
+    fwd!(s, Bound, IntInvert, |a| a.invert_raw());
+    fwd!(s, Bound, IntNeg, |a| a.neg_raw());
+    fwd!(s, Bound, IntLshift, |a, b| a.lshift_raw(b));
+    fwd!(s, Bound, IntRshift, |a, b| a.rshift_raw(b));
+    fwd!(s, Bound, UintRshift, |a, b| a.urshift_raw(b));
+    fwd!(s, Bound, IntSignext, |a, b| a.signext_raw(b));
+    fwd!(s, Bound, IntForceGeZero, |a| a.force_ge_zero_raw());
+    fwd!(s, Bound, IntEq, |a, b| a.eq(b));
+    fwd!(s, Bound, IntNe, |a, b| a.ne(b));
+    fwd!(s, Bound, IntLt, |a, b| a.lt(b));
+    fwd!(s, Bound, IntLe, |a, b| a.le(b));
+    fwd!(s, Bound, IntGt, |a, b| a.gt(b));
+    fwd!(s, Bound, IntGe, |a, b| a.ge(b));
+    fwd!(s, Bound, UintLt, |a, b| a.ult(b));
+    fwd!(s, Bound, UintLe, |a, b| a.ule(b));
+    fwd!(s, Bound, UintGt, |a, b| a.ugt(b));
+    fwd!(s, Bound, UintGe, |a, b| a.uge(b));
+    fwd!(s, Bound, IntIsTrue, |a| a.is_true());
+    fwd!(s, Bound, IntIsZero, |a| a.is_zero());
+    fwd!(s, Bound, IntAddOvf, |a, b| a.add_ovf_raw(b));
+    fwd!(s, Bound, IntSubOvf, |a, b| a.sub_ovf_raw(b));
+    fwd!(s, Bound, SameAsI, |a| a);
 }
 
 /// Division: the bit-blasted 64-bit dividers are beyond the solver in
@@ -106,36 +103,35 @@ fn int_bound_transfer_functions() {
 /// division and modulo (`bvsmod`, a primitive), which the narrow proofs
 /// take as the meaning, agree with the validator's `int_pydiv` and
 /// `int_pymod`.
-#[test]
-fn int_bound_division() {
-    let mut p = Prover::new();
+fn int_bound_division(s: &mut Suite) {
+    s.group("bound division", 2 + DIVISION_WIDTHS.len() * 2 * 3);
     for op in [Opcode::IntPydiv, Opcode::IntPymod] {
-        p.begin();
-        let (x, y) = (p.word("x"), p.word("y"));
-        let (value, defined, _) = meaning(op, &[x, y]);
-        p.assume(defined);
-        let ours = if op == Opcode::IntPydiv {
-            x.floordiv(y)
-        } else {
-            x.floormod(y)
-        };
-        p.prove(&format!("{op} is the word trait's"), ours.eq(value), |m| {
-            format!("{op}({}, {})", val(m, "x"), val(m, "y"))
+        s.add(&format!("{op} is the word trait's"), move |p| {
+            let (x, y) = (p.word("x"), p.word("y"));
+            let (value, defined, _) = meaning(op, &[x, y]);
+            p.assume(defined);
+            let ours = if op == Opcode::IntPydiv {
+                x.floordiv(y)
+            } else {
+                x.floormod(y)
+            };
+            p.prove(ours.eq(value), |m| {
+                format!("{op}({}, {})", val(m, "x"), val(m, "y"))
+            });
         });
     }
     for width in DIVISION_WIDTHS {
-        symbolic::set_width(width);
-        fwd!(&mut p, Bound, IntPydiv, |a, b| a.pydiv_raw(b));
-        fwd!(&mut p, Bound, IntPymod, |a, b| a.pymod_raw(b));
+        s.set_width(width);
+        fwd!(s, Bound, IntPydiv, |a, b| a.pydiv_raw(b));
+        fwd!(s, Bound, IntPymod, |a, b| a.pymod_raw(b));
     }
-    p.finish(2 + DIVISION_WIDTHS.len() * 2 * 3);
 }
 
 /// States a proof about bounds `a`, `b`, a bound `r` and members `x`, `y`,
 /// `z` (of `a`, `b`, `r`): `$goal` under `$pre`, with the body written
 /// once for both word types. `$show` is computed on the counterexample.
 macro_rules! bound_fact {
-    ($p:expr, $what:expr, |$a:ident, $b:ident, $r:ident, $x:ident, $y:ident, $z:ident|
+    ($s:expr, $what:expr, |$a:ident, $b:ident, $r:ident, $x:ident, $y:ident, $z:ident|
         pre $pre:expr; goal $goal:expr; show $show:expr) => {{
         fn pre<W: Word>($a: IB<W>, $b: IB<W>, $r: IB<W>, $x: W, $y: W, $z: W) -> W::Bit {
             let _ = (&$a, &$b, &$r, &$x, &$y, &$z);
@@ -149,115 +145,110 @@ macro_rules! bound_fact {
             let _ = (&$a, &$b, &$r, &$x, &$y, &$z);
             format!("{:?}", $show)
         }
-        let p: &mut Prover = $p;
-        p.begin();
-        let (a, b, r) = (p.bound("a"), p.bound("b"), p.bound("r"));
-        let (x, y, z) = (p.word("x"), p.word("y"), p.word("z"));
-        p.assume(a.contains(x) & b.contains(y) & r.contains(z));
-        p.assume(pre(a, b, r, x, y, z));
-        p.prove($what, goal(a, b, r, x, y, z), |m| {
-            let (a, b, r) = (
-                concrete_bound(m, "a"),
-                concrete_bound(m, "b"),
-                concrete_bound(m, "r"),
-            );
-            let (x, y, z) = (val(m, "x"), val(m, "y"), val(m, "z"));
-            format!("a = {a}, b = {b}, r = {r}: {}", show(a, b, r, x, y, z))
+        let s: &mut Suite = $s;
+        s.add($what, |p| {
+            let (a, b, r) = (p.bound("a"), p.bound("b"), p.bound("r"));
+            let (x, y, z) = (p.word("x"), p.word("y"), p.word("z"));
+            p.assume(a.contains(x) & b.contains(y) & r.contains(z));
+            p.assume(pre(a, b, r, x, y, z));
+            p.prove(goal(a, b, r, x, y, z), |m| {
+                let (a, b, r) = (
+                    concrete_bound(m, "a"),
+                    concrete_bound(m, "b"),
+                    concrete_bound(m, "r"),
+                );
+                let (x, y, z) = (val(m, "x"), val(m, "y"), val(m, "z"));
+                format!("a = {a}, b = {b}, r = {r}: {}", show(a, b, r, x, y, z))
+            });
         });
     }};
 }
 
-#[test]
-fn int_bound_lattice_and_queries() {
-    let mut p = Prover::new();
+fn int_bound_lattice_and_queries(s: &mut Suite) {
+    s.group("bound lattice and queries", 21);
     // Normalization is `with_prefix` applied to the results of the two
     // searches (`min_signed_at_least`, `max_signed_at_most`), which are
     // proved in `known_bits_lattice_and_queries` to find the nearest
     // members. Given members `lower <= x <= upper`, `with_prefix` keeps x
     // and gives a normalized bound:
-    p.begin();
-    let bits = p.known_bits("bits");
-    let (lower, upper, x) = (p.word("lower"), p.word("upper"), p.word("x"));
-    p.assume(bits.contains(lower) & bits.contains(upper) & bits.contains(x));
-    p.assume(lower.sle(x) & x.sle(upper));
-    let (n, empty) = IntBound::with_prefix(lower, upper, bits, Bit::lit(false));
-    p.prove(
-        "with_prefix",
-        !empty & n.contains(x) & n.is_normalized(),
-        |m| {
+    s.add("with_prefix", |p| {
+        let bits = p.known_bits("bits");
+        let (lower, upper, x) = (p.word("lower"), p.word("upper"), p.word("x"));
+        p.assume(bits.contains(lower) & bits.contains(upper) & bits.contains(x));
+        p.assume(lower.sle(x) & x.sle(upper));
+        let (n, empty) = IntBound::with_prefix(lower, upper, bits, Bit::lit(false));
+        p.prove(!empty & n.contains(x) & n.is_normalized(), |m| {
             let (lower, upper) = (val(m, "lower"), val(m, "upper"));
             let bits = concrete_bits(m, "bits");
             format!("{:?}", IntBound::with_prefix(lower, upper, bits, false))
-        },
-    );
+        });
+    });
     // ... and when the searches meet, the result is a constant.
-    bound_fact!(&mut p, "normalize keeps constants", |a, b, r, x, y, z|
+    bound_fact!(s, "normalize keeps constants", |a, b, r, x, y, z|
         pre a.is_constant() | a.bits.is_constant();
         goal a.normalize().0.is_constant();
         show a.normalize());
-    bound_fact!(&mut p, "intersect_raw", |a, b, r, x, y, z|
+    bound_fact!(s, "intersect_raw", |a, b, r, x, y, z|
         pre b.contains(x);
         goal { let (i, e) = a.intersect_raw(b); !e & i.contains(x) & i.bits.is_well_formed() };
         show a.intersect_raw(b));
-    bound_fact!(&mut p, "join_raw", |a, b, r, x, y, z|
+    bound_fact!(s, "join_raw", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let j = a.join_raw(b); j.contains(x) & j.contains(y) & j.bits.is_well_formed() };
         show a.join_raw(b));
-    bound_fact!(&mut p, "widen_raw", |a, b, r, x, y, z|
+    bound_fact!(s, "widen_raw", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let j = a.widen_raw(b); j.contains(x) & j.contains(y) & j.bits.is_well_formed() };
         show a.widen_raw(b));
-    bound_fact!(&mut p, "range", |a, b, r, x, y, z|
+    bound_fact!(s, "range", |a, b, r, x, y, z|
         pre x.sle(y) & y.sle(z);
         goal { let j = IntBound::range(x, z); j.contains(y) & j.is_normalized() };
         show IntBound::range(x, z));
-    bound_fact!(&mut p, "from_bits", |a, b, r, x, y, z|
+    bound_fact!(s, "from_bits", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let j = IntBound::from_bits(a.bits); j.contains(x) & j.is_normalized() };
         show IntBound::from_bits(a.bits));
-    bound_fact!(&mut p, "constant", |a, b, r, x, y, z|
+    bound_fact!(s, "constant", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let j = IntBound::constant(x); j.contains(x) & j.is_normalized() & j.is_constant() };
         show IntBound::constant(x));
-    bound_fact!(&mut p, "unbounded", |a, b, r, x, y, z|
+    bound_fact!(s, "unbounded", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let j = IntBound::<W>::unbounded(); j.contains(x) & j.is_normalized() };
         show IntBound::<i64>::unbounded());
-    bound_fact!(&mut p, "is_subset_of", |a, b, r, x, y, z|
+    bound_fact!(s, "is_subset_of", |a, b, r, x, y, z|
         pre a.is_subset_of(b);
         goal b.contains(x);
         show a.is_subset_of(b));
-    bound_fact!(&mut p, "known_lt", |a, b, r, x, y, z|
+    bound_fact!(s, "known_lt", |a, b, r, x, y, z|
         pre a.known_lt(b); goal x.slt(y); show a.known_lt(b));
-    bound_fact!(&mut p, "known_le", |a, b, r, x, y, z|
+    bound_fact!(s, "known_le", |a, b, r, x, y, z|
         pre a.known_le(b); goal x.sle(y); show a.known_le(b));
-    bound_fact!(&mut p, "known_ne", |a, b, r, x, y, z|
+    bound_fact!(s, "known_ne", |a, b, r, x, y, z|
         pre a.known_ne(b); goal x.ne(y); show a.known_ne(b));
-    bound_fact!(&mut p, "known_nonnegative", |a, b, r, x, y, z|
+    bound_fact!(s, "known_nonnegative", |a, b, r, x, y, z|
         pre a.known_nonnegative(); goal W::lit(0).sle(x); show a.known_nonnegative());
-    bound_fact!(&mut p, "known_lt_const", |a, b, r, x, y, z|
+    bound_fact!(s, "known_lt_const", |a, b, r, x, y, z|
         pre a.known_lt_const(y); goal x.slt(y); show a.known_lt_const(y));
-    bound_fact!(&mut p, "known_ge_const", |a, b, r, x, y, z|
+    bound_fact!(s, "known_ge_const", |a, b, r, x, y, z|
         pre a.known_ge_const(y); goal y.sle(x); show a.known_ge_const(y));
-    bound_fact!(&mut p, "known_eq_const", |a, b, r, x, y, z|
+    bound_fact!(s, "known_eq_const", |a, b, r, x, y, z|
         pre a.known_eq_const(y); goal x.eq(y); show a.known_eq_const(y));
-    bound_fact!(&mut p, "is_bool", |a, b, r, x, y, z|
+    bound_fact!(s, "is_bool", |a, b, r, x, y, z|
         pre a.is_bool(); goal x.eq(W::lit(0)) | x.eq(W::lit(1)); show a.is_bool());
-    bound_fact!(&mut p, "unsigned_range", |a, b, r, x, y, z|
+    bound_fact!(s, "unsigned_range", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let (lo, hi) = a.unsigned_range(); lo.ule(x) & x.ule(hi) };
         show a.unsigned_range());
-    bound_fact!(&mut p, "add_cannot_overflow", |a, b, r, x, y, z|
+    bound_fact!(s, "add_cannot_overflow", |a, b, r, x, y, z|
         pre a.add_cannot_overflow(b); goal !x.add_overflows(y); show a.add_cannot_overflow(b));
-    bound_fact!(&mut p, "sub_cannot_overflow", |a, b, r, x, y, z|
+    bound_fact!(s, "sub_cannot_overflow", |a, b, r, x, y, z|
         pre a.sub_cannot_overflow(b); goal !x.sub_overflows(y); show a.sub_cannot_overflow(b));
-    p.finish(21);
 }
 
-#[test]
-fn int_bound_refinements() {
+fn int_bound_refinements(s: &mut Suite) {
+    s.group("bound refinements", 6 + 11 * 2);
     use traceopt_domains::{Operand, Relation};
-    let mut p = Prover::new();
     let relations = [
         (Relation::Lt, Opcode::IntLt),
         (Relation::Le, Opcode::IntLe),
@@ -267,23 +258,24 @@ fn int_bound_refinements() {
         (Relation::Ne, Opcode::IntNe),
     ];
     for (rel, op) in relations {
-        p.begin();
-        let (a, b) = (p.bound("a"), p.bound("b"));
-        let (x, y) = (p.word("x"), p.word("y"));
-        let (holds, defined, _) = meaning(op, &[x, y]);
-        p.assume(a.contains(x) & b.contains(y) & defined & holds.eq(lit(1)));
-        let (for_a, for_b, impossible) = a.relation_constraints(rel, b);
-        let goal = !impossible
-            & for_a.contains(x)
-            & for_b.contains(y)
-            & for_a.bits.is_well_formed()
-            & for_b.bits.is_well_formed();
-        p.prove(&format!("{rel:?} constraints"), goal, |m| {
-            let (a, b) = (concrete_bound(m, "a"), concrete_bound(m, "b"));
-            format!(
-                "{op}(a = {a}, b = {b}) gives {:?}",
-                a.relation_constraints(rel, b)
-            )
+        s.add(&format!("{rel:?} constraints"), move |p| {
+            let (a, b) = (p.bound("a"), p.bound("b"));
+            let (x, y) = (p.word("x"), p.word("y"));
+            let (holds, defined, _) = meaning(op, &[x, y]);
+            p.assume(a.contains(x) & b.contains(y) & defined & holds.eq(lit(1)));
+            let (for_a, for_b, impossible) = a.relation_constraints(rel, b);
+            let goal = !impossible
+                & for_a.contains(x)
+                & for_b.contains(y)
+                & for_a.bits.is_well_formed()
+                & for_b.bits.is_well_formed();
+            p.prove(goal, |m| {
+                let (a, b) = (concrete_bound(m, "a"), concrete_bound(m, "b"));
+                format!(
+                    "{op}(a = {a}, b = {b}) gives {:?}",
+                    a.relation_constraints(rel, b)
+                )
+            });
         });
     }
     let operands = [
@@ -299,52 +291,67 @@ fn int_bound_refinements() {
         (Operand::Neg, Opcode::IntNeg),
         (Operand::Invert, Opcode::IntInvert),
     ];
+    // The interval and the bits of each constraint, as two proofs.
     for (operand, op) in operands {
-        p.begin();
-        let (a, b, r) = (p.bound("a"), p.bound("b"), p.bound("r"));
-        let (x, y) = (p.word("x"), p.word("y"));
-        let args = if op.info().signature.len() == 1 {
-            vec![x]
-        } else {
-            vec![x, y]
-        };
-        let (value, defined, no_overflow) = meaning(op, &args);
-        p.assume(a.contains(x) & b.contains(y) & defined & no_overflow & r.contains(value));
+        for part in ["interval", "bits"] {
+            s.add(&format!("{operand:?} constraint ({part})"), move |p| {
+                result_constraint(p, operand, op, part == "interval")
+            });
+        }
+    }
+}
+
+fn result_constraint(
+    p: &mut Prover,
+    operand: traceopt_domains::Operand,
+    op: Opcode,
+    interval: bool,
+) {
+    use traceopt_domains::Operand;
+    let (a, b, r) = (p.bound("a"), p.bound("b"), p.bound("r"));
+    let (x, y) = (p.word("x"), p.word("y"));
+    let args = if op.info().signature.len() == 1 {
+        vec![x]
+    } else {
+        vec![x, y]
+    };
+    let (value, defined, no_overflow) = meaning(op, &args);
+    p.assume(a.contains(x) & b.contains(y) & defined & no_overflow & r.contains(value));
+    if !interval {
         // Instances of the known-bits add and sub soundness (proved in
         // `known_bits_transfer_functions`) for the members at hand, so the
         // solver need not re-derive them through the adders.
         let z = value;
         p.assume(r.bits.sub(b.bits).contains(z.sub(y)) & a.bits.sub(r.bits).contains(x.sub(z)));
         p.assume(r.bits.add(b.bits).contains(z.add(y)));
-        let right = matches!(operand, Operand::SubRight | Operand::SubOvfRight);
-        let (narrowed, other) = if right { (b, a) } else { (a, b) };
-        let constraint = narrowed.result_constraint(operand, other, r);
-        let member = if right { y } else { x };
-        // The interval and the bits, as two queries.
-        let in_interval = constraint.lower.sle(member) & member.sle(constraint.upper);
-        let in_bits = constraint.bits.contains(member) & constraint.bits.is_well_formed();
-        for (part, goal) in [("interval", in_interval), ("bits", in_bits)] {
-            p.prove(&format!("{operand:?} constraint ({part})"), goal, |m| {
-                let (a, b, r) = (
-                    concrete_bound(m, "a"),
-                    concrete_bound(m, "b"),
-                    concrete_bound(m, "r"),
-                );
-                let (narrowed, other) = if right { (b, a) } else { (a, b) };
-                format!(
-                    "{op}: a = {a}, b = {b}, result {r} gives {:?}",
-                    narrowed.result_constraint(operand, other, r)
-                )
-            });
-        }
     }
-    p.finish(6 + 11 * 2);
+    let right = matches!(operand, Operand::SubRight | Operand::SubOvfRight);
+    let (narrowed, other) = if right { (b, a) } else { (a, b) };
+    let constraint = narrowed.result_constraint(operand, other, r);
+    let member = if right { y } else { x };
+    let goal = if interval {
+        constraint.lower.sle(member) & member.sle(constraint.upper)
+    } else {
+        constraint.bits.contains(member) & constraint.bits.is_well_formed()
+    };
+    p.prove(goal, |m| {
+        let (a, b, r) = (
+            concrete_bound(m, "a"),
+            concrete_bound(m, "b"),
+            concrete_bound(m, "r"),
+        );
+        let (narrowed, other) = if right { (b, a) } else { (a, b) };
+        format!(
+            "{op}: a = {a}, b = {b}, result {r} gives {:?}",
+            narrowed.result_constraint(operand, other, r)
+        )
+    });
 }
 
 /// A fact about known-bits values `a`, `b` and members `x` of `a`, `y` of
 /// `b` (and a free word `t`), written once for both word types.
 macro_rules! bits_fact {
-    ($p:expr, $what:expr, |$a:ident, $b:ident, $x:ident, $y:ident, $t:ident|
+    ($s:expr, $what:expr, |$a:ident, $b:ident, $x:ident, $y:ident, $t:ident|
         pre $pre:expr; goal $goal:expr; show $show:expr) => {{
         fn pre<W: Word>($a: KB<W>, $b: KB<W>, $x: W, $y: W, $t: W) -> W::Bit {
             let _ = (&$a, &$b, &$x, &$y, &$t);
@@ -358,44 +365,44 @@ macro_rules! bits_fact {
             let _ = (&$a, &$b, &$x, &$y, &$t);
             format!("{:?}", $show)
         }
-        let p: &mut Prover = $p;
-        p.begin();
-        let (a, b) = (p.known_bits("a"), p.known_bits("b"));
-        let (x, y, t) = (p.word("x"), p.word("y"), p.word("t"));
-        p.assume(a.contains(x) & b.contains(y));
-        p.assume(pre(a, b, x, y, t));
-        p.prove($what, goal(a, b, x, y, t), |m| {
-            let (a, b) = (concrete_bits(m, "a"), concrete_bits(m, "b"));
-            let (x, y, t) = (val(m, "x"), val(m, "y"), val(m, "t"));
-            format!("a = {a}, b = {b}: {}", show(a, b, x, y, t))
+        let s: &mut Suite = $s;
+        s.add($what, |p| {
+            let (a, b) = (p.known_bits("a"), p.known_bits("b"));
+            let (x, y, t) = (p.word("x"), p.word("y"), p.word("t"));
+            p.assume(a.contains(x) & b.contains(y));
+            p.assume(pre(a, b, x, y, t));
+            p.prove(goal(a, b, x, y, t), |m| {
+                let (a, b) = (concrete_bits(m, "a"), concrete_bits(m, "b"));
+                let (x, y, t) = (val(m, "x"), val(m, "y"), val(m, "t"));
+                format!("a = {a}, b = {b}: {}", show(a, b, x, y, t))
+            });
         });
     }};
 }
 
-#[test]
-fn known_bits_lattice_and_queries() {
-    let mut p = Prover::new();
-    bits_fact!(&mut p, "is_and_identity", |a, b, x, y, t|
+fn known_bits_lattice_and_queries(s: &mut Suite) {
+    s.group("known bits lattice and queries", 11);
+    bits_fact!(s, "is_and_identity", |a, b, x, y, t|
         pre a.is_and_identity(b); goal (x & y).eq(x); show a.is_and_identity(b));
-    bits_fact!(&mut p, "disagrees", |a, b, x, y, t|
+    bits_fact!(s, "disagrees", |a, b, x, y, t|
         pre a.disagrees(b); goal x.ne(y); show a.disagrees(b));
-    bits_fact!(&mut p, "is_subset_of", |a, b, x, y, t|
+    bits_fact!(s, "is_subset_of", |a, b, x, y, t|
         pre a.is_subset_of(b); goal b.contains(x); show a.is_subset_of(b));
-    bits_fact!(&mut p, "meet", |a, b, x, y, t|
+    bits_fact!(s, "meet", |a, b, x, y, t|
         pre b.contains(x);
         goal { let (m, e) = a.meet(b); !e & m.contains(x) & m.is_well_formed() };
         show a.meet(b));
-    bits_fact!(&mut p, "join", |a, b, x, y, t|
+    bits_fact!(s, "join", |a, b, x, y, t|
         pre W::Bit::lit(true);
         goal { let j = a.join(b); j.contains(x) & j.contains(y) & j.is_well_formed() };
         show a.join(b));
-    bits_fact!(&mut p, "signed and unsigned extremes", |a, b, x, y, t|
+    bits_fact!(s, "signed and unsigned extremes", |a, b, x, y, t|
         pre W::Bit::lit(true);
         goal a.min_signed().sle(x) & x.sle(a.max_signed()) & a.min_unsigned().ule(x) & x.ule(a.max_unsigned());
         show (a.min_signed(), a.max_signed(), a.min_unsigned(), a.max_unsigned()));
     // The searches give a member beyond the bound, and the nearest one:
     // no member lies between the bound and the answer.
-    bits_fact!(&mut p, "min_unsigned_at_least", |a, b, x, y, t|
+    bits_fact!(s, "min_unsigned_at_least", |a, b, x, y, t|
         pre W::Bit::lit(true);
         goal {
             let (v, found) = a.min_unsigned_at_least(t);
@@ -404,7 +411,7 @@ fn known_bits_lattice_and_queries() {
             valid & nearest
         };
         show a.min_unsigned_at_least(t));
-    bits_fact!(&mut p, "max_unsigned_at_most", |a, b, x, y, t|
+    bits_fact!(s, "max_unsigned_at_most", |a, b, x, y, t|
         pre W::Bit::lit(true);
         goal {
             let (v, found) = a.max_unsigned_at_most(t);
@@ -413,7 +420,7 @@ fn known_bits_lattice_and_queries() {
             valid & nearest
         };
         show a.max_unsigned_at_most(t));
-    bits_fact!(&mut p, "min_signed_at_least", |a, b, x, y, t|
+    bits_fact!(s, "min_signed_at_least", |a, b, x, y, t|
         pre W::Bit::lit(true);
         goal {
             let (v, found) = a.min_signed_at_least(t);
@@ -422,7 +429,7 @@ fn known_bits_lattice_and_queries() {
             valid & nearest
         };
         show a.min_signed_at_least(t));
-    bits_fact!(&mut p, "max_signed_at_most", |a, b, x, y, t|
+    bits_fact!(s, "max_signed_at_most", |a, b, x, y, t|
         pre W::Bit::lit(true);
         goal {
             let (v, found) = a.max_signed_at_most(t);
@@ -431,32 +438,27 @@ fn known_bits_lattice_and_queries() {
             valid & nearest
         };
         show a.max_signed_at_most(t));
-    bits_fact!(&mut p, "constant, unknown and boolean", |a, b, x, y, t|
+    bits_fact!(s, "constant, unknown and boolean", |a, b, x, y, t|
         pre W::Bit::lit(true);
         goal KB::constant(x).contains(x) & KB::constant(x).is_constant() & KB::<W>::unknown().contains(x)
             & KB::<W>::boolean().contains(W::lit(0)) & KB::<W>::boolean().contains(W::lit(1));
         show KB::constant(x));
-    p.finish(11);
 }
 
 /// Multiplication: the solver cannot finish these at 64 bits (bit-blasted
 /// products), so they are proved on narrower words, running the same
 /// generic code (`NARROW_WIDTHS`).
-#[test]
-fn multiplication_on_narrow_words() {
-    let mut p = Prover::new();
-    let mut expected = 0;
+fn multiplication_on_narrow_words(s: &mut Suite) {
+    s.group("multiplication", NARROW_WIDTHS.len() * (2 + 3 * 3 + 1));
     for width in NARROW_WIDTHS {
-        symbolic::set_width(width);
-        fwd!(&mut p, Bits, IntMul, |a, b| a.mul(b));
-        fwd!(&mut p, Bound, IntMul, |a, b| a.mul_raw(b));
-        fwd!(&mut p, Bound, IntMulOvf, |a, b| a.mul_ovf_raw(b));
-        fwd!(&mut p, Bound, UintMulHigh, |a, b| a.uint_mul_high_raw(b));
-        bound_fact!(&mut p, "mul_cannot_overflow", |a, b, r, x, y, z|
+        s.set_width(width);
+        fwd!(s, Bits, IntMul, |a, b| a.mul(b));
+        fwd!(s, Bound, IntMul, |a, b| a.mul_raw(b));
+        fwd!(s, Bound, IntMulOvf, |a, b| a.mul_ovf_raw(b));
+        fwd!(s, Bound, UintMulHigh, |a, b| a.uint_mul_high_raw(b));
+        bound_fact!(s, "mul_cannot_overflow", |a, b, r, x, y, z|
             pre a.mul_cannot_overflow(b); goal !x.mul_overflows(y); show a.mul_cannot_overflow(b));
-        expected += 2 + 3 * 3 + 1;
     }
-    p.finish(expected);
 }
 
 /// The public functions built from proved pieces (a raw function or
@@ -465,40 +467,39 @@ fn multiplication_on_narrow_words() {
 /// composition argument alone. At 64 bits each of these takes the solver
 /// 30 to 80 s (the bounds searches of `normalize` unrolled); at 6 bits
 /// the same generic code is proved in seconds.
-#[test]
-fn composed_functions_end_to_end() {
+fn composed_functions_end_to_end(s: &mut Suite) {
     use traceopt_domains::{Operand, Relation};
-    let mut p = Prover::new();
-    symbolic::set_width(6);
-    bound_fact!(&mut p, "intersect", |a, b, r, x, y, z|
+    s.group("composed", 9 + 6 + 3);
+    s.set_width(6);
+    bound_fact!(s, "intersect", |a, b, r, x, y, z|
         pre b.contains(x);
         goal { let (i, e) = a.intersect(b); !e & i.contains(x) & i.is_normalized() };
         show a.intersect(b));
-    bound_fact!(&mut p, "intersect_range", |a, b, r, x, y, z|
+    bound_fact!(s, "intersect_range", |a, b, r, x, y, z|
         pre y.sle(x) & x.sle(z);
         goal { let (i, e) = a.intersect_range(y, z); !e & i.contains(x) };
         show a.intersect_range(y, z));
-    bound_fact!(&mut p, "from_parts", |a, b, r, x, y, z|
+    bound_fact!(s, "from_parts", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let n = IntBound::from_parts(a.lower, a.upper, a.bits); n.contains(x) & n.is_normalized() };
         show IntBound::from_parts(a.lower, a.upper, a.bits));
-    bound_fact!(&mut p, "widen", |a, b, r, x, y, z|
+    bound_fact!(s, "widen", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let n = a.widen(b); n.contains(x) & n.contains(y) & n.is_normalized() };
         show a.widen(b));
-    bound_fact!(&mut p, "join", |a, b, r, x, y, z|
+    bound_fact!(s, "join", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal { let n = a.join(b); n.contains(x) & n.contains(y) };
         show a.join(b));
-    bound_fact!(&mut p, "refine_true", |a, b, r, x, y, z|
+    bound_fact!(s, "refine_true", |a, b, r, x, y, z|
         pre x.ne(W::lit(0));
         goal { let (n, e) = a.refine_true(); !e & n.contains(x) };
         show a.refine_true());
-    bound_fact!(&mut p, "refine_false", |a, b, r, x, y, z|
+    bound_fact!(s, "refine_false", |a, b, r, x, y, z|
         pre x.eq(W::lit(0));
         goal { let (n, e) = a.refine_false(); !e & n.contains(x) };
         show a.refine_false());
-    bound_fact!(&mut p, "from_cases", |a, b, r, x, y, z|
+    bound_fact!(s, "from_cases", |a, b, r, x, y, z|
         pre x.eq(W::lit(1)) | x.eq(W::lit(0));
         goal {
             let yes = x.eq(W::lit(1));
@@ -506,11 +507,10 @@ fn composed_functions_end_to_end() {
                 & IntBound::<W>::from_cases(W::Bit::lit(false), W::Bit::lit(false)).contains(x)
         };
         show IntBound::<i64>::from_cases(x == 1, x != 1));
-    bound_fact!(&mut p, "knowns and zeros", |a, b, r, x, y, z|
+    bound_fact!(s, "knowns and zeros", |a, b, r, x, y, z|
         pre W::Bit::lit(true);
         goal (x & a.bits.knowns()).eq(a.bits.ones) & (x & a.bits.zeros()).eq(W::lit(0));
         show (a.bits.knowns(), a.bits.zeros()));
-    let mut count = 9;
     for rel in [
         Relation::Lt,
         Relation::Le,
@@ -519,28 +519,24 @@ fn composed_functions_end_to_end() {
         Relation::Eq,
         Relation::Ne,
     ] {
-        p.begin();
-        let (a, b) = (p.bound("a"), p.bound("b"));
-        let (x, y) = (p.word("x"), p.word("y"));
-        let holds = match rel {
-            Relation::Lt => x.slt(y),
-            Relation::Le => x.sle(y),
-            Relation::Ult => x.ult(y),
-            Relation::Ule => x.ule(y),
-            Relation::Eq => x.eq(y),
-            Relation::Ne => x.ne(y),
-        };
-        p.assume(a.contains(x) & b.contains(y) & holds);
-        let (na, nb, empty) = a.refine(rel, b);
-        p.prove(
-            &format!("refine {rel:?}"),
-            !empty & na.contains(x) & nb.contains(y),
-            |m| {
+        s.add(&format!("refine {rel:?}"), move |p| {
+            let (a, b) = (p.bound("a"), p.bound("b"));
+            let (x, y) = (p.word("x"), p.word("y"));
+            let holds = match rel {
+                Relation::Lt => x.slt(y),
+                Relation::Le => x.sle(y),
+                Relation::Ult => x.ult(y),
+                Relation::Ule => x.ule(y),
+                Relation::Eq => x.eq(y),
+                Relation::Ne => x.ne(y),
+            };
+            p.assume(a.contains(x) & b.contains(y) & holds);
+            let (na, nb, empty) = a.refine(rel, b);
+            p.prove(!empty & na.contains(x) & nb.contains(y), |m| {
                 let (a, b) = (concrete_bound(m, "a"), concrete_bound(m, "b"));
                 format!("{rel:?}: a = {a}, b = {b} gives {:?}", a.refine(rel, b))
-            },
-        );
-        count += 1;
+            });
+        });
     }
     type Concrete = fn(Sym, Sym) -> Sym;
     let operands: [(Operand, Concrete); 3] = [
@@ -549,27 +545,46 @@ fn composed_functions_end_to_end() {
         (Operand::SubRight, |x, y| x.sub(y)),
     ];
     for (operand, op) in operands {
-        p.begin();
-        let (a, b, r) = (p.bound("a"), p.bound("b"), p.bound("r"));
-        let (x, y) = (p.word("x"), p.word("y"));
-        let value = op(x, y);
-        p.assume(a.contains(x) & b.contains(y) & r.contains(value));
-        let right = operand == Operand::SubRight;
-        let (narrowed, other, member) = if right { (b, a, y) } else { (a, b, x) };
-        let (n, empty) = narrowed.refine_by_result(operand, other, r);
-        p.prove(
-            &format!("refine_by_result {operand:?}"),
-            !empty & n.contains(member),
-            |m| {
+        s.add(&format!("refine_by_result {operand:?}"), move |p| {
+            let (a, b, r) = (p.bound("a"), p.bound("b"), p.bound("r"));
+            let (x, y) = (p.word("x"), p.word("y"));
+            let value = op(x, y);
+            p.assume(a.contains(x) & b.contains(y) & r.contains(value));
+            let right = operand == Operand::SubRight;
+            let (narrowed, other, member) = if right { (b, a, y) } else { (a, b, x) };
+            let (n, empty) = narrowed.refine_by_result(operand, other, r);
+            p.prove(!empty & n.contains(member), |m| {
                 let (a, b, r) = (
                     concrete_bound(m, "a"),
                     concrete_bound(m, "b"),
                     concrete_bound(m, "r"),
                 );
                 format!("{operand:?}: a = {a}, b = {b}, result {r}")
-            },
-        );
-        count += 1;
+            });
+        });
     }
-    p.finish(count);
+}
+
+/// Every proof above, shared out to the cores. A proof the solver refutes
+/// or cannot decide fails the test, as does a group short of its count.
+#[test]
+fn every_domain_function_is_proved() {
+    let mut s = Suite::new();
+    known_bits_transfer_functions(&mut s);
+    int_bound_transfer_functions(&mut s);
+    int_bound_division(&mut s);
+    int_bound_lattice_and_queries(&mut s);
+    int_bound_refinements(&mut s);
+    known_bits_lattice_and_queries(&mut s);
+    multiplication_on_narrow_words(&mut s);
+    composed_functions_end_to_end(&mut s);
+    let config = Config::from_env();
+    let report = s.run(&config);
+    report.print_summary();
+    if config.measure {
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("proof-times.txt");
+        std::fs::write(&path, report.times_table()).unwrap();
+        eprintln!("times written to {}", path.display());
+    }
+    report.check();
 }

@@ -1,81 +1,23 @@
 //! The proof harness: abstract values made of SMT variables, the concrete
 //! meaning of ops from the smt crate's encodings (the validator's, which a
 //! test cross-checks against the interpreter), and counterexamples shown
-//! as concrete abstract values re-run through the `i64` code.
+//! as concrete abstract values re-run through the `i64` code. How proofs
+//! are run (workers, solver choice, cache) is in `prover.rs`.
 
-#![allow(dead_code)]
+// Shared by several test files, each using a part.
+#![allow(dead_code, unused_imports)]
 
-use std::fmt::Write as _;
-use std::time::Duration;
+mod cache;
+mod prover;
+
+pub use cache::cache_enabled;
+pub use prover::{Config, Prover, Report, Suite, Times};
 
 use traceopt_domains::symbolic::{self, Sym, SymBit};
 use traceopt_domains::{IntBound, KnownBits, Word};
-use traceopt_smt::{Model, Outcome, Solver, SolverKind, Sort, Term};
+use traceopt_smt::{Model, Term};
 
-/// Runs each proof through a portfolio of solvers: z3 first with a short
-/// timeout, then cvc5 with a long one (each is much faster than the other
-/// on some of these queries). Both see the same declarations and
-/// assumptions. `PROOF_SOLVER=z3|cvc5` uses one only; `PROOF_TIMEOUT`
-/// sets the long timeout in seconds (default 120).
-pub struct Prover {
-    pub solvers: Vec<Solver>,
-    names: Vec<String>,
-    pub proved: usize,
-    pub failures: Vec<String>,
-}
-
-fn long_timeout() -> Duration {
-    let seconds = std::env::var("PROOF_TIMEOUT")
-        .ok()
-        .and_then(|s| s.parse().ok());
-    Duration::from_secs(seconds.unwrap_or(120))
-}
-
-impl Prover {
-    pub fn new() -> Prover {
-        let only = std::env::var("PROOF_SOLVER").ok();
-        let kinds: Vec<SolverKind> = match only.as_deref().and_then(SolverKind::from_name) {
-            Some(kind) => vec![kind],
-            None => vec![SolverKind::Z3, SolverKind::Cvc5],
-        };
-        let mut solvers: Vec<Solver> = kinds
-            .iter()
-            .filter_map(|&kind| Solver::start(Some(kind), long_timeout()).ok())
-            .collect();
-        assert!(
-            !solvers.is_empty(),
-            "no SMT solver found (scripts/test installs z3 and cvc5)"
-        );
-        if solvers.len() > 1 {
-            let short = Solver::start(Some(kinds[0]), Duration::from_secs(20)).unwrap();
-            solvers[0] = short;
-        }
-        Prover {
-            solvers,
-            names: Vec::new(),
-            proved: 0,
-            failures: Vec::new(),
-        }
-    }
-
-    /// Starts a fresh proof: forgets earlier variables and terms.
-    pub fn begin(&mut self) {
-        symbolic::reset();
-        self.names.clear();
-        for solver in &mut self.solvers {
-            solver.pop().unwrap();
-            solver.push().unwrap();
-        }
-    }
-
-    pub fn word(&mut self, name: &str) -> Sym {
-        for solver in &mut self.solvers {
-            solver.declare(name, Sort::Bv(symbolic::width())).unwrap();
-        }
-        self.names.push(name.to_string());
-        Sym::var(name)
-    }
-
+impl Prover<'_> {
     /// A well-formed known-bits value named `name`.
     pub fn known_bits(&mut self, name: &str) -> KnownBits<Sym> {
         let k = KnownBits {
@@ -99,88 +41,6 @@ impl Prover {
         };
         self.assume(b.is_well_formed());
         b
-    }
-
-    pub fn assume(&mut self, fact: SymBit) {
-        let fact = fact.term();
-        for solver in &mut self.solvers {
-            solver.assert(&fact).unwrap();
-        }
-    }
-
-    /// The first definite answer of the portfolio, or the last unknown.
-    fn ask(&mut self, goal: &Term, case: &Term, names: &[String]) -> Outcome {
-        let mut outcome = Outcome::Unknown("no solver".into());
-        for solver in &mut self.solvers {
-            solver.push().unwrap();
-            solver.assert(case).unwrap();
-            outcome = solver.prove(goal, names).unwrap();
-            solver.pop().unwrap();
-            if !matches!(outcome, Outcome::Unknown(_)) {
-                break;
-            }
-        }
-        outcome
-    }
-
-    /// Proves `goal` under the assumptions; on failure records `explain`'s
-    /// account of the counterexample.
-    pub fn prove(&mut self, what: &str, goal: SymBit, explain: impl Fn(&Model) -> String) {
-        self.prove_cases(what, goal, &[], explain)
-    }
-
-    /// Proves `goal` in each of `cases` (assumed one at a time), which
-    /// must together cover every value the assumptions allow. Splitting
-    /// helps the solver where a shift count is unknown.
-    pub fn prove_cases(
-        &mut self,
-        what: &str,
-        goal: SymBit,
-        cases: &[SymBit],
-        explain: impl Fn(&Model) -> String,
-    ) {
-        // For working on one proof: `PROOF_ONLY=text` skips the others
-        // (and the count check then fails, so CI never runs this way).
-        if let Ok(only) = std::env::var("PROOF_ONLY") {
-            if !what.contains(&only) {
-                return;
-            }
-        }
-        let names = self.names.clone();
-        let started = std::time::Instant::now();
-        let all = [tt()];
-        let cases = if cases.is_empty() { &all[..] } else { cases };
-        for case in cases {
-            let outcome = self.ask(&goal.term(), &case.term(), &names);
-            match outcome {
-                Outcome::Proved => continue,
-                Outcome::Counterexample(model) => {
-                    let mut text = format!("{what}: NOT SOUND\n");
-                    for name in &names {
-                        let _ = writeln!(text, "    {name} = {}", model.i64(name).unwrap_or(0));
-                    }
-                    let _ = writeln!(text, "  {}", explain(&model));
-                    self.failures.push(text);
-                }
-                Outcome::Unknown(reason) => self.failures.push(format!(
-                    "{what}: UNKNOWN ({reason}) in case {}",
-                    case.term()
-                )),
-            }
-            return;
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        eprintln!(
-            "proved {what} at width {} in {seconds:.2}s",
-            symbolic::width()
-        );
-        self.proved += 1;
-    }
-
-    /// Panics with every failure, after all proofs of a test ran.
-    pub fn finish(self, expected_count: usize) {
-        assert!(self.failures.is_empty(), "{}", self.failures.join("\n"));
-        assert_eq!(self.proved, expected_count, "number of proved facts");
     }
 }
 
@@ -225,17 +85,22 @@ pub fn lit(v: i64) -> Sym {
 }
 
 /// A domain the harness can state proofs about.
-pub trait Domain {
+pub trait Domain: 'static {
+    /// Names its proofs.
+    const NAME: &'static str;
+    /// "Contains x and is valid" in parts the solver is asked about one
+    /// at a time (together they are the whole).
+    const PARTS: &'static [&'static str] = &[""];
     type Of<W: Word>: Copy;
     fn declare(p: &mut Prover, name: &str) -> Self::Of<Sym>;
     fn constant<W: Word>(value: W) -> Self::Of<W>;
     fn contains<W: Word>(v: Self::Of<W>, x: W) -> W::Bit;
     /// The invariant results must keep.
     fn valid<W: Word>(v: Self::Of<W>) -> W::Bit;
-    /// "Contains x and is valid", as parts the solver is asked about one
-    /// at a time (together they are the whole).
-    fn parts<W: Word>(v: Self::Of<W>, x: W) -> Vec<(&'static str, W::Bit)> {
-        vec![("", Self::contains(v, x) & Self::valid(v))]
+    /// Part `i` of `PARTS`.
+    fn part<W: Word>(v: Self::Of<W>, x: W, i: usize) -> W::Bit {
+        let _ = i;
+        Self::contains(v, x) & Self::valid(v)
     }
     fn is_constant<W: Word>(v: Self::Of<W>) -> W::Bit;
     fn concrete(model: &Model, name: &str) -> Self::Of<i64>;
@@ -246,6 +111,7 @@ pub struct Bits;
 pub struct Bound;
 
 impl Domain for Bits {
+    const NAME: &'static str = "bits";
     type Of<W: Word> = KnownBits<W>;
     fn declare(p: &mut Prover, name: &str) -> KnownBits<Sym> {
         p.known_bits(name)
@@ -271,6 +137,10 @@ impl Domain for Bits {
 }
 
 impl Domain for Bound {
+    const NAME: &'static str = "bound";
+    /// The interval and the bits apart: the bits part is then a known-bits
+    /// proof, which the solver finishes much faster alone.
+    const PARTS: &'static [&'static str] = &[" (interval)", " (bits)"];
     type Of<W: Word> = IntBound<W>;
     fn declare(p: &mut Prover, name: &str) -> IntBound<Sym> {
         p.bound(name)
@@ -290,13 +160,11 @@ impl Domain for Bound {
     fn is_constant<W: Word>(v: IntBound<W>) -> W::Bit {
         v.is_constant() | v.bits.is_constant()
     }
-    /// The interval and the bits apart: the bits part is then a known-bits
-    /// proof, which the solver finishes much faster alone.
-    fn parts<W: Word>(v: IntBound<W>, x: W) -> Vec<(&'static str, W::Bit)> {
-        vec![
-            (" (interval)", v.lower.sle(x) & x.sle(v.upper)),
-            (" (bits)", v.bits.contains(x) & v.bits.is_well_formed()),
-        ]
+    fn part<W: Word>(v: IntBound<W>, x: W, i: usize) -> W::Bit {
+        match i {
+            0 => v.lower.sle(x) & x.sle(v.upper),
+            _ => v.bits.contains(x) & v.bits.is_well_formed(),
+        }
     }
     fn concrete(model: &Model, name: &str) -> IntBound<i64> {
         concrete_bound(model, name)
@@ -359,64 +227,81 @@ pub fn run(op: Opcode, args: &[i64]) -> String {
 
 /// A transfer function of domain `D` on words `W`, taking its arguments
 /// as a slice.
-pub type Transfer<D, W> = dyn Fn(&[<D as Domain>::Of<W>]) -> <D as Domain>::Of<W>;
+pub type Transfer<D, W> = fn(&[<D as Domain>::Of<W>]) -> <D as Domain>::Of<W>;
 
-/// Soundness of a forward transfer function of `D` for `op`, then the
-/// precision property "constants in, constant out".
+/// Adds the proofs of a forward transfer function of `D` for `op`:
+/// soundness (in `D::PARTS`), then the precision property "constants in,
+/// constant out".
 pub fn forward<D: Domain>(
+    s: &mut Suite,
+    op: Opcode,
+    sym: Transfer<D, Sym>,
+    conc: Transfer<D, i64>,
+) {
+    for (i, part) in D::PARTS.iter().enumerate() {
+        s.add(&format!("{} {op} is sound{part}", D::NAME), move |p| {
+            sound::<D>(p, op, sym, conc, i)
+        });
+    }
+    s.add(&format!("{} {op} keeps constants", D::NAME), move |p| {
+        keeps_constants::<D>(p, op, sym, conc)
+    });
+}
+
+const NAMES: [&str; 2] = ["a", "b"];
+const XS: [&str; 2] = ["x", "y"];
+
+fn sound<D: Domain>(
     p: &mut Prover,
     op: Opcode,
-    sym: &Transfer<D, Sym>,
-    conc: &Transfer<D, i64>,
+    sym: Transfer<D, Sym>,
+    conc: Transfer<D, i64>,
+    part: usize,
 ) {
     let arity = op.info().signature.len();
-    let names = ["a", "b"];
-    let xs = ["x", "y"];
-    p.begin();
     let mut args = Vec::new();
     let mut values = Vec::new();
     for i in 0..arity {
-        let v = D::declare(p, names[i]);
-        let x = p.word(xs[i]);
+        let v = D::declare(p, NAMES[i]);
+        let x = p.word(XS[i]);
         p.assume(D::contains(v, x));
         args.push(v);
         values.push(x);
     }
     let (value, defined, no_overflow) = meaning(op, &values);
     p.assume(defined & no_overflow);
-    let result = sym(&args);
-    for (part, goal) in D::parts(result, value) {
-        p.prove(&format!("{op} is sound{part}"), goal, |m| {
-            let cargs: Vec<D::Of<i64>> = (0..arity).map(|i| D::concrete(m, names[i])).collect();
-            let cvals: Vec<i64> = (0..arity).map(|i| val(m, xs[i])).collect();
-            let shown: Vec<String> = cargs.iter().map(|a| D::show(*a)).collect();
-            format!(
-                "{op}({}) gives {}, but {op}({cvals:?}) = {}",
-                shown.join(", "),
-                D::show(conc(&cargs)),
-                run(op, &cvals)
-            )
-        });
-    }
+    p.prove(D::part(sym(&args), value, part), |m| {
+        let cargs: Vec<D::Of<i64>> = (0..arity).map(|i| D::concrete(m, NAMES[i])).collect();
+        let cvals: Vec<i64> = (0..arity).map(|i| val(m, XS[i])).collect();
+        let shown: Vec<String> = cargs.iter().map(|a| D::show(*a)).collect();
+        format!(
+            "{op}({}) gives {}, but {op}({cvals:?}) = {}",
+            shown.join(", "),
+            D::show(conc(&cargs)),
+            run(op, &cvals)
+        )
+    });
+}
 
-    p.begin();
+fn keeps_constants<D: Domain>(
+    p: &mut Prover,
+    op: Opcode,
+    sym: Transfer<D, Sym>,
+    conc: Transfer<D, i64>,
+) {
+    let arity = op.info().signature.len();
     let mut consts = Vec::new();
     let mut values = Vec::new();
-    for x in xs.iter().take(arity) {
+    for x in XS.iter().take(arity) {
         let x = p.word(x);
         consts.push(D::constant(x));
         values.push(x);
     }
     let (_, defined, no_overflow) = meaning(op, &values);
     p.assume(defined & no_overflow);
-    let result = sym(&consts);
-    p.prove(
-        &format!("{op} keeps constants"),
-        D::is_constant(result),
-        |m| {
-            let cvals: Vec<i64> = (0..arity).map(|i| val(m, xs[i])).collect();
-            let cargs: Vec<D::Of<i64>> = cvals.iter().map(|&v| D::constant(v)).collect();
-            format!("{op}{cvals:?} gives {}", D::show(conc(&cargs)))
-        },
-    );
+    p.prove(D::is_constant(sym(&consts)), |m| {
+        let cvals: Vec<i64> = (0..arity).map(|i| val(m, XS[i])).collect();
+        let cargs: Vec<D::Of<i64>> = cvals.iter().map(|&v| D::constant(v)).collect();
+        format!("{op}{cvals:?} gives {}", D::show(conc(&cargs)))
+    });
 }

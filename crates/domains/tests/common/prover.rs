@@ -1,0 +1,530 @@
+//! Running the domain proofs: a suite of named proofs, each one goal,
+//! shared out to one worker thread per core.
+//!
+//! A proof is a closure that declares variables, states assumptions and
+//! proves a goal, running the domain code on symbolic words (terms live
+//! per thread and are reset before each proof). The query then goes to a
+//! new solver process (a long-lived one got several times slower as it
+//! answered more queries), z3 checking it with its bit-blasting tactic
+//! (`Solver::prove_bv`; its incremental core timed out on several). A
+//! proof found in the cache (`cache.rs`) starts no solver at all.
+//!
+//! Which solver: `tests/proof-times.txt` records every proof's time with
+//! z3 and with cvc5 (as written by `PROOF_MEASURE=1`). A proof asks the
+//! faster of the two first and the other if the first gives up; one not
+//! in the table asks z3, then cvc5. The longest proofs start first, so
+//! that the workers finish together. A proof the solvers cannot decide is
+//! a failure, never a pass; so is a group that proves fewer facts than it
+//! says it has.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::cache::{cache_enabled, Cache, Key};
+use traceopt_domains::symbolic::{self, SymBit};
+use traceopt_smt::{Model, Outcome, Solver, SolverKind, Sort, Term};
+
+/// How to run a suite.
+pub struct Config {
+    /// The solvers to use, with their `--version` text.
+    pub solvers: Vec<(SolverKind, String)>,
+    /// Per query and solver.
+    pub timeout: Duration,
+    /// Worker threads (one solver at work each).
+    pub jobs: usize,
+    /// Where proved queries are remembered, if anywhere.
+    pub cache: Option<PathBuf>,
+    /// Run only the proofs whose name contains this.
+    pub only: Option<String>,
+    /// Ask every solver every query, to record their times.
+    pub measure: bool,
+}
+
+/// The solver's `--version` text, if it runs.
+fn version(kind: SolverKind) -> Option<String> {
+    let out = std::process::Command::new(kind.binary())
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    out.status.success().then_some(text)
+}
+
+impl Config {
+    /// Every solver found, a fixed timeout, two workers, no cache.
+    pub fn plain(timeout: Duration) -> Config {
+        let solvers: Vec<_> = [SolverKind::Z3, SolverKind::Cvc5]
+            .into_iter()
+            .filter_map(|kind| Some((kind, version(kind)?)))
+            .collect();
+        assert!(
+            !solvers.is_empty(),
+            "no SMT solver found (scripts/test installs z3 and cvc5)"
+        );
+        Config {
+            solvers,
+            timeout,
+            jobs: 2,
+            cache: None,
+            only: None,
+            measure: false,
+        }
+    }
+
+    /// From the environment: `PROOF_SOLVER=z3|cvc5` (that one only),
+    /// `PROOF_TIMEOUT=seconds` (default 120), `PROOF_JOBS` (default: one
+    /// per core), `PROOF_ONLY=text`, `PROOF_MEASURE=1`, and the cache in
+    /// `target/tmp` unless `CI=true` or `PROOF_CACHE=off`.
+    pub fn from_env() -> Config {
+        let var = |name| std::env::var(name).ok();
+        let seconds = var("PROOF_TIMEOUT").and_then(|s| s.parse().ok());
+        let mut config = Config::plain(Duration::from_secs(seconds.unwrap_or(120)));
+        if let Some(kind) = var("PROOF_SOLVER").and_then(|s| SolverKind::from_name(&s)) {
+            config.solvers.retain(|&(k, _)| k == kind);
+            assert!(!config.solvers.is_empty(), "PROOF_SOLVER: not found");
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        config.jobs = var("PROOF_JOBS")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(cores);
+        config.only = var("PROOF_ONLY");
+        config.measure = var("PROOF_MEASURE").is_some_and(|v| v == "1");
+        let cache = cache_enabled(var("CI").as_deref(), var("PROOF_CACHE").as_deref());
+        if cache && !config.measure {
+            config.cache = Some(Path::new(env!("CARGO_TARGET_TMPDIR")).join("domain-proofs.cache"));
+        }
+        config
+    }
+}
+
+type Body = Box<dyn Fn(&mut Prover) + Send + Sync>;
+
+struct Job {
+    group: usize,
+    name: String,
+    width: u32,
+    body: Body,
+}
+
+/// Proofs in groups; each group says how many facts it proves.
+#[derive(Default)]
+pub struct Suite {
+    groups: Vec<(String, usize)>,
+    jobs: Vec<Job>,
+    width: u32,
+}
+
+impl Suite {
+    pub fn new() -> Suite {
+        Suite::default()
+    }
+
+    /// Starts a group of `expected` proofs, at 64 bits.
+    pub fn group(&mut self, name: &str, expected: usize) {
+        self.groups.push((name.to_string(), expected));
+        self.width = 64;
+    }
+
+    /// The width of the words in the proofs added from now on.
+    pub fn set_width(&mut self, bits: u32) {
+        self.width = bits;
+    }
+
+    /// Adds a proof: `body` declares, assumes and proves one goal.
+    pub fn add(&mut self, name: &str, body: impl Fn(&mut Prover) + Send + Sync + 'static) {
+        let (group, _) = self.groups.last().expect("a group first");
+        let mut name = format!("{group}: {name}");
+        if self.width != 64 {
+            write!(name, " at width {}", self.width).unwrap();
+        }
+        assert!(
+            self.jobs.iter().all(|j| j.name != name),
+            "two proofs named {name}"
+        );
+        self.jobs.push(Job {
+            group: self.groups.len() - 1,
+            name,
+            width: self.width,
+            body: Box::new(body),
+        });
+    }
+
+    /// Runs the proofs (those `config.only` selects), longest first.
+    pub fn run(self, config: &Config) -> Report {
+        let started = Instant::now();
+        let times = Times::recorded();
+        let cache = Cache::open(config.cache.as_deref());
+        let mut order: Vec<&Job> = self
+            .jobs
+            .iter()
+            .filter(|j| config.only.as_ref().map_or(true, |o| j.name.contains(o)))
+            .collect();
+        // Unrecorded proofs first: they may be long.
+        order.sort_by(|a, b| {
+            let estimate = |j: &Job| times.estimate(&j.name).unwrap_or(f64::INFINITY);
+            estimate(b).total_cmp(&estimate(a))
+        });
+        let next = AtomicUsize::new(0);
+        let results = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..config.jobs.clamp(1, order.len().max(1)) {
+                scope.spawn(|| {
+                    let mut prover = Prover::new(config, &cache, &times);
+                    while let Some(job) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let result = prover.run(job);
+                        eprintln!("{}", result.line());
+                        results.lock().unwrap().push(result);
+                    }
+                });
+            }
+        });
+        Report {
+            groups: self.groups,
+            proofs: results.into_inner().unwrap(),
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// What became of one proof.
+pub struct ProofResult {
+    pub group: usize,
+    pub name: String,
+    /// `None` when proved, else why not.
+    pub failure: Option<String>,
+    /// The solver that proved it, if one did.
+    pub solver: Option<SolverKind>,
+    pub cached: bool,
+    pub seconds: f64,
+    /// Each solver's time (`None`: it did not decide), when measuring.
+    pub times: Vec<(SolverKind, Option<f64>)>,
+}
+
+impl ProofResult {
+    fn new(name: &str) -> ProofResult {
+        ProofResult {
+            group: 0,
+            name: name.to_string(),
+            failure: None,
+            solver: None,
+            cached: false,
+            seconds: 0.0,
+            times: Vec::new(),
+        }
+    }
+
+    fn line(&self) -> String {
+        match (&self.failure, self.solver) {
+            (Some(why), _) => format!("FAILED {why}"),
+            (None, _) if self.cached => format!("proved {} (cached)", self.name),
+            (None, Some(kind)) => format!(
+                "proved {} in {:.2}s by {}",
+                self.name,
+                self.seconds,
+                kind.binary()
+            ),
+            (None, None) => format!("proved {}", self.name),
+        }
+    }
+}
+
+pub struct Report {
+    groups: Vec<(String, usize)>,
+    pub proofs: Vec<ProofResult>,
+    pub seconds: f64,
+}
+
+impl Report {
+    pub fn proved(&self) -> usize {
+        self.proofs.iter().filter(|p| p.failure.is_none()).count()
+    }
+
+    pub fn cached(&self) -> usize {
+        self.proofs.iter().filter(|p| p.cached).count()
+    }
+
+    /// Every failed proof, and every group short of its count.
+    pub fn failures(&self) -> Vec<String> {
+        let mut failures: Vec<String> = self
+            .proofs
+            .iter()
+            .filter_map(|p| p.failure.clone())
+            .collect();
+        for (i, (group, expected)) in self.groups.iter().enumerate() {
+            let proved = self
+                .proofs
+                .iter()
+                .filter(|p| p.group == i && p.failure.is_none())
+                .count();
+            if proved != *expected {
+                failures.push(format!("{group}: {proved} of {expected} facts proved"));
+            }
+        }
+        failures
+    }
+
+    /// The totals and the slowest proofs, on stderr.
+    pub fn print_summary(&self) {
+        let solver_time: f64 = self.proofs.iter().map(|p| p.seconds).sum();
+        eprintln!(
+            "{} proofs: {} proved ({} from the cache), {} failed, in {:.1}s ({:.1}s of solver time)",
+            self.proofs.len(),
+            self.proved(),
+            self.cached(),
+            self.proofs.len() - self.proved(),
+            self.seconds,
+            solver_time
+        );
+        let mut slowest: Vec<&ProofResult> = self.proofs.iter().collect();
+        slowest.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+        for p in slowest.iter().take(12).filter(|p| p.seconds >= 1.0) {
+            let solver = p.solver.map_or("-", |k| k.binary());
+            eprintln!("  {:6.1}s {solver:4}  {}", p.seconds, p.name);
+        }
+    }
+
+    /// Panics with every failure.
+    pub fn check(&self) {
+        let failures = self.failures();
+        assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
+    /// The measured times in the format of `tests/proof-times.txt`.
+    pub fn times_table(&self) -> String {
+        let mut rows: Vec<(&str, String)> = self
+            .proofs
+            .iter()
+            .map(|p| {
+                let time = |kind| {
+                    let t = p.times.iter().find(|(k, _)| *k == kind).and_then(|t| t.1);
+                    t.map_or("-".to_string(), |s| format!("{s:.2}"))
+                };
+                let row = format!(
+                    "{:>8} {:>8}  {}",
+                    time(SolverKind::Z3),
+                    time(SolverKind::Cvc5),
+                    p.name
+                );
+                (p.name.as_str(), row)
+            })
+            .collect();
+        rows.sort();
+        let mut text = String::from(TIMES_HEADER);
+        for (_, row) in rows {
+            text.push_str(&row);
+            text.push('\n');
+        }
+        text
+    }
+}
+
+const TIMES_HEADER: &str = "\
+# Seconds each domain proof took with each solver (\"-\": no answer in
+# time), both solvers at work at once, as written to target/tmp by
+# `PROOF_MEASURE=1 PROOF_TIMEOUT=60 cargo test -p traceopt-domains --test
+# proofs`. The harness asks the faster solver first and starts the
+# longest proofs first. Rewrite it when proofs are added or get slower.
+#     z3     cvc5  proof
+";
+
+/// The recorded times of `tests/proof-times.txt`.
+pub struct Times(Vec<(String, Option<f64>, Option<f64>)>);
+
+impl Times {
+    pub fn recorded() -> Times {
+        Times::parse(include_str!("../proof-times.txt"))
+    }
+
+    pub fn parse(text: &str) -> Times {
+        let rows = text
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+            .filter_map(|line| {
+                let (z3, rest) = line.trim_start().split_once(' ')?;
+                let (cvc5, name) = rest.trim_start().split_once(' ')?;
+                Some((name.trim().to_string(), z3.parse().ok(), cvc5.parse().ok()))
+            })
+            .collect();
+        Times(rows)
+    }
+
+    fn row(&self, name: &str) -> Option<(Option<f64>, Option<f64>)> {
+        self.0.iter().find(|r| r.0 == name).map(|r| (r.1, r.2))
+    }
+
+    /// The faster solver's recorded time.
+    pub fn estimate(&self, name: &str) -> Option<f64> {
+        match self.row(name)? {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The solver to ask first: the faster one on record, z3 by default.
+    pub fn first_choice(&self, name: &str) -> SolverKind {
+        match self.row(name) {
+            Some((Some(z3), Some(cvc5))) if cvc5 < z3 => SolverKind::Cvc5,
+            Some((None, Some(_))) => SolverKind::Cvc5,
+            _ => SolverKind::Z3,
+        }
+    }
+}
+
+enum Command {
+    Declare(String, Sort),
+    Assert(Term),
+}
+
+/// One worker's view: the proof at hand and the solvers to ask.
+pub struct Prover<'a> {
+    config: &'a Config,
+    cache: &'a Cache,
+    times: &'a Times,
+    name: String,
+    commands: Vec<Command>,
+    /// The cache key of the commands so far.
+    key: Key,
+    names: Vec<String>,
+    result: Option<ProofResult>,
+}
+
+impl<'a> Prover<'a> {
+    fn new(config: &'a Config, cache: &'a Cache, times: &'a Times) -> Prover<'a> {
+        Prover {
+            config,
+            cache,
+            times,
+            name: String::new(),
+            commands: Vec::new(),
+            key: Key::new(),
+            names: Vec::new(),
+            result: None,
+        }
+    }
+
+    fn run(&mut self, job: &Job) -> ProofResult {
+        symbolic::reset();
+        symbolic::set_width(job.width);
+        self.name = job.name.clone();
+        self.commands.clear();
+        self.names.clear();
+        self.key = Key::new();
+        self.key.add(&job.name);
+        (job.body)(self);
+        let mut result = self.result.take().unwrap_or_else(|| {
+            let mut nothing = ProofResult::new(&job.name);
+            nothing.failure = Some(format!("{}: proved nothing", job.name));
+            nothing
+        });
+        result.group = job.group;
+        result
+    }
+
+    fn command(&mut self, command: Command) {
+        match &command {
+            Command::Declare(name, sort) => self.key.add(&format!("(declare-const {name} {sort})")),
+            Command::Assert(fact) => self.key.add(&format!("(assert {fact})")),
+        }
+        self.commands.push(command);
+    }
+
+    /// A word variable of the current width.
+    pub fn word(&mut self, name: &str) -> symbolic::Sym {
+        self.command(Command::Declare(
+            name.to_string(),
+            Sort::Bv(symbolic::width()),
+        ));
+        self.names.push(name.to_string());
+        symbolic::Sym::var(name)
+    }
+
+    pub fn assume(&mut self, fact: SymBit) {
+        self.command(Command::Assert(fact.term()));
+    }
+
+    /// The solvers in the order to ask them.
+    fn order(&self) -> Vec<&'a (SolverKind, String)> {
+        let first = self.times.first_choice(&self.name);
+        let mut order: Vec<_> = self.config.solvers.iter().collect();
+        order.sort_by_key(|(kind, _)| *kind != first);
+        order
+    }
+
+    /// Asks a new process of `kind`.
+    fn ask(&self, kind: SolverKind, goal: &Term) -> Outcome {
+        let answer = Solver::start(Some(kind), self.config.timeout).and_then(|mut solver| {
+            for command in &self.commands {
+                match command {
+                    Command::Declare(name, sort) => solver.declare(name, *sort)?,
+                    Command::Assert(fact) => solver.assert(fact)?,
+                }
+            }
+            solver.prove_bv(goal, &self.names)
+        });
+        answer.unwrap_or_else(|e| Outcome::Unknown(e.to_string()))
+    }
+
+    /// The cache key of the proof so far, for one solver.
+    fn key_for(&self, (kind, version): &(SolverKind, String)) -> u128 {
+        let mut key = self.key.clone();
+        key.add(kind.binary());
+        key.add(version);
+        key.value()
+    }
+
+    /// Proves `goal` under the assumptions (the proof's one goal); on
+    /// failure records `explain`'s account of the counterexample.
+    pub fn prove(&mut self, goal: SymBit, explain: impl Fn(&Model) -> String) {
+        assert!(self.result.is_none(), "{}: one goal per proof", self.name);
+        let goal = goal.term();
+        self.key.add(&goal.to_string());
+        let mut result = ProofResult::new(&self.name);
+        let solvers = &self.config.solvers;
+        if let Some((kind, _)) = solvers
+            .iter()
+            .find(|s| self.cache.contains(self.key_for(s)))
+        {
+            result.solver = Some(*kind);
+            result.cached = true;
+            self.result = Some(result);
+            return;
+        }
+        let mut unknown = Vec::new();
+        for solver in self.order() {
+            let kind = solver.0;
+            let started = Instant::now();
+            let outcome = self.ask(kind, &goal);
+            let seconds = started.elapsed().as_secs_f64();
+            let decided = !matches!(outcome, Outcome::Unknown(_));
+            result.times.push((kind, decided.then_some(seconds)));
+            result.seconds += seconds;
+            match outcome {
+                Outcome::Proved => {
+                    self.cache.record(self.key_for(solver), &self.name);
+                    result.solver.get_or_insert(kind);
+                    if !self.config.measure {
+                        break;
+                    }
+                }
+                Outcome::Counterexample(model) => {
+                    let mut text = format!("{}: NOT SOUND ({})\n", self.name, kind.binary());
+                    for name in &self.names {
+                        let _ = writeln!(text, "    {name} = {}", model.i64(name).unwrap_or(0));
+                    }
+                    let _ = write!(text, "  {}", explain(&model));
+                    result.failure = Some(text);
+                    break;
+                }
+                Outcome::Unknown(reason) => unknown.push(format!("{}: {reason}", kind.binary())),
+            }
+        }
+        if result.solver.is_none() && result.failure.is_none() {
+            let why = unknown.join("; ");
+            result.failure = Some(format!("{}: UNKNOWN ({why})", self.name));
+        }
+        self.result = Some(result);
+    }
+}

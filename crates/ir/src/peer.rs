@@ -215,14 +215,8 @@ fn step<'a>(
                 line,
             ));
         };
-        let next_expected = match &open.reading {
-            Some((reading, _)) => reading + 1,
-            None => open
-                .done
-                .iter()
-                .rposition(Option::is_some)
-                .map_or(0, |p| p + 1),
-        };
+        // Parts are read one after another: before the first, none is open.
+        let next_expected = open.reading.as_ref().map_or(0, |(part, _)| part + 1);
         if index < next_expected || (index > next_expected && index <= 1) {
             return Err(case_error(
                 file,

@@ -639,3 +639,56 @@ fn a_long_unknown_op_gets_the_plain_hint() {
     let e = parse_trace("[i0]\ni1 = int_ad(i0, 1)\njump(i1)", "t").unwrap_err();
     assert!(e.hint.unwrap().contains("did you mean int_add"));
 }
+
+#[test]
+fn negative_hex_down_to_the_smallest_word() {
+    let trace =
+        good("[i0]\ni1 = int_add(i0, -0x8000000000000000)\ni2 = int_add(i1, -0x1)\njump(i2)");
+    assert_eq!(trace.consts, vec![Const::Int(i64::MIN), Const::Int(-1)]);
+    assert!(parse_trace("[i0]\ni1 = int_add(i0, -0x8000000000000001)\njump(i1)", "t").is_err());
+}
+
+#[test]
+fn a_jump_to_loop_zero_leaves_the_trace() {
+    // <Loop-1> closes the loop being recorded; <Loop0> is another loop, so
+    // its values need not fit this trace's inputs.
+    good("[i0]\njump(i0, 1, descr=<Loop0>)");
+    let trace = parse_trace("[i0]\njump(i0, 1, descr=<Loop-1>)", "t").unwrap();
+    assert_eq!(check(&trace, "t", CHECK).len(), 1);
+}
+
+#[test]
+fn peer_case_headers_and_comments() {
+    let text = "\
+### plain (optimize_loop)
+# a remark: not a key
+# jump_values: None
+# here, -50 <= i4 <= -40
+--- ops
+[i0]
+jump(i0)
+--- expected
+[i0]
+jump(i0)
+";
+    let set = read_peer(text, "p.txt", None);
+    assert!(set.errors.is_empty(), "{:?}", set.errors);
+    let case = &set.cases[0];
+    assert!(!case.unrolled());
+    assert_eq!(
+        case.meta,
+        vec![("jump_values".to_string(), "None".to_string())]
+    );
+    // Text that is neither a comment, a key nor a part is an error.
+    let set = read_peer(&text.replace("# a remark", "a remark"), "p.txt", None);
+    assert_eq!(set.errors.len(), 1);
+    assert_eq!(set.errors[0].line, 2);
+    // A last case whose trace is missing is reported where the file ends.
+    let set = read_peer(
+        &format!("{text}### cut\n--- ops\n[i0]\njump(i0)\n--- expected\n"),
+        "p.txt",
+        None,
+    );
+    assert_eq!(set.errors.len(), 1);
+    assert_eq!(set.errors[0].line, 16, "{}", set.errors[0]);
+}

@@ -658,7 +658,11 @@ fn ptr_facts(facts: &mut Facts) -> Result<PtrInfo, String> {
     let array = match facts.words.first() {
         Some(w) if w.starts_with("GcArray(") => {
             let item = facts.words.remove(0);
-            let item = &item["GcArray(".len()..item.len().saturating_sub(1)];
+            let item = item
+                .strip_prefix("GcArray(")
+                .and_then(|i| i.strip_suffix(')'))
+                .filter(|i| !i.is_empty())
+                .ok_or_else(|| format!("'{}' is not GcArray(ITEM)", cut(item)))?;
             let length = facts.number("length")?.ok_or("missing length=")?;
             facts.flag("zeroed");
             Some((item.into(), length))
@@ -870,5 +874,21 @@ loop = looptoken a stand-in | <Loop0>
         )
         .unwrap();
         assert_eq!(ns.pypylog_text("t"), Some("an integer (the type id)"));
+    }
+
+    #[test]
+    fn any_cut_of_any_line_is_an_answer_not_a_panic() {
+        let text = format!(
+            "{SMALL}arr2 = ptr object=a GcArray(Ptr(TUPLE)) length=3 zeroed | ConstPtr(ptrN)\n"
+        );
+        for (i, line) in text.lines().enumerate() {
+            for end in (0..=line.len()).filter(|&e| line.is_char_boundary(e)) {
+                let mut lines: Vec<&str> = text.lines().collect();
+                lines[i] = &line[..end];
+                let _ = Namespace::parse(&lines.join("\n"), "ns.txt");
+            }
+        }
+        let err = error_of("x = ptr object=o GcArray( length=1");
+        assert!(err.hint.unwrap().contains("GcArray(ITEM)"));
     }
 }

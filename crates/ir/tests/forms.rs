@@ -692,3 +692,20 @@ jump(i0)
     assert_eq!(set.errors.len(), 1);
     assert_eq!(set.errors[0].line, 16, "{}", set.errors[0]);
 }
+
+#[test]
+fn any_cut_of_a_peer_set_or_log_is_an_answer_not_a_panic() {
+    let peer = "### c (optimize_loop, unrolled)\n# jump_values: None\n--- ops\n[i0, p1]\ni1 = call_r(0, \"xy\", descr=<Callr 8 r EF=4>)\ndebug_merge_point(0, 0, 'f;it's x.py:1~#2 OP')\nguard_value(p1, ConstPtr(null)) [i0, None]\njump(i0, p1)\n--- expected\n[i0, p1]\njump(i0, p1)\n--- preamble\n[i0, p1]\njump(i0, p1)\n--- short\n[i0]\njump(i0)\n";
+    let log = "[1a] {jit-log-noopt\n# Traced loop or bridge with 2 ops\n[i0]\n+12: i1 = int_add(i0, 0x10)\njump(i1, descr=<Loop-1>)\n[1b] jit-log-noopt}\n[1c] {jit-log-opt-loop\n# Loop 1 ((x)) : loop with 1 ops\n[i0]\n+8: label(i0, descr=TargetToken(7))\n+9: jump(i0, descr=TargetToken(7))\n[1d] jit-log-opt-loop}\n";
+    for text in [peer, log] {
+        for (i, line) in text.lines().enumerate() {
+            for end in (0..=line.len()).filter(|&e| line.is_char_boundary(e)) {
+                let mut lines: Vec<&str> = text.lines().collect();
+                lines[i] = &line[..end];
+                let cut = lines.join("\n");
+                let _ = traceopt_ir::read_file(&cut, "cut", Some(Arc::new(Namespace::default())));
+                let _ = traceopt_ir::read_file(&cut, "cut", None);
+            }
+        }
+    }
+}

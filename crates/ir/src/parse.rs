@@ -241,8 +241,10 @@ impl<'a> TraceParser<'a> {
                     cur.expect(")", "')' after the descr (it comes last)")?;
                     break;
                 }
-                let letter = opcode.info().arg_letter(op.args.len());
-                let arg = cur.arg(letter)?.expect("only fail args may be None");
+                // An argument past the signature is left to the checker's
+                // arity rule; read it as any value.
+                let letter = opcode.info().arg_letter(op.args.len()).unwrap_or(b'a');
+                let arg = cur.arg(Some(letter))?.expect("only fail args may be None");
                 op.args.push(arg);
                 cur.skip_ws();
                 if cur.eat(")") {
@@ -597,18 +599,20 @@ impl<'a> Cursor<'a, '_> {
             Some(d) => (true, d),
             None => (false, text.strip_prefix('+').unwrap_or(text)),
         };
-        let (magnitude, limit) = if let Some(hex) = digits.strip_prefix("0x") {
+        // An integer's magnitude (if it fits in 64 bits) and the largest it
+        // may have; `None` for what is no integer (a float).
+        let integer = if let Some(hex) = digits.strip_prefix("0x") {
             // Hex is a 64-bit word: 0xffffffffffffffff is -1.
             let limit = if negative { 1 << 63 } else { u64::MAX };
-            (u64::from_str_radix(hex, 16).ok(), Some(limit))
+            Some((u64::from_str_radix(hex, 16).ok(), limit))
         } else if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
             let limit = if negative { 1 << 63 } else { i64::MAX as u64 };
-            (digits.parse::<u64>().ok(), Some(limit))
+            Some((digits.parse::<u64>().ok(), limit))
         } else {
-            (None, None)
+            None
         };
-        let constant = match (magnitude, limit) {
-            (Some(m), Some(limit)) if m <= limit => {
+        let constant = match integer {
+            Some((Some(m), limit)) if m <= limit => {
                 let value = m as i64;
                 Const::Int(if negative {
                     value.wrapping_neg()
@@ -616,14 +620,14 @@ impl<'a> Cursor<'a, '_> {
                     value
                 })
             }
-            (_, Some(_)) => {
+            Some(_) => {
                 return Err(bad(
                     self,
                     "an integer must fit in 64 bits: -9223372036854775808 to \
                      9223372036854775807, or 0x hex of at most 16 digits",
                 ))
             }
-            (None, None) => match text.parse::<f64>() {
+            None => match text.parse::<f64>() {
                 Ok(value) => Const::float(value),
                 Err(_) => {
                     return Err(bad(
@@ -632,7 +636,6 @@ impl<'a> Cursor<'a, '_> {
                     ))
                 }
             },
-            (Some(_), None) => unreachable!("a magnitude comes with its limit"),
         };
         if matches!(constant, Const::Int(_)) {
             self.eat("/ci");

@@ -709,3 +709,17 @@ fn any_cut_of_a_peer_set_or_log_is_an_answer_not_a_panic() {
         }
     }
 }
+
+#[test]
+fn none_past_an_ops_arity_is_an_error_not_a_panic() {
+    let e = parse_trace("[i0]\ni1 = int_add(i0, 1, None)\njump(i1)", "t").unwrap_err();
+    assert_eq!((e.line, e.col), (2, 21), "{e}");
+    // A string past the arity is an argument the checker then counts.
+    let trace = parse_trace("[i0]\ni1 = int_add(i0, 1, 'x')\njump(i1)", "t").unwrap();
+    let errors = check(&trace, "t", CHECK);
+    assert!(
+        errors[0].to_string().contains("argument(s) for int_add"),
+        "{}",
+        errors[0]
+    );
+}

@@ -8,7 +8,7 @@
 //! claims solver checks that did not happen.
 
 use crate::input::Failure;
-use crate::verify::{positive_seconds, seconds};
+use crate::seconds::{positive_seconds, seconds};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;

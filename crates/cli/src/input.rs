@@ -15,14 +15,15 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use traceopt_ir::log::{Header, Section};
 use traceopt_ir::{check, decode, read_file, CheckOptions, Namespace, Trace, TraceFile};
 
 /// The namespace file given by `--descrs`, if any (set once by `main`).
 static DESCRS: OnceLock<Option<PathBuf>> = OnceLock::new();
 /// Namespaces read so far, by path.
-static NAMESPACES: Mutex<Option<HashMap<PathBuf, Arc<Namespace>>>> = Mutex::new(None);
+static NAMESPACES: LazyLock<Mutex<HashMap<PathBuf, Arc<Namespace>>>> =
+    LazyLock::new(Default::default);
 /// How many cases and sections were skipped as malformed.
 static SKIPPED: AtomicUsize = AtomicUsize::new(0);
 
@@ -57,7 +58,6 @@ fn namespace_for(path: &str) -> Result<Option<Arc<Namespace>>, Failure> {
         }
     };
     let mut cache = NAMESPACES.lock().unwrap();
-    let cache = cache.get_or_insert_with(HashMap::new);
     if let Some(ns) = cache.get(&file) {
         return Ok(Some(ns.clone()));
     }
@@ -276,7 +276,7 @@ impl Input {
                         Some(Item {
                             label: format!("{file}:{} {} ({part})", case.line, case.name),
                             trace: trace?,
-                            optimized: !PEER_CHECK.partial,
+                            optimized: PEER_CHECK.require_fail_args,
                             fragment: PEER_CHECK.partial,
                         })
                     })

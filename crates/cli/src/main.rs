@@ -11,6 +11,7 @@ mod input;
 mod opt;
 mod rules;
 mod run;
+mod seconds;
 mod stats;
 mod verify;
 

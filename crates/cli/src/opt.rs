@@ -17,7 +17,8 @@
 //! some result could not be decided, 2 usage or input error.
 
 use crate::input::{read_inputs, Failure};
-use crate::verify::{judge, positive_seconds, Judged};
+use crate::seconds::positive_seconds;
+use crate::verify::{judge, Judged};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

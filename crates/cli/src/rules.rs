@@ -8,7 +8,7 @@
 //! solver could not decide some rule, 2 usage or input error.
 
 use crate::input::Failure;
-use crate::verify::positive_seconds;
+use crate::seconds::positive_seconds;
 use clap::{Args, Subcommand};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

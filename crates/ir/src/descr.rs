@@ -139,17 +139,19 @@ pub struct SizeDescr {
     pub fields: Option<Vec<Box<str>>>,
 }
 
-/// PyPy's `EffectInfo.extraeffect`: what a call may do beyond its result.
+/// PyPy's `EffectInfo.extraeffect`: what a call may do beyond its result;
+/// the discriminant is PyPy's level (`EF=N`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u32)]
 pub enum ExtraEffect {
-    ElidableCannotRaise,
-    LoopInvariant,
-    CannotRaise,
-    ElidableOrMemoryError,
-    ElidableCanRaise,
-    CanRaise,
-    ForcesVirtualOrVirtualizable,
-    RandomEffects,
+    ElidableCannotRaise = 0,
+    LoopInvariant = 1,
+    CannotRaise = 2,
+    ElidableOrMemoryError = 3,
+    ElidableCanRaise = 4,
+    CanRaise = 5,
+    ForcesVirtualOrVirtualizable = 6,
+    RandomEffects = 7,
 }
 
 impl ExtraEffect {
@@ -170,7 +172,7 @@ impl ExtraEffect {
     }
 
     pub fn level(self) -> u32 {
-        Self::ALL.iter().position(|&e| e == self).unwrap() as u32
+        self as u32
     }
 
     /// PyPy's name for it, lower case, as the namespace file writes it.

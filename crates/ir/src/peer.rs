@@ -75,7 +75,7 @@ struct Open<'a> {
     line: u32,
     meta: Vec<(String, String)>,
     /// Finished parts, by index into `PARTS`.
-    done: Vec<Option<Trace>>,
+    done: [Option<Trace>; 4],
     /// The part being read and its parser.
     reading: Option<(usize, TraceParser<'a>)>,
 }
@@ -90,8 +90,7 @@ impl<'a> Open<'a> {
 
     fn finish(mut self, line: u32, file: &str) -> Result<PeerCase, ParseError> {
         self.finish_part(line)?;
-        let [ops, expected, preamble, short]: [Option<Trace>; 4] =
-            self.done.try_into().expect("one slot per part");
+        let [ops, expected, preamble, short] = self.done;
         match (ops, expected) {
             (Some(ops), Some(expected)) => Ok(PeerCase {
                 name: self.name,
@@ -162,7 +161,7 @@ pub fn read_peer(text: &str, file: &str, namespace: Option<Arc<Namespace>>) -> P
                 name: name.trim().into(),
                 line: line_no,
                 meta: Vec::new(),
-                done: vec![None, None, None, None],
+                done: [None, None, None, None],
                 reading: None,
             });
             continue;

@@ -1,7 +1,7 @@
 //! Proved queries remembered between local runs, so that re-running the
 //! proofs after a small change only asks the solver what changed.
 //!
-//! A key is a 128-bit hash of everything the answer depends on: the text
+//! A key is a SHA-256 hash (its first 128 bits) of everything the answer depends on: the text
 //! of the query exactly as the solver would get it (declarations,
 //! assumptions, goal: built at test time by running the current domain
 //! code), the solver's name and `--version`, the proof's name, and the
@@ -14,8 +14,8 @@
 //! `cache_enabled` keeps it off in CI (`CI=true`) and when the
 //! environment asks for a cold run (`PROOF_CACHE=off`).
 
+use sha2::{Digest, Sha256};
 use std::collections::HashSet;
-use std::hash::{DefaultHasher, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -34,16 +34,13 @@ pub fn cache_enabled(ci: Option<&str>, setting: Option<&str>) -> bool {
     !in_ci && !matches!(setting, Some("off" | "0" | "false"))
 }
 
-/// A 128-bit hash built up piece by piece (two differently seeded
-/// SipHashes of the same text).
+/// A hash built up piece by piece.
 #[derive(Clone)]
-pub struct Key(DefaultHasher, DefaultHasher);
+pub struct Key(Sha256);
 
 impl Key {
     pub fn new() -> Key {
-        let mut second = DefaultHasher::new();
-        second.write_u8(1);
-        let mut key = Key(DefaultHasher::new(), second);
+        let mut key = Key(Sha256::new());
         for source in HARNESS {
             key.add(source);
         }
@@ -53,14 +50,13 @@ impl Key {
     /// Adds one piece of text (its length too, so pieces cannot run into
     /// each other).
     pub fn add(&mut self, text: &str) {
-        for h in [&mut self.0, &mut self.1] {
-            h.write_usize(text.len());
-            h.write(text.as_bytes());
-        }
+        self.0.update((text.len() as u64).to_le_bytes());
+        self.0.update(text.as_bytes());
     }
 
     pub fn value(&self) -> u128 {
-        (u128::from(self.0.finish()) << 64) | u128::from(self.1.finish())
+        let digest = self.0.clone().finalize();
+        u128::from_be_bytes(digest[..16].try_into().expect("SHA-256 has 32 bytes"))
     }
 }
 

@@ -3,9 +3,15 @@
 //! written as reproducer files with a command to replay them.
 //!
 //! Exit codes: 0 nothing found, 1 findings, 2 usage error, or a solver
-//! that could not be started or kept failing (unless `--solver-timeout 0`
-//! asked for differential runs only): the campaign stops, and never
-//! claims solver checks that did not happen.
+//! that could not be started, kept failing, or decided none of the traces
+//! (unless `--solver-timeout 0` asked for differential runs only): the
+//! campaign never claims solver checks that did not happen.
+//!
+//! The summary counts every trace once: proved by the validator, checked
+//! by the runs only (solver off), undecided in time, beyond the
+//! validator, solver failures, findings. With `--inject-bug` every output
+//! (the summary, each finding, each reproducer file) says that the
+//! optimizer was broken on purpose.
 
 use crate::input::Failure;
 use crate::seconds::{positive_seconds, seconds};
@@ -133,11 +139,22 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         .as_ref()
         .map(|b| format!(" --inject-bug {b}"))
         .unwrap_or_default();
+    let injected = args.inject_bug.as_ref().map(|name| {
+        format!(
+            "WARNING: --inject-bug {name}: the optimizer was broken on purpose; these findings \
+             are not traceopt's"
+        )
+    });
+    if let Some(warning) = &injected {
+        writeln!(out, "{warning}").unwrap();
+    }
     for report in &summary.reports {
-        let path = write_reproducer(&args.out, report).map_err(Failure::input)?;
+        let path =
+            write_reproducer(&args.out, report, injected.as_deref()).map_err(Failure::input)?;
         writeln!(
             out,
-            "FOUND (seed {}): {}\n  shrunk from {} to {} ops: {}\n  replay: traceopt opt --verify{replay_bug} {}\n",
+            "FOUND{} (seed {}): {}\n  shrunk from {} to {} ops: {}\n  replay: traceopt opt --verify{replay_bug} {}\n",
+            if injected.is_some() { " WITH AN INJECTED BUG" } else { "" },
             report.seed,
             report.finding,
             report.original.op_count(),
@@ -148,25 +165,33 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         .unwrap();
     }
     let rate = summary.generated as f64 / summary.seconds.max(0.001);
-    let failures = match summary.solver_failures {
-        0 => String::new(),
-        n => format!(", {n} solver failure(s)"),
-    };
     writeln!(
         out,
-        "{} traces in {:.1}s ({rate:.0}/s): {} proved, {} checked by runs only (solver undecided or off), {} infeasible, {} findings{failures}",
+        "{} traces in {:.1}s ({rate:.0}/s): {} proved, {} checked by runs only (solver off), \
+         {} undecided in time, {} beyond the validator, {} solver failure(s), {} findings; \
+         {} called infeasible",
         summary.generated,
         summary.seconds,
         summary.proved,
-        summary.unknown,
+        summary.runs_only,
+        summary.undecided,
+        summary.validator_errors,
+        summary.solver_failures,
+        summary.reports.len(),
         summary.infeasible,
-        summary.reports.len()
     )
     .unwrap();
+    if let Some(first) = &summary.first_validator_error {
+        eprintln!(
+            "warning: the validator could not take {} trace(s), checked by the runs only; the \
+             first, {first}",
+            summary.validator_errors
+        );
+    }
     let stopped = summary.solver_error.as_ref().map(|why| {
         format!(
-            "error: the campaign stopped, its solver checks not done: {why}\n  hint: give \
-             --solver-timeout 0 to check by differential runs only"
+            "error: the campaign's solver checks were not done: {why}\n  hint: give a longer \
+             --solver-timeout, or --solver-timeout 0 to check by differential runs only"
         )
     });
     if let (Some(first), None) = (&summary.first_solver_failure, &stopped) {
@@ -214,7 +239,11 @@ fn mutation_bases(paths: &[String]) -> Result<Vec<traceopt_fuzz::Sketch>, Failur
     Ok(bases)
 }
 
-fn write_reproducer(dir: &PathBuf, report: &traceopt_fuzz::Report) -> Result<PathBuf, String> {
+fn write_reproducer(
+    dir: &PathBuf,
+    report: &traceopt_fuzz::Report,
+    injected: Option<&str>,
+) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = dir.join(format!("seed-{}.trace", report.seed));
     let inputs: Vec<String> = report
@@ -224,7 +253,8 @@ fn write_reproducer(dir: &PathBuf, report: &traceopt_fuzz::Report) -> Result<Pat
         .map(|(n, v)| format!("{n}={v}"))
         .collect();
     let text = format!(
-        "# traceopt fuzz finding, seed {}: {}\n# example inputs: {}\n{}",
+        "{}# traceopt fuzz finding, seed {}: {}\n# example inputs: {}\n{}",
+        injected.map(|w| format!("# {w}\n")).unwrap_or_default(),
         report.seed,
         report.finding.to_string().replace('\n', " "),
         inputs.join(" "),

@@ -13,12 +13,23 @@
 //! verdicts and summaries go to standard error; `--json` puts everything
 //! on standard output as one JSON document.
 //!
-//! Exit codes: 0, 1 a result was refuted (a bug: please report it), 3
-//! some result could not be decided, 2 usage or input error.
+//! When the optimizer finds that a trace can never run to its end (a
+//! guard that always fails), it prints no trace; `--verify` then proves
+//! that claim instead (no input on which the trace is defined gets past
+//! all its guards).
+//!
+//! Exit codes: 0 (with `--verify`: every trace proved), 1 a result was
+//! refuted (a bug: please report it), 3 some result undecided or beyond
+//! the validator (`unsupported`), 2 usage or input error. The summary
+//! counts each kind.
+//!
+//! `--inject-bug` (hidden, for testing the fuzzer) switches on a known
+//! miscompilation; every output then says so: a comment atop the traces,
+//! the summary, and an `injected_bug` field in JSON.
 
 use crate::input::{read_inputs, Failure};
 use crate::seconds::positive_seconds;
-use crate::verify::{judge, Judged};
+use crate::verify::{judge, judged, Judged};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -26,7 +37,7 @@ use std::time::Duration;
 use traceopt_ir::{check, print_trace, CheckOptions, OpCounts, Opcode, Trace, TraceFile};
 use traceopt_opt::{optimize, Bug, Passes, RULES};
 use traceopt_smt::{Solver, SolverKind};
-use traceopt_verify::VerifyError;
+use traceopt_verify::{verify_never_ends, VerifyError};
 
 #[derive(Args)]
 pub struct OptArgs {
@@ -83,6 +94,14 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             Bug::from_name(name).ok_or_else(|| Failure::input(format!("unknown bug '{name}'")))?,
         );
     }
+    // Said on every output, so that no result of a broken optimizer is
+    // taken for a real one.
+    let injected = args.inject_bug.as_ref().map(|name| {
+        format!(
+            "WARNING: optimized with --inject-bug {name}, a deliberately broken optimizer; \
+             these results are not traceopt's"
+        )
+    });
     let mut solver = if args.verify {
         let kind = args.solver.as_deref().and_then(SolverKind::from_name);
         Some(Solver::start(kind, args.timeout).map_err(|e| Failure::input(e.to_string()))?)
@@ -94,6 +113,9 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     let one_trace =
         matches!(inputs.as_slice(), [input] if matches!(input.parsed, TraceFile::Trace(_)));
     let print_traces = !args.json && !args.quiet;
+    if let (Some(warning), true) = (&injected, print_traces) {
+        writeln!(out, "# {warning}").unwrap();
+    }
     // Op counts and verdicts of each trace, on standard error.
     let note = |line: String| {
         if print_traces {
@@ -131,6 +153,12 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     infeasible += 1;
                     record["infeasible"] = infeasible_trace.to_string().into();
                     note(format!("# {label}: {infeasible_trace}"));
+                    if let Some(solver) = solver.as_mut() {
+                        let judged = judged(verify_never_ends(trace, solver));
+                        let verdict = verdict_text(judged, &mut tally);
+                        note(format!("# verify (never runs to the end): {verdict}"));
+                        record["verify"] = verdict.into();
+                    }
                 }
                 Ok(result) => {
                     figure7.recorded += OpCounts::of(trace);
@@ -200,6 +228,10 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 "unknown": tally.unknown, "unsupported": tally.unsupported,
             });
         }
+        if let (Some(name), Some(warning)) = (&args.inject_bug, &injected) {
+            doc["injected_bug"] = name.as_str().into();
+            doc["warning"] = warning.as_str().into();
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     } else {
         // Reports go to standard error, which holds no traces.
@@ -209,6 +241,9 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         }
         if args.stats {
             write_figure7(&mut report, &figure7);
+        }
+        if let Some(warning) = &injected {
+            writeln!(report, "{warning}").unwrap();
         }
         writeln!(report, "{summary}").unwrap();
         if args.verify {
@@ -227,7 +262,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         )))
     } else if tally.refuted > 0 {
         Err(Failure::silent(1))
-    } else if tally.unknown > 0 {
+    } else if tally.unknown + tally.unsupported > 0 {
         Err(Failure::silent(3))
     } else {
         Ok(())

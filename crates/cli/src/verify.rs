@@ -65,7 +65,13 @@ impl Judged {
 /// does not encode, different inputs); the caller decides whether that is
 /// bad input.
 pub fn judge(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Judged, VerifyError> {
-    Ok(match verify(before, after, solver) {
+    judged(verify(before, after, solver))
+}
+
+/// A validator result as a verdict: a solver that fails or a
+/// counterexample that does not replay is unknown, never a claim.
+pub fn judged(result: Result<Verdict, VerifyError>) -> Result<Judged, VerifyError> {
+    Ok(match result {
         Ok(Verdict::Proved) => Judged::Proved,
         Ok(Verdict::Refuted(cex)) => Judged::Refuted(cex.to_string()),
         Ok(Verdict::Unknown(reason) | Verdict::Unreplayed(reason)) => Judged::Unknown(reason),

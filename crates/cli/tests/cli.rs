@@ -311,6 +311,64 @@ fn opt_reports_a_trace_that_can_never_finish() {
 }
 
 #[test]
+fn opt_verify_checks_that_a_trace_can_never_finish() {
+    let trace = "[i0]\ni1 = int_and(i0, 7)\ni2 = int_lt(i1, 8)\nguard_false(i2) []\nfinish(i1)\n";
+    let out = traceopt(&["opt", "--verify", "-"], trace);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("# verify (never runs to the end): proved"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("verify: 1 proved, 0 refuted"), "{stderr}");
+}
+
+#[test]
+fn opt_verify_passes_only_when_every_trace_is_proved() {
+    // A ref input: beyond the validator, so not proved, so exit 3.
+    let trace = "[p0, i1]\ni2 = int_add(i1, 0)\nfinish(i2)\n";
+    let out = traceopt(&["opt", "--verify", "-"], trace);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr
+            .contains("0 proved, 0 refuted, 0 unknown, 1 with ops the validator does not support"),
+        "{stderr}"
+    );
+    // Without --verify nothing is claimed, and the run succeeds.
+    assert!(traceopt(&["opt", "-"], trace).status.success());
+}
+
+#[test]
+fn an_injected_bug_is_announced_on_every_output() {
+    let trace = "[i0]\ni1 = int_add(i0, 10)\ni2 = int_lt(i1, 15)\nguard_true(i2) []\n\
+                 i3 = int_lt(i0, 6)\nguard_true(i3) []\nfinish(i0)\n";
+    let out = traceopt(&["opt", "--inject-bug", "wrapping-add", "-"], trace);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        stdout.starts_with("# WARNING: optimized with --inject-bug wrapping-add"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("deliberately broken optimizer"), "{stderr}");
+    // The output still reads back as a trace.
+    let check = traceopt(&["check", "-"], &stdout);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    let out = traceopt(
+        &["opt", "--json", "--inject-bug", "wrapping-add", "-"],
+        trace,
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["injected_bug"], "wrapping-add");
+    assert!(doc["warning"]
+        .as_str()
+        .unwrap()
+        .contains("deliberately broken"));
+    // Without it, no warning anywhere.
+    let out = traceopt(&["opt", "-"], trace);
+    assert!(!text(&out.stdout).contains("WARNING") && !text(&out.stderr).contains("WARNING"));
+}
+
+#[test]
 fn opt_rejects_an_unknown_pass() {
     let out = traceopt(
         &["opt", "--passes", "fold,magic", "-"],
@@ -401,6 +459,19 @@ fn fuzz_runs_a_short_campaign_and_reports_a_finding_with_a_replay() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("WARNING: --inject-bug lshift-inverse")
+            && stdout.contains("FOUND WITH AN INJECTED BUG"),
+        "{stdout}"
+    );
+    let reproducer = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let written = std::fs::read_to_string(reproducer).unwrap();
+    assert!(written.starts_with("# WARNING: --inject-bug"), "{written}");
     let replay = stdout
         .lines()
         .find_map(|l| l.trim().strip_prefix("replay: traceopt "))

@@ -127,6 +127,14 @@ fn fakes() -> &'static Path {
     echo "($model)";;
 esac; done"#,
             ),
+            // Decides nothing: every query is `unknown`.
+            (
+                "shrugs",
+                r#"while read -r l; do case "$l" in
+  *check-sat*) echo unknown;;
+  *reason-unknown*) echo '(:reason-unknown "timeout")';;
+esac; done"#,
+            ),
             ("empty", ""),
         ];
         for (name, body) in scripts {
@@ -300,7 +308,7 @@ fn fuzz_with_a_broken_solver_stops_with_its_words() {
         );
         assert!(
             out.stderr
-                .contains("the campaign stopped, its solver checks not done"),
+                .contains("the campaign's solver checks were not done"),
             "{name}: {}",
             out.stderr
         );
@@ -360,4 +368,36 @@ fn verify_refuses_a_trace_the_checker_rejects() {
         out.stderr
     );
     assert_eq!(out.stdout, "");
+}
+
+// B5. A campaign whose solver decides nothing is not a pass, and neither
+// is an undecided opt --verify.
+
+#[test]
+fn a_campaign_the_solver_decided_nothing_of_fails() {
+    let out = traceopt(&["fuzz", "--count", "20", "--quiet"], &[], fake("shrugs"));
+    assert_eq!(out.status.code(), Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("the solver decided none of the 20 traces"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("0 proved"), "{}", out.stdout);
+    assert!(out.stdout.contains("undecided in time"), "{}", out.stdout);
+    // Differential runs only, asked for: no solver verdict is claimed.
+    let out = traceopt(
+        &["fuzz", "--count", "20", "--quiet", "--solver-timeout", "0"],
+        &[],
+        fake("shrugs"),
+    );
+    assert!(out.status.success(), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("20 checked by runs only (solver off)"),
+        "{}",
+        out.stdout
+    );
+    let files = [("a.trace", EXAMPLE)];
+    let out = traceopt(&["opt", "--verify", "a.trace"], &files, fake("shrugs"));
+    assert_eq!(out.status.code(), Some(3), "{}", out.stderr);
 }

@@ -7,7 +7,9 @@
 //! counted and replaced by a new process; the trace counts as checked by
 //! the runs only. A solver that cannot be started, or fails
 //! `SOLVER_FAILURES_IN_A_ROW` times in a row, stops the campaign with
-//! `Summary::solver_error`.
+//! `Summary::solver_error`. So does a campaign with the solver on in
+//! which the solver decided nothing (no trace proved, none refuted): its
+//! verdicts would all rest on the runs.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -56,15 +58,24 @@ pub struct Report {
 }
 
 /// Counters, shared by the workers and read by the progress display.
+/// Every trace is counted in exactly one of `proved`, `runs_only`,
+/// `undecided`, `validator_errors`, `solver_failures` and `findings`.
 #[derive(Default)]
 pub struct Counters {
     pub generated: AtomicU64,
+    /// Proved by the validator (an output, or a claim that the trace
+    /// never runs to its end).
     pub proved: AtomicU64,
-    /// Differential runs agreed, the solver did not decide (or was off).
-    pub unknown: AtomicU64,
+    /// Differential runs agreed; the solver was off.
+    pub runs_only: AtomicU64,
+    /// Differential runs agreed; the solver did not decide in time.
+    pub undecided: AtomicU64,
+    /// Differential runs agreed; the validator could not take the pair.
+    pub validator_errors: AtomicU64,
+    /// Traces the optimizer called infeasible (counted in the above too).
     pub infeasible: AtomicU64,
     pub findings: AtomicU64,
-    /// Traces on which the solver failed (also counted in `unknown`).
+    /// Differential runs agreed; the solver failed on the trace.
     pub solver_failures: AtomicU64,
 }
 
@@ -76,7 +87,11 @@ pub const SOLVER_FAILURES_IN_A_ROW: u32 = 3;
 pub struct Summary {
     pub generated: u64,
     pub proved: u64,
-    pub unknown: u64,
+    pub runs_only: u64,
+    pub undecided: u64,
+    pub validator_errors: u64,
+    /// The first validator error, with its seed.
+    pub first_validator_error: Option<String>,
     pub infeasible: u64,
     pub reports: Vec<Report>,
     pub seconds: f64,
@@ -84,9 +99,22 @@ pub struct Summary {
     pub solver_failures: u64,
     /// The first such failure, with its seed.
     pub first_solver_failure: Option<String>,
-    /// Why the campaign stopped early: the solver could not be started or
-    /// kept failing. The solver checks it asked for did not all happen.
+    /// Why the campaign failed as a check: the solver could not be
+    /// started, kept failing, or decided nothing. The solver checks it
+    /// asked for did not all happen.
     pub solver_error: Option<String>,
+}
+
+impl Summary {
+    /// Traces the solver decided: proved, or refuted (a finding).
+    pub fn decided(&self) -> u64 {
+        let refuted = self
+            .reports
+            .iter()
+            .filter(|r| matches!(r.finding, Finding::Refuted(_)))
+            .count();
+        self.proved + refuted as u64
+    }
 }
 
 /// Input vectors for the differential runs, from the trace's seed.
@@ -186,6 +214,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
     let stop = AtomicBool::new(false);
     let reports = Mutex::new(Vec::new());
     let first_failure = Mutex::new(None);
+    let first_validator_error = Mutex::new(None);
     let solver_error = Mutex::new(None);
     let give_up = |why: String| {
         solver_error.lock().unwrap().get_or_insert(why);
@@ -228,17 +257,27 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                             continue;
                         }
                     };
+                    if cleared.infeasible() {
+                        counters.infeasible.fetch_add(1, Ordering::Relaxed);
+                    }
                     let counter = match &cleared {
-                        Cleared::Proved => &counters.proved,
-                        Cleared::RunsAgree | Cleared::SolverFailed(_) => &counters.unknown,
-                        Cleared::Infeasible => &counters.infeasible,
+                        Cleared::Proved { .. } => &counters.proved,
+                        Cleared::RunsAgree { .. } => &counters.runs_only,
+                        Cleared::Undecided(_) => &counters.undecided,
+                        Cleared::ValidatorError(why) => {
+                            first_validator_error
+                                .lock()
+                                .unwrap()
+                                .get_or_insert(format!("seed {seed}: {why}"));
+                            &counters.validator_errors
+                        }
+                        Cleared::SolverFailed(_) => &counters.solver_failures,
                     };
                     counter.fetch_add(1, Ordering::Relaxed);
                     let Cleared::SolverFailed(why) = cleared else {
                         in_a_row = 0;
                         continue;
                     };
-                    counters.solver_failures.fetch_add(1, Ordering::Relaxed);
                     let why = format!("seed {seed}: {why}");
                     first_failure.lock().unwrap().get_or_insert(why.clone());
                     in_a_row += 1;
@@ -258,15 +297,30 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
     });
     let mut reports = reports.into_inner().unwrap();
     reports.sort_by_key(|r| r.seed);
-    Summary {
-        generated: counters.generated.load(Ordering::Relaxed),
-        proved: counters.proved.load(Ordering::Relaxed),
-        unknown: counters.unknown.load(Ordering::Relaxed),
-        infeasible: counters.infeasible.load(Ordering::Relaxed),
+    let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+    let mut summary = Summary {
+        generated: load(&counters.generated),
+        proved: load(&counters.proved),
+        runs_only: load(&counters.runs_only),
+        undecided: load(&counters.undecided),
+        validator_errors: load(&counters.validator_errors),
+        first_validator_error: first_validator_error.into_inner().unwrap(),
+        infeasible: load(&counters.infeasible),
         reports,
         seconds: started.elapsed().as_secs_f64(),
-        solver_failures: counters.solver_failures.load(Ordering::Relaxed),
+        solver_failures: load(&counters.solver_failures),
         first_solver_failure: first_failure.into_inner().unwrap(),
         solver_error: solver_error.into_inner().unwrap(),
+    };
+    let solver_on = options.solver_timeout.is_some();
+    let nothing_decided = summary.generated > 0 && summary.decided() == 0;
+    if solver_on && summary.solver_error.is_none() && summary.reports.is_empty() && nothing_decided
+    {
+        summary.solver_error = Some(format!(
+            "the solver decided none of the {} traces ({} undecided in time, {} beyond the \
+             validator, {} solver failures)",
+            summary.generated, summary.undecided, summary.validator_errors, summary.solver_failures
+        ));
     }
+    summary
 }

@@ -7,10 +7,13 @@
 //!    undefined op, the output must end the same way (both fail some
 //!    guard, or both finish or jump with equal values);
 //! 3. the SMT validator, end to end, with a timeout: a refutation is a
-//!    finding, a timeout is counted as unknown (never as proved), and a
-//!    solver that fails (dies, answers what is not SMT-LIB, or gives a
-//!    counterexample the interpreter does not reproduce) is reported as
-//!    such, for the campaign to restart it and count.
+//!    finding, a timeout is counted as undecided (never as proved), a
+//!    pair the validator cannot take is counted as such (never as
+//!    agreement), and a solver that fails (dies, answers what is not
+//!    SMT-LIB, or gives a counterexample the interpreter does not
+//!    reproduce) is reported as such, for the campaign to restart it and
+//!    count. When the optimizer claims a trace can never run to its end,
+//!    the validator checks that claim the same way.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -18,7 +21,7 @@ use traceopt_interp::{run, DefaultEnv, Limits, Outcome, Val};
 use traceopt_ir::Trace;
 use traceopt_opt::{optimize, Passes};
 use traceopt_smt::Solver;
-use traceopt_verify::{verify, Verdict, VerifyError};
+use traceopt_verify::{verify, verify_never_ends, Verdict, VerifyError};
 
 /// What a check found wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,16 +70,29 @@ impl std::fmt::Display for Finding {
 /// How a trace got through the oracle without a finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cleared {
-    /// The validator proved it.
-    Proved,
-    /// The differential runs agreed; the validator gave up (timeout) or
-    /// was not asked.
-    RunsAgree,
-    /// The optimizer reported the trace infeasible (a guard that always
-    /// fails) and the input indeed fails a guard on every sampled input.
-    Infeasible,
-    /// The differential runs agreed, but the solver failed: why.
+    /// The validator proved the output, or the optimizer's claim that the
+    /// trace can never run to its end (`infeasible`).
+    Proved { infeasible: bool },
+    /// The differential runs agreed (for an `infeasible` claim: the input
+    /// failed a guard on every sample); the validator was not asked.
+    RunsAgree { infeasible: bool },
+    /// The runs agreed; the solver did not decide in time: why.
+    Undecided(String),
+    /// The runs agreed; the validator cannot take the pair (an op or
+    /// input it does not encode): why. Not a proof, not agreement.
+    ValidatorError(String),
+    /// The runs agreed, but the solver failed: why.
     SolverFailed(String),
+}
+
+impl Cleared {
+    /// Whether the optimizer claimed the trace never runs to its end.
+    pub fn infeasible(&self) -> bool {
+        matches!(
+            self,
+            Cleared::Proved { infeasible: true } | Cleared::RunsAgree { infeasible: true }
+        )
+    }
 }
 
 /// How a run ended, for comparison: `None` if the input is undefined.
@@ -146,7 +162,10 @@ pub fn check(
                 }
             }
         }
-        return Ok(Cleared::Infeasible);
+        return match solver {
+            None => Ok(Cleared::RunsAgree { infeasible: true }),
+            Some(solver) => validated(verify_never_ends(trace, solver), true),
+        };
     };
     let after = &optimized.trace;
     for inputs in std::iter::once(example).chain(samples.iter().map(Vec::as_slice)) {
@@ -154,17 +173,20 @@ pub fn check(
             return Err(finding);
         }
     }
-    let Some(solver) = solver else {
-        return Ok(Cleared::RunsAgree);
-    };
-    match verify(trace, after, solver) {
-        Ok(Verdict::Proved) => Ok(Cleared::Proved),
+    match solver {
+        None => Ok(Cleared::RunsAgree { infeasible: false }),
+        Some(solver) => validated(verify(trace, after, solver), false),
+    }
+}
+
+/// The validator's answer as the oracle's.
+fn validated(result: Result<Verdict, VerifyError>, infeasible: bool) -> Result<Cleared, Finding> {
+    match result {
+        Ok(Verdict::Proved) => Ok(Cleared::Proved { infeasible }),
         Ok(Verdict::Refuted(cex)) => Err(Finding::Refuted(cex.to_string())),
-        Ok(Verdict::Unknown(_)) => Ok(Cleared::RunsAgree),
+        Ok(Verdict::Unknown(why)) => Ok(Cleared::Undecided(why)),
         Ok(Verdict::Unreplayed(why)) => Ok(Cleared::SolverFailed(why)),
         Err(VerifyError::Solver(e)) => Ok(Cleared::SolverFailed(e.to_string())),
-        // Generated and mutated traces are integer-only: nothing else to
-        // ask the solver.
-        Err(_) => Ok(Cleared::RunsAgree),
+        Err(e) => Ok(Cleared::ValidatorError(e.to_string())),
     }
 }

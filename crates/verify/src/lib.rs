@@ -21,6 +21,8 @@
 //! for any two traces (hand-written files, PyPy's expected outputs).
 //! `verify_aligned` is the guard-by-guard form for traces whose guards
 //! name the input guard they stand for, as an optimizer records.
+//! `verify_never_ends` checks an optimizer's claim that a trace can never
+//! run to its end: wherever it is defined, some guard fails.
 //!
 //! A counterexample is replayed in the reference interpreter, which names
 //! the first point where the two runs differ and both values; if the replay
@@ -130,6 +132,90 @@ pub fn verify_aligned(
     check(before, after, Some(provenance), solver)
 }
 
+/// Proves that `trace` can never run to its end (its `jump` or
+/// `finish`): on every input where it is defined, some guard fails. This
+/// is the claim an optimizer makes when it finds a guard that always
+/// fails and drops the rest of the trace. `Refuted` gives inputs on which
+/// the interpreter runs the trace to its end.
+pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, VerifyError> {
+    let Unknowns {
+        inputs,
+        escapes: escape_vars,
+        all: vars,
+    } = solver_inputs(trace, "BEFORE")?;
+    solver.push()?;
+    let result = (|| {
+        for name in &vars {
+            solver.declare(name, Sort::Bv(64))?;
+        }
+        let side = encode_side(trace, "BEFORE", "b", &mut Shared::default(), solver)?;
+        let assumptions = Term::and_all(side.lemmas.iter().chain(&side.defined).cloned());
+        Ok::<_, VerifyError>(solver.prove_bv(&assumptions.implies(&side.pass.not()), &vars)?)
+    })();
+    solver.pop()?;
+    Ok(match result? {
+        Outcome::Proved => Verdict::Proved,
+        Outcome::Unknown(reason) => Verdict::Unknown(reason),
+        Outcome::Counterexample(model) => {
+            let values: Vec<i64> = inputs.iter().map(|n| model.i64(n).unwrap_or(0)).collect();
+            let esc: Vec<i64> = escape_vars
+                .iter()
+                .map(|n| model.i64(n).unwrap_or(0))
+                .collect();
+            let run = describe(trace, &values, &esc);
+            if run.end.is_none() {
+                return Ok(Verdict::Unreplayed(format!(
+                    "the solver's inputs {values:?} do not run the trace to its end in the interpreter (it {}): an encoding bug, or a solver that lies",
+                    run.text
+                )));
+            }
+            Verdict::Refuted(Counterexample {
+                inputs: named_inputs(trace, &values),
+                escapes: esc,
+                difference: format!("the trace runs to its end: it {}", run.text),
+            })
+        }
+    })
+}
+
+/// The solver variables of a trace's inputs and of its escapes' results.
+struct Unknowns {
+    inputs: Vec<String>,
+    escapes: Vec<String>,
+    /// Both, in that order.
+    all: Vec<String>,
+}
+
+/// A trace's unknowns, after checking that the validator takes its inputs.
+fn solver_inputs(trace: &Trace, side: &'static str) -> Result<Unknowns, VerifyError> {
+    for (i, &ty) in trace.inputs.iter().enumerate() {
+        if ty != Type::Int {
+            let what = format!("input {} of type {ty}", trace.name(ValueId(i as u32)));
+            return Err(VerifyError::Unsupported {
+                side,
+                line: trace.input_pos.line,
+                what,
+            });
+        }
+    }
+    let inputs: Vec<String> = (0..trace.inputs.len()).map(|i| format!("in{i}")).collect();
+    let escapes = trace.ops.iter().filter(|op| is_escape(op.opcode)).count();
+    let escape_vars: Vec<String> = (0..escapes).map(|k| format!("esc{k}")).collect();
+    let all: Vec<String> = inputs.iter().chain(&escape_vars).cloned().collect();
+    Ok(Unknowns {
+        inputs,
+        escapes: escape_vars,
+        all,
+    })
+}
+
+/// Input values paired with the trace's names for them.
+fn named_inputs(trace: &Trace, values: &[i64]) -> Vec<(String, i64)> {
+    (0..values.len())
+        .map(|i| (trace.name(ValueId(i as u32)).to_string(), values[i]))
+        .collect()
+}
+
 fn check(
     before: &Trace,
     after: &Trace,
@@ -149,20 +235,11 @@ fn check(
             after: types(after),
         });
     }
-    for (i, &ty) in before.inputs.iter().enumerate() {
-        if ty != Type::Int {
-            let what = format!("input {} of type {ty}", before.name(ValueId(i as u32)));
-            return Err(VerifyError::Unsupported {
-                side: "BEFORE",
-                line: before.input_pos.line,
-                what,
-            });
-        }
-    }
-    let inputs: Vec<String> = (0..before.inputs.len()).map(|i| format!("in{i}")).collect();
-    let escapes = before.ops.iter().filter(|op| is_escape(op.opcode)).count();
-    let escape_vars: Vec<String> = (0..escapes).map(|k| format!("esc{k}")).collect();
-    let vars: Vec<String> = inputs.iter().chain(&escape_vars).cloned().collect();
+    let Unknowns {
+        inputs,
+        escapes: escape_vars,
+        all: vars,
+    } = solver_inputs(before, "BEFORE")?;
 
     solver.push()?;
     let result = (|| {
@@ -237,11 +314,8 @@ fn check(
                     )))
                 }
             };
-            let inputs = (0..values.len())
-                .map(|i| (before.name(ValueId(i as u32)).to_string(), values[i]))
-                .collect();
             Verdict::Refuted(Counterexample {
-                inputs,
+                inputs: named_inputs(before, &values),
                 escapes: esc,
                 difference,
             })

@@ -1,0 +1,43 @@
+//! The oracle's categories: a pair the validator cannot take is its own
+//! category, never agreement; an infeasibility claim is proved by the
+//! validator when a solver is there, and sampled only when not.
+
+use std::time::Duration;
+use traceopt_fuzz::oracle::{check, Cleared};
+use traceopt_ir::parse_trace;
+use traceopt_opt::Passes;
+use traceopt_smt::Solver;
+
+fn solver() -> Solver {
+    Solver::start(None, Duration::from_secs(10)).expect("an SMT solver (scripts/test installs z3)")
+}
+
+#[test]
+fn a_pair_beyond_the_validator_is_counted_as_such() {
+    let trace = parse_trace("[p0, i1]\ni2 = int_add(i1, 0)\nfinish(i2)\n", "t").unwrap();
+    let cleared = check(&trace, &[0, 5], &[], Passes::default(), Some(&mut solver()));
+    let Ok(Cleared::ValidatorError(why)) = cleared else {
+        panic!("expected a validator error, got {cleared:?}");
+    };
+    assert!(why.contains("not supported"), "{why}");
+    // Without a solver, only the runs were asked.
+    let cleared = check(&trace, &[0, 5], &[], Passes::default(), None);
+    assert_eq!(cleared, Ok(Cleared::RunsAgree { infeasible: false }));
+}
+
+#[test]
+fn an_infeasibility_claim_is_proved_by_the_validator() {
+    let text = "[i0]\ni1 = int_and(i0, 7)\ni2 = int_lt(i1, 8)\nguard_false(i2) []\nfinish(i1)\n";
+    let trace = parse_trace(text, "t").unwrap();
+    let samples = vec![vec![3], vec![-1]];
+    let cleared = check(
+        &trace,
+        &[0],
+        &samples,
+        Passes::default(),
+        Some(&mut solver()),
+    );
+    assert_eq!(cleared, Ok(Cleared::Proved { infeasible: true }));
+    let cleared = check(&trace, &[0], &samples, Passes::default(), None);
+    assert_eq!(cleared, Ok(Cleared::RunsAgree { infeasible: true }));
+}

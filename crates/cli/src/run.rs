@@ -6,7 +6,7 @@ use crate::input::{read_input, Failure};
 use clap::Args;
 use std::fmt::Write as _;
 use traceopt_interp::{run_with_heap, DefaultEnv, Heap, Limits, Outcome, Val};
-use traceopt_ir::{Arg, Trace, Type, ValueId};
+use traceopt_ir::{Arg, FailArg, Trace, Type, ValueId};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -113,9 +113,10 @@ impl Report {
             } => {
                 let op = &trace.ops[*op_index];
                 let names = op.fail_args.iter().flatten().map(|a| match a {
-                    Some(Arg::Value(v)) => trace.name(*v).to_string(),
-                    Some(Arg::Const(_)) => "const".into(),
-                    None => "None".into(),
+                    FailArg::Arg(Arg::Value(v)) => trace.name(*v).to_string(),
+                    FailArg::Arg(Arg::Const(_)) => "const".into(),
+                    FailArg::Virtual(i) => format!("{} (virtual)", op.virtuals[*i as usize].name),
+                    FailArg::Hole => "None".into(),
                 });
                 let values = names
                     .zip(fail_values)

@@ -30,7 +30,8 @@ use crate::{Exception, Limits, Outcome, Run};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use traceopt_ir::{
-    Arg, Const, ConstId, Descr, DescrKind, Flags, JumpTarget, Op, Opcode, Pos, Trace, Type, ValueId,
+    Arg, Const, ConstId, Descr, DescrKind, FailArg, Flags, JumpTarget, Op, Opcode, Pos, Trace,
+    Type, ValueId,
 };
 
 /// The most items, bytes and objects one run may allocate in all.
@@ -930,17 +931,117 @@ impl<'t, 'e> Machine<'t, 'e> {
     }
 
     fn guard_failed(&mut self, index: usize, op: &Op) -> Result<Outcome, InterpError> {
+        let objects = self.materialize(index, op)?;
         let mut fail_values = Vec::new();
-        for arg in op.fail_args.iter().flatten() {
-            fail_values.push(match arg {
-                Some(arg) => Some(self.arg_value(index, *arg)?),
-                None => None,
-            });
+        for &item in op.fail_args.iter().flatten() {
+            fail_values.push(self.resume_value(index, &objects, item)?);
         }
         Ok(Outcome::GuardFailed {
             op_index: index,
             fail_values,
         })
+    }
+
+    /// The value of a resume item, the guard's virtuals built as `objects`.
+    fn resume_value(
+        &mut self,
+        index: usize,
+        objects: &[ObjId],
+        item: FailArg,
+    ) -> Result<Option<Val>, InterpError> {
+        Ok(match item {
+            FailArg::Hole => None,
+            FailArg::Arg(arg) => Some(self.arg_value(index, arg)?),
+            FailArg::Virtual(i) => match objects.get(i as usize) {
+                Some(&id) => Some(Val::Ref(Some(id))),
+                None => {
+                    return Err(InterpError {
+                        kind: ErrorKind::Malformed,
+                        op_index: Some(index),
+                        pos: self.pos(index),
+                        message: format!("resume data names virtual #{i}, which it lacks"),
+                    })
+                }
+            },
+        })
+    }
+
+    /// Builds the guard's virtual objects on the heap, as the resuming
+    /// interpreter would: all of them first (they may refer to each other),
+    /// then their contents. Unwritten fields and items keep the zero of a
+    /// fresh allocation.
+    fn materialize(&mut self, index: usize, op: &Op) -> Result<Vec<ObjId>, InterpError> {
+        let err = |m: &Self, kind: ErrorKind, message: String| InterpError {
+            kind,
+            op_index: Some(index),
+            pos: m.pos(index),
+            message: format!("{}: {message}", op.opcode),
+        };
+        let mut objects = Vec::with_capacity(op.virtuals.len());
+        for v in &op.virtuals {
+            let descr = v.descr.map(|d| self.trace.descr(d));
+            let len = v.items.len();
+            let object = match v.opcode {
+                Opcode::NewWithVtable => HeapObject::Object {
+                    class: descr.map_or(0, |d| self.env.class_of_size_descr(d)),
+                    fields: BTreeMap::new(),
+                },
+                Opcode::New => HeapObject::Object {
+                    class: 0,
+                    fields: BTreeMap::new(),
+                },
+                Opcode::NewArray | Opcode::NewArrayClear => {
+                    let ty = descr.and_then(Descr::value_type).unwrap_or(Type::Int);
+                    HeapObject::Array {
+                        items: vec![Val::zero(ty); len],
+                        interior: BTreeMap::new(),
+                    }
+                }
+                Opcode::Newstr => HeapObject::Str(vec![0; len]),
+                Opcode::Newunicode => HeapObject::Unicode(vec![0; len]),
+                other => {
+                    let message =
+                        format!("virtual {} stands for {other}, not an allocation", v.name);
+                    return Err(err(self, ErrorKind::Malformed, message));
+                }
+            };
+            if self.heap.cells().saturating_add(len.max(1)) > HEAP_BUDGET {
+                let message = "the interpreter's heap budget is exhausted".to_string();
+                return Err(err(self, ErrorKind::Unsupported, message));
+            }
+            objects.push(self.heap.alloc(object));
+        }
+        for (v, &id) in op.virtuals.iter().zip(&objects) {
+            for &(field, item) in &v.fields {
+                if let Some(value) = self.resume_value(index, &objects, item)? {
+                    let text = self.trace.descr(field).text.clone();
+                    self.heap.set_field(id, &text, value);
+                }
+            }
+            for (k, &item) in v.items.iter().enumerate() {
+                let Some(value) = self.resume_value(index, &objects, item)? else {
+                    continue;
+                };
+                let stored = match (self.heap.get_mut(id), value) {
+                    (Some(HeapObject::Array { items, .. }), value) => {
+                        items[k] = value;
+                        true
+                    }
+                    (Some(HeapObject::Str(bytes)), Val::Int(c)) => {
+                        u8::try_from(c).map(|c| bytes[k] = c).is_ok()
+                    }
+                    (Some(HeapObject::Unicode(chars)), Val::Int(c)) => {
+                        u32::try_from(c).map(|c| chars[k] = c).is_ok()
+                    }
+                    _ => false,
+                };
+                if !stored {
+                    let message = format!("virtual {}: item {k} cannot hold {value}", v.name);
+                    return Err(err(self, ErrorKind::TypeMismatch, message));
+                }
+            }
+        }
+        Ok(objects)
     }
 
     // ---- heap ----

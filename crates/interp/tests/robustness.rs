@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 use traceopt_interp::{run, run_with_heap, DefaultEnv, Heap, Limits, Outcome, Val};
-use traceopt_ir::{parse_log, Arg, Const, Descr, Op, Opcode, Pos, Trace, Type, ValueId, OP_TABLE};
+use traceopt_ir::{
+    parse_log, Arg, Const, Descr, FailArg, Op, Opcode, Pos, Trace, Type, ValueId, Virtual, OP_TABLE,
+};
 
 fn zero_inputs(trace: &Trace) -> Vec<Val> {
     trace.inputs.iter().map(|&ty| Val::zero(ty)).collect()
@@ -175,11 +177,45 @@ fn random_trace(rng: &mut Rng) -> (Trace, Vec<Val>) {
             op.descr = Some(trace.add_descr(Descr::parse(text).unwrap()));
         }
         if info.opcode.is_guard() && rng.below(2) == 0 {
-            op.fail_args = Some(
-                (0..rng.below(4))
-                    .map(|_| (rng.below(4) > 0).then(|| random_arg(rng, &mut trace)))
-                    .collect(),
-            );
+            // Resume data, virtuals included, their references sometimes
+            // out of range and their kinds and descrs sometimes wrong.
+            let item = |rng: &mut Rng, trace: &mut Trace| match rng.below(6) {
+                0 => FailArg::Hole,
+                1 => FailArg::Virtual(rng.below(4) as u32),
+                _ => FailArg::Arg(random_arg(rng, trace)),
+            };
+            op.fail_args = Some((0..rng.below(4)).map(|_| item(rng, &mut trace)).collect());
+            for k in 0..rng.below(3) {
+                let opcode = [
+                    Opcode::New,
+                    Opcode::NewWithVtable,
+                    Opcode::NewArray,
+                    Opcode::Newstr,
+                    Opcode::Newunicode,
+                    Opcode::IntAdd,
+                ][rng.below(6)];
+                let descr = (rng.below(3) > 0).then(|| {
+                    let text = DESCRS[rng.below(DESCRS.len())];
+                    trace.add_descr(Descr::parse(text).unwrap())
+                });
+                let fields = (0..rng.below(3))
+                    .map(|_| {
+                        let text = DESCRS[rng.below(DESCRS.len())];
+                        (
+                            trace.add_descr(Descr::parse(text).unwrap()),
+                            item(rng, &mut trace),
+                        )
+                    })
+                    .collect();
+                let items = (0..rng.below(4)).map(|_| item(rng, &mut trace)).collect();
+                op.virtuals.push(Virtual {
+                    name: format!("pv{k}").into(),
+                    opcode,
+                    descr,
+                    fields,
+                    items,
+                });
+            }
         }
         let name = format!("{}{}", info.result.letter(), trace.num_values());
         trace.push(op, &name, Pos::default());

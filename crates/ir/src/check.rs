@@ -13,10 +13,10 @@
 //!
 //! Errors reuse `ParseError`'s shape (file, line, column, expected, found).
 
-use crate::descr::DescrKind;
+use crate::descr::{Descr, DescrKind};
 use crate::error::{cut, ParseError};
 use crate::opcode::{Flags, Opcode, Type};
-use crate::trace::{Arg, JumpTarget, Op, Pos, Trace};
+use crate::trace::{Arg, FailArg, JumpTarget, Op, Pos, Trace, Virtual, VirtualKind};
 use std::collections::HashMap;
 
 pub type CheckError = ParseError;
@@ -86,12 +86,21 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
         let info = op.opcode.info();
         let name = info.name;
 
-        let dangling = op
-            .args
-            .iter()
-            .chain(op.fail_args.iter().flatten().flatten())
-            .any(|&a| trace.try_arg_type(a).is_none())
-            || op.descr.is_some_and(|d| d.0 as usize >= trace.descrs.len());
+        let descr_ids = op.virtuals.iter().flat_map(|v| {
+            let fields = v.fields.iter().map(|(d, _)| *d);
+            v.descr.into_iter().chain(fields)
+        });
+        let virtual_refs = op.fail_args.iter().flatten();
+        let virtual_refs = virtual_refs.chain(op.virtuals.iter().flat_map(Virtual::contents));
+        let dangling = op.all_args().any(|a| trace.try_arg_type(a).is_none())
+            || op
+                .descr
+                .into_iter()
+                .chain(descr_ids)
+                .any(|d| d.0 as usize >= trace.descrs.len())
+            || virtual_refs
+                .into_iter()
+                .any(|f| matches!(f, FailArg::Virtual(i) if *i as usize >= op.virtuals.len()));
         if dangling {
             report(
                 pos,
@@ -102,11 +111,7 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
             continue;
         }
 
-        let uses = op
-            .args
-            .iter()
-            .chain(op.fail_args.iter().flatten().flatten());
-        for &arg in uses {
+        for arg in op.all_args() {
             if let Arg::Value(v) = arg {
                 let dead_at_label = last_label.filter(|&l| {
                     v < trace.value_of_op(l) && !trace.ops[l].args.contains(&Arg::Value(v))
@@ -180,6 +185,7 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
         }
 
         check_descr(trace, op, pos, &mut report);
+        check_virtuals(trace, op, pos, &mut report);
 
         if op.fail_args.is_some() && !op.opcode.is_guard() {
             report(
@@ -390,6 +396,117 @@ fn wanted_descr(opcode: Opcode) -> Option<DescrClass> {
     })
 }
 
+/// Whether `descr` is of the class wanted (a name without a namespace
+/// may be anything).
+fn fits(descr: &Descr, wanted: DescrClass) -> bool {
+    matches!(
+        (&descr.kind, wanted),
+        (DescrKind::Named | DescrKind::Other, _)
+            | (DescrKind::Field { .. }, DescrClass::Field)
+            | (DescrKind::Array { .. }, DescrClass::Array)
+            | (DescrKind::InteriorField { .. }, DescrClass::Interior)
+            | (DescrKind::Size { .. }, DescrClass::Size)
+            | (DescrKind::Call { .. }, DescrClass::Call)
+            | (
+                DescrKind::Loop { .. } | DescrKind::TargetToken { .. },
+                DescrClass::Loop
+            )
+            | (DescrKind::QuasiImmut(_), DescrClass::QuasiImmut)
+    )
+}
+
+/// A guard's virtual objects: on a guard with fail arguments, each
+/// reached from them, with the descrs its allocation and fields want,
+/// characters for strings.
+fn check_virtuals(
+    trace: &Trace,
+    op: &Op,
+    pos: Pos,
+    report: &mut impl FnMut(Pos, String, String, Option<&str>),
+) {
+    if op.virtuals.is_empty() {
+        return;
+    }
+    if op.fail_args.is_none() {
+        report(
+            pos,
+            "virtual objects only in a guard's fail arguments".into(),
+            format!(
+                "{} virtual(s) without a fail-argument list",
+                op.virtuals.len()
+            ),
+            None,
+        );
+        return;
+    }
+    let mut reached = vec![false; op.virtuals.len()];
+    let mut todo: Vec<&FailArg> = op.fail_args.iter().flatten().collect();
+    while let Some(item) = todo.pop() {
+        if let FailArg::Virtual(i) = *item {
+            if !std::mem::replace(&mut reached[i as usize], true) {
+                todo.extend(op.virtuals[i as usize].contents());
+            }
+        }
+    }
+    for (v, reached) in op.virtuals.iter().zip(reached) {
+        let name = format!("virtual {} ({})", v.name, v.opcode.name());
+        if !reached {
+            report(
+                pos,
+                "virtuals that the fail arguments reach".into(),
+                format!("{name}, which nothing refers to"),
+                Some("leave it out"),
+            );
+        }
+        let kind = Virtual::kind_of(v.opcode);
+        let wanted = match v.opcode {
+            Opcode::Newstr | Opcode::Newunicode => None,
+            opcode => wanted_descr(opcode),
+        };
+        match (v.descr, wanted) {
+            (None, Some(wanted)) => report(
+                pos,
+                format!("{} for {name}", wanted.describe()),
+                "none".into(),
+                None,
+            ),
+            (Some(d), Some(wanted)) if !fits(trace.descr(d), wanted) => report(
+                pos,
+                format!("{} for {name}", wanted.describe()),
+                cut(&trace.descr(d).text),
+                None,
+            ),
+            (Some(_), None) => report(pos, format!("no descr for {name}"), "a descr".into(), None),
+            _ => {}
+        }
+        for &(field, _) in &v.fields {
+            if !fits(trace.descr(field), DescrClass::Field) {
+                report(
+                    pos,
+                    format!("field descrs for the fields of {name}"),
+                    cut(&trace.descr(field).text),
+                    None,
+                );
+            }
+        }
+        if kind == Some(VirtualKind::String) {
+            let chars = v.items.iter().all(|item| match item {
+                FailArg::Arg(a) => trace.arg_type(*a) == Type::Int,
+                FailArg::Hole => true,
+                FailArg::Virtual(_) => false,
+            });
+            if !chars {
+                report(
+                    pos,
+                    format!("characters (ints) as the items of {name}"),
+                    "an item that is not an int".into(),
+                    None,
+                );
+            }
+        }
+    }
+}
+
 /// The argument whose type a store's descr fixes.
 fn stored_value(op: &Op) -> Option<Arg> {
     use Opcode::*;
@@ -437,20 +554,7 @@ fn check_descr(
     let Some(wanted) = wanted_descr(op.opcode) else {
         return;
     };
-    let fits = matches!(
-        (&descr.kind, wanted),
-        (DescrKind::Field { .. }, DescrClass::Field)
-            | (DescrKind::Array { .. }, DescrClass::Array)
-            | (DescrKind::InteriorField { .. }, DescrClass::Interior)
-            | (DescrKind::Size { .. }, DescrClass::Size)
-            | (DescrKind::Call { .. }, DescrClass::Call)
-            | (
-                DescrKind::Loop { .. } | DescrKind::TargetToken { .. },
-                DescrClass::Loop
-            )
-            | (DescrKind::QuasiImmut(_), DescrClass::QuasiImmut)
-    );
-    if !fits {
+    if !fits(descr, wanted) {
         report(
             pos,
             format!("{} for {name}", wanted.describe()),

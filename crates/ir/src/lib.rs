@@ -27,4 +27,7 @@ pub use opcode::{Arity, Flags, OpInfo, Opcode, Type, OP_TABLE};
 pub use parse::{parse_trace, parse_trace_with, TraceParser};
 pub use print::{print_trace, print_trace_with, PrintOptions};
 pub use stats::OpCounts;
-pub use trace::{Arg, Const, ConstId, DescrId, JumpTarget, Op, Pos, Trace, ValueId};
+pub use trace::{
+    Arg, Const, ConstId, DescrId, FailArg, JumpTarget, Op, Pos, Trace, ValueId, Virtual,
+    VirtualKind,
+};

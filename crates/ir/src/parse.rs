@@ -3,6 +3,20 @@
 //! One line at a time: an input line `[i0, p1, f2]`, then op lines of the form
 //! `[+OFFSET:] [NAME =] opname(ARG, ..., [descr=DESCR]) [[FAILARG, ...]]`,
 //! with `#` comments, blank lines and `--end of the loop--` allowed anywhere.
+//!
+//! A guard's fail arguments may name virtual objects (allocations the
+//! optimizer removed), described after `where` on the same line, each as
+//! the allocation it stands for and its contents; they may refer to each
+//! other, cycles included:
+//!
+//! ```text
+//! guard_true(i3) [i1, p5] where p5 = new_with_vtable(descr=nodesize) {valuedescr=i2, nextdescr=p6}, p6 = new_array(descr=arraydescr) [i2, None, p5]
+//! ```
+//!
+//! Structs (`new`, `new_with_vtable`) list fields as `descr=value`;
+//! arrays (`new_array`, `new_array_clear`) and strings (`newstr()`,
+//! `newunicode()`) list their items, whose number is the length (`None`:
+//! an item never written).
 //! A variable's type comes from its first letter (`i`, `p`/`r`, `f`).
 //! Constants: integers (decimal, or `0x` hex up to 64 bits, with an
 //! optional `/ci` tag as in the seeds' traces; a decimal outside the 64-bit
@@ -25,7 +39,7 @@ use crate::descr::{Descr, DescrKind};
 use crate::error::{cut, show_found, ParseError};
 use crate::namespace::{NamedConst, Namespace};
 use crate::opcode::{Opcode, Type, OP_TABLE};
-use crate::trace::{Arg, Const, DescrId, Op, Pos, Trace, ValueId};
+use crate::trace::{Arg, Const, DescrId, FailArg, Op, Pos, Trace, ValueId, Virtual, VirtualKind};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -255,20 +269,13 @@ impl<'a> TraceParser<'a> {
         }
         cur.skip_ws();
         if cur.eat("[") {
-            let mut fail_args = Vec::new();
+            let mut virtuals = Virtuals::default();
+            op.fail_args = Some(cur.fail_args(&mut virtuals, "fail arguments")?);
             cur.skip_ws();
-            if !cur.eat("]") {
-                loop {
-                    cur.skip_ws();
-                    fail_args.push(cur.arg(None)?);
-                    cur.skip_ws();
-                    if cur.eat("]") {
-                        break;
-                    }
-                    cur.expect(",", "',' or ']' in the fail arguments")?;
-                }
+            if cur.eat_word("where") {
+                cur.where_clause(&mut virtuals)?;
             }
-            op.fail_args = Some(fail_args);
+            op.virtuals = virtuals.finish(&cur)?;
         }
         cur.expect_end()?;
         let pos = Pos {
@@ -384,9 +391,184 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The virtual objects of one guard while its line is read: names in the
+/// order they are first met (a virtual's index), and each description once
+/// read.
+#[derive(Default)]
+struct Virtuals<'a> {
+    names: Vec<(&'a str, usize)>,
+    described: Vec<Option<Virtual>>,
+}
+
+impl<'a> Virtuals<'a> {
+    fn index(&mut self, name: &'a str, col: usize) -> u32 {
+        match self.names.iter().position(|(n, _)| *n == name) {
+            Some(i) => i as u32,
+            None => {
+                self.names.push((name, col));
+                self.described.push(None);
+                self.names.len() as u32 - 1
+            }
+        }
+    }
+
+    /// Every virtual named, described.
+    fn finish(self, cur: &Cursor) -> Result<Vec<Virtual>, ParseError> {
+        self.described
+            .into_iter()
+            .zip(&self.names)
+            .map(|(v, &(name, col))| {
+                v.ok_or_else(|| {
+                    cur.error_at(
+                        col,
+                        "a value defined on an earlier line, or a virtual described after 'where'",
+                        format!("'{}', which is neither", cut(name)),
+                        "a virtual object is described on the guard's line: \
+                         [p5] where p5 = new(descr=sizedescr) {fielddescr=i1}",
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
 impl<'a> Cursor<'a, '_> {
     fn rest(&self) -> &'a str {
         &self.text[self.pos..]
+    }
+
+    /// Eats `word` if it is a whole word here.
+    fn eat_word(&mut self, word: &str) -> bool {
+        let after = self.text.as_bytes().get(self.pos + word.len()).copied();
+        let whole = !after.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+        whole && self.eat(word)
+    }
+
+    /// A list of resume items up to its `]` (the `[` is read): fail
+    /// arguments, or the items of a virtual array or string.
+    fn fail_args(
+        &mut self,
+        virtuals: &mut Virtuals<'a>,
+        what: &str,
+    ) -> Result<Vec<FailArg>, ParseError> {
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.eat("]") {
+            return Ok(items);
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.fail_arg(virtuals)?);
+            self.skip_ws();
+            if self.eat("]") {
+                return Ok(items);
+            }
+            self.expect(",", &format!("',' or ']' in the {what}"))?;
+        }
+    }
+
+    /// One resume item: a value, a constant, `None`, or the name of a
+    /// virtual (any name that is not a value defined before).
+    fn fail_arg(&mut self, virtuals: &mut Virtuals<'a>) -> Result<FailArg, ParseError> {
+        let start = self.pos;
+        if let Ok(word) = self.ident("") {
+            let keyword = matches!(
+                word,
+                "ConstClass" | "ConstPtr" | "ConstInt" | "NULL" | "None" | "inf" | "nan"
+            );
+            let string = matches!(word, "s" | "u") && matches!(self.peek(), Some(b'"' | b'\''));
+            if !keyword && !string && !self.names.contains_key(word) {
+                return Ok(FailArg::Virtual(virtuals.index(word, start)));
+            }
+        }
+        self.pos = start;
+        Ok(self.arg(None)?.map_or(FailArg::Hole, FailArg::Arg))
+    }
+
+    /// `NAME = opname(descr=D) CONTENTS, ...` to the end of the line.
+    fn where_clause(&mut self, virtuals: &mut Virtuals<'a>) -> Result<(), ParseError> {
+        loop {
+            self.skip_ws();
+            let name_at = self.pos;
+            let name = self.ident("the name of a virtual object")?;
+            if self.names.contains_key(name) {
+                return Err(self.error_at(
+                    name_at,
+                    "the name of a virtual object",
+                    format!("'{}', a value defined before", cut(name)),
+                    "a virtual stands for an allocation the trace does not do: give it a name no value has",
+                ));
+            }
+            let index = virtuals.index(name, name_at) as usize;
+            if virtuals.described[index].is_some() {
+                return Err(self.error_at(
+                    name_at,
+                    "a virtual not described before on this line",
+                    format!("'{}' again", cut(name)),
+                    "describe each virtual once",
+                ));
+            }
+            self.skip_ws();
+            self.expect("=", "'=' after the virtual's name")?;
+            self.skip_ws();
+            let op_at = self.pos;
+            let op_name =
+                self.ident("the allocation a virtual stands for, such as new_with_vtable")?;
+            let opcode = Opcode::from_name(op_name);
+            let Some((opcode, kind)) = opcode.and_then(|o| Some((o, Virtual::kind_of(o)?))) else {
+                return Err(self.error_at(
+                    op_at,
+                    "new, new_with_vtable, new_array, new_array_clear, newstr or newunicode",
+                    show_found(op_name),
+                    "a virtual is one of these allocations",
+                ));
+            };
+            self.skip_ws();
+            self.expect("(", "'(' after the allocation's name")?;
+            self.skip_ws();
+            let descr = if self.eat("descr=") {
+                Some(self.descr()?)
+            } else {
+                None
+            };
+            self.skip_ws();
+            self.expect(")", "')': a virtual's allocation takes only its descr")?;
+            self.skip_ws();
+            let mut virtual_ = Virtual {
+                name: name.into(),
+                opcode,
+                descr,
+                fields: Vec::new(),
+                items: Vec::new(),
+            };
+            if kind == VirtualKind::Struct {
+                self.expect("{", "'{' and the virtual's fields (descr=value, ...)")?;
+                self.skip_ws();
+                if !self.eat("}") {
+                    loop {
+                        self.skip_ws();
+                        let field = self.descr()?;
+                        self.skip_ws();
+                        self.expect("=", "'=' and the field's value")?;
+                        self.skip_ws();
+                        virtual_.fields.push((field, self.fail_arg(virtuals)?));
+                        self.skip_ws();
+                        if self.eat("}") {
+                            break;
+                        }
+                        self.expect(",", "',' or '}' in the virtual's fields")?;
+                    }
+                }
+            } else {
+                self.expect("[", "'[' and the virtual's items")?;
+                virtual_.items = self.fail_args(virtuals, "virtual's items")?;
+            }
+            virtuals.described[index] = Some(virtual_);
+            self.skip_ws();
+            if !self.eat(",") {
+                return Ok(());
+            }
+        }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -653,7 +835,7 @@ impl<'a> Cursor<'a, '_> {
             match bytes[end] {
                 b'<' | b'(' => depth += 1,
                 b'>' | b')' if depth > 0 => depth -= 1,
-                b')' | b',' | b' ' if depth == 0 => break,
+                b')' | b',' | b' ' | b'=' | b'}' if depth == 0 => break,
                 _ => {}
             }
             end += 1;

@@ -3,10 +3,12 @@
 //! The output reads back with `parse_trace` into an equal trace. Values keep
 //! the names they were parsed with; a value without a name gets a fresh one
 //! of its type's letter (`i`, `p`, `f`) that no other value uses. Floats are
-//! written in the shortest form that reads back to the same bits.
+//! written in the shortest form that reads back to the same bits. A guard's
+//! virtual objects are written after `where` (see `parse.rs`), under their
+//! own names unless a value has it.
 
 use crate::opcode::Type;
-use crate::trace::{Arg, Const, Trace, ValueId};
+use crate::trace::{Arg, Const, FailArg, Op, Trace, ValueId, Virtual, VirtualKind};
 use std::collections::HashSet;
 use std::fmt::Write;
 
@@ -29,6 +31,8 @@ pub fn print_trace(trace: &Trace) -> String {
 
 pub fn print_trace_with(trace: &Trace, options: PrintOptions) -> String {
     let names = value_names(trace);
+    // Names of the values defined so far: a virtual may not have one.
+    let mut taken: HashSet<&str> = names[..trace.inputs.len()].iter().map(|n| &**n).collect();
     let mut out = String::with_capacity(trace.ops.len() * 40);
     let name = |v: ValueId| names[v.0 as usize].as_str();
     out.push('[');
@@ -65,21 +69,99 @@ pub fn print_trace_with(trace: &Trace, options: PrintOptions) -> String {
         }
         out.push(')');
         if let Some(fail_args) = &op.fail_args {
-            out.push_str(" [");
-            for (i, arg) in fail_args.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                match arg {
-                    Some(arg) => write_arg(&mut out, trace, &names, *arg),
-                    None => out.push_str("None"),
-                }
-            }
-            out.push(']');
+            let resume = Resume {
+                trace,
+                names: &names,
+                virtuals: virtual_names(op, &taken),
+            };
+            out.push(' ');
+            resume.items(&mut out, fail_args);
+            resume.virtuals(&mut out, op);
         }
         out.push('\n');
+        taken.insert(result);
     }
     out
+}
+
+/// Writes a guard's resume data.
+struct Resume<'t> {
+    trace: &'t Trace,
+    names: &'t [String],
+    /// The names of the guard's virtuals.
+    virtuals: Vec<String>,
+}
+
+impl Resume<'_> {
+    /// `[a, b, ...]`.
+    fn items(&self, out: &mut String, items: &[FailArg]) {
+        out.push('[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.item(out, *item);
+        }
+        out.push(']');
+    }
+
+    fn item(&self, out: &mut String, item: FailArg) {
+        match item {
+            FailArg::Arg(arg) => write_arg(out, self.trace, self.names, arg),
+            FailArg::Hole => out.push_str("None"),
+            FailArg::Virtual(i) => out.push_str(&self.virtuals[i as usize]),
+        }
+    }
+
+    /// ` where p5 = new(descr=d) {f=i1}, ...` (nothing without virtuals).
+    fn virtuals(&self, out: &mut String, op: &Op) {
+        for (i, v) in op.virtuals.iter().enumerate() {
+            out.push_str(if i == 0 { " where " } else { ", " });
+            let _ = write!(out, "{} = {}(", self.virtuals[i], v.opcode.name());
+            if let Some(d) = v.descr {
+                let _ = write!(out, "descr={}", self.trace.descr(d).text);
+            }
+            out.push_str(") ");
+            if Virtual::kind_of(v.opcode) == Some(VirtualKind::Struct) {
+                out.push('{');
+                for (k, (field, value)) in v.fields.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(out, "{}=", self.trace.descr(*field).text);
+                    self.item(out, *value);
+                }
+                out.push('}');
+            } else {
+                self.items(out, &v.items);
+            }
+        }
+    }
+}
+
+/// Names for a guard's virtuals: their own, unless empty, taken by a value
+/// defined before the guard or by an earlier virtual of the guard; then a
+/// fresh `pv` name.
+fn virtual_names(op: &Op, taken: &HashSet<&str>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut counter = 0usize;
+    for v in &op.virtuals {
+        let own = v.name.to_string();
+        let free = |n: &String, names: &[String]| !taken.contains(n.as_str()) && !names.contains(n);
+        if !own.is_empty() && free(&own, &names) {
+            names.push(own);
+            continue;
+        }
+        loop {
+            let fresh = format!("pv{counter}");
+            counter += 1;
+            if free(&fresh, &names) {
+                names.push(fresh);
+                break;
+            }
+        }
+    }
+    names
 }
 
 fn write_arg(out: &mut String, trace: &Trace, names: &[String], arg: Arg) {
@@ -133,8 +215,7 @@ fn value_names(trace: &Trace) -> Vec<String> {
     let used: HashSet<&str> = trace.names.iter().map(|n| &**n).collect();
     let mut is_used = vec![false; trace.num_values()];
     for op in &trace.ops {
-        let fail_args = op.fail_args.iter().flatten().flatten();
-        for arg in op.args.iter().chain(fail_args) {
+        for arg in op.all_args() {
             if let Arg::Value(v) = arg {
                 is_used[v.0 as usize] = true;
             }

@@ -97,8 +97,12 @@ pub struct Op {
     pub args: Vec<Arg>,
     pub descr: Option<DescrId>,
     /// The guard's fail arguments: `None` when the trace gives no list (as
-    /// in recorded traces); a `None` item is a hole PyPy prints as `None`.
-    pub fail_args: Option<Vec<Option<Arg>>>,
+    /// in recorded traces).
+    pub fail_args: Option<Vec<FailArg>>,
+    /// The guard's virtual objects, which its fail arguments (and each
+    /// other's contents) refer to by index: allocations the trace does not
+    /// do, rebuilt if the guard fails.
+    pub virtuals: Vec<Virtual>,
     /// PyPy's machine-code offset (`+523:`), kept for reference.
     pub offset: Option<u32>,
 }
@@ -110,9 +114,107 @@ impl Op {
             args,
             descr: None,
             fail_args: None,
+            virtuals: Vec::new(),
             offset: None,
         }
     }
+
+    /// Every operand of the guard's resume data: its fail arguments and
+    /// its virtuals' contents.
+    pub fn resume_args(&self) -> impl Iterator<Item = Arg> + '_ {
+        let items = self.fail_args.iter().flatten();
+        let contents = self.virtuals.iter().flat_map(Virtual::contents);
+        items.chain(contents).filter_map(|item| item.arg())
+    }
+
+    /// The same, to rewrite in place.
+    pub fn resume_args_mut(&mut self) -> impl Iterator<Item = &mut Arg> + '_ {
+        let items = self.fail_args.iter_mut().flatten();
+        let contents = self.virtuals.iter_mut().flat_map(|v| {
+            let fields = v.fields.iter_mut().map(|(_, value)| value);
+            fields.chain(v.items.iter_mut())
+        });
+        items.chain(contents).filter_map(|item| match item {
+            FailArg::Arg(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// Its operands, then those of its resume data.
+    pub fn all_args(&self) -> impl Iterator<Item = Arg> + '_ {
+        self.args.iter().copied().chain(self.resume_args())
+    }
+}
+
+/// One item of a guard's resume data: a fail argument, a field value or
+/// an array item of a virtual object.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum FailArg {
+    /// No value (PyPy prints `None`).
+    Hole,
+    Arg(Arg),
+    /// A virtual object of the same guard (an index into `Op::virtuals`).
+    Virtual(u32),
+}
+
+impl FailArg {
+    /// The operand, if it is one.
+    pub fn arg(self) -> Option<Arg> {
+        match self {
+            FailArg::Arg(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// An object that a guard's resume data describes instead of the trace
+/// allocating it (the optimizer removed the allocation). If the guard
+/// fails, it is built as `opcode` would build it, then its fields or items
+/// are set; contents may name other virtuals of the guard, itself
+/// included, so that shared and cyclic structures can be described.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Virtual {
+    /// The name it is printed with (that of the removed allocation).
+    pub name: Box<str>,
+    /// `new_with_vtable`, `new` (fields), `new_array`, `new_array_clear`
+    /// (items, with an array descr), `newstr`, `newunicode` (characters,
+    /// no descr).
+    pub opcode: Opcode,
+    pub descr: Option<DescrId>,
+    /// Field values, by field descr (the struct kinds).
+    pub fields: Vec<(DescrId, FailArg)>,
+    /// Items: the length is their number (the array and string kinds). A
+    /// hole is an item never written (zero in a cleared array).
+    pub items: Vec<FailArg>,
+}
+
+impl Virtual {
+    /// Whether `opcode` allocates what a virtual can describe, and with
+    /// fields (as opposed to items).
+    pub fn kind_of(opcode: Opcode) -> Option<VirtualKind> {
+        match opcode {
+            Opcode::New | Opcode::NewWithVtable => Some(VirtualKind::Struct),
+            Opcode::NewArray | Opcode::NewArrayClear => Some(VirtualKind::Array),
+            Opcode::Newstr | Opcode::Newunicode => Some(VirtualKind::String),
+            _ => None,
+        }
+    }
+
+    /// Every item of its contents: field values, then items.
+    pub fn contents(&self) -> impl Iterator<Item = &FailArg> {
+        self.fields.iter().map(|(_, v)| v).chain(&self.items)
+    }
+}
+
+/// What a virtual holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VirtualKind {
+    /// Fields, by field descr (`new`, `new_with_vtable`).
+    Struct,
+    /// Items, with an array descr (`new_array`, `new_array_clear`).
+    Array,
+    /// Characters, no descr (`newstr`, `newunicode`).
+    String,
 }
 
 /// A trace: input arguments and operations.

@@ -19,8 +19,7 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
             continue;
         }
         live[i] = true;
-        let fail_args = op.fail_args.iter().flatten().flatten();
-        for arg in op.args.iter().chain(fail_args) {
+        for arg in op.all_args() {
             if let Arg::Value(v) = arg {
                 used[v.0 as usize] = true;
             }
@@ -53,7 +52,7 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
         for arg in &mut op.args {
             *arg = map(*arg, &renumber);
         }
-        for arg in op.fail_args.iter_mut().flatten().flatten() {
+        for arg in op.resume_args_mut() {
             *arg = map(*arg, &renumber);
         }
         trace.ops.push(op);

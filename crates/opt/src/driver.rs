@@ -378,24 +378,35 @@ impl Optimizer<'_> {
     /// An input op as an output op: the given (forwarded) arguments, its
     /// descr and fail arguments moved to the output.
     fn output_op(&mut self, op: &Op, args: Vec<Arg>) -> Op {
-        let descr = op.descr.map(|d| match self.descr_map[d.0 as usize] {
+        let mut out = Op {
+            opcode: op.opcode,
+            args,
+            descr: op.descr.map(|d| self.output_descr(d)),
+            fail_args: op.fail_args.clone(),
+            virtuals: op.virtuals.clone(),
+            offset: op.offset,
+        };
+        for arg in out.resume_args_mut() {
+            *arg = self.arg(*arg);
+        }
+        for v in &mut out.virtuals {
+            v.descr = v.descr.map(|d| self.output_descr(d));
+            for (field, _) in &mut v.fields {
+                *field = self.output_descr(*field);
+            }
+        }
+        out
+    }
+
+    /// The output trace's id of an input descr.
+    fn output_descr(&mut self, d: DescrId) -> DescrId {
+        match self.descr_map[d.0 as usize] {
             Some(out) => out,
             None => {
                 let out = self.out.add_descr(self.input.descr(d).clone());
                 self.descr_map[d.0 as usize] = Some(out);
                 out
             }
-        });
-        let fail_args = op
-            .fail_args
-            .as_ref()
-            .map(|fail_args| fail_args.iter().map(|a| a.map(|a| self.arg(a))).collect());
-        Op {
-            opcode: op.opcode,
-            args,
-            descr,
-            fail_args,
-            offset: op.offset,
         }
     }
 

@@ -17,7 +17,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use traceopt_interp::{run, DefaultEnv, Limits, Outcome, Val};
+use traceopt_interp::{
+    ending, run, same_ending, DefaultEnv, InterpError, Limits, Outcome, Run, Val,
+};
 use traceopt_ir::Trace;
 use traceopt_opt::{optimize, Passes};
 use traceopt_smt::Solver;
@@ -95,27 +97,30 @@ impl Cleared {
     }
 }
 
-/// How a run ended, for comparison: `None` if the input is undefined.
-fn ending(trace: &Trace, inputs: &[i64]) -> Option<String> {
+/// A run of `trace` on integer inputs (an error: it is undefined there).
+fn run_on(trace: &Trace, inputs: &[i64]) -> Result<Run, InterpError> {
     let vals: Vec<Val> = inputs.iter().map(|&v| Val::Int(v)).collect();
     let limits = Limits { max_iterations: 50 };
-    let run = run(trace, &vals, &mut DefaultEnv, limits).ok()?;
-    Some(match run.outcome {
-        Outcome::Finished { values } => format!("finishes with {values:?}"),
-        Outcome::GuardFailed { .. } => "fails a guard".into(),
-        Outcome::Jumped { values, .. } => format!("jumps out with {values:?}"),
-        Outcome::IterationLimit { values } => format!("loops with {values:?}"),
-    })
+    run(trace, &vals, &mut DefaultEnv, limits)
 }
 
-/// Runs both traces on `inputs`: a finding if they end differently.
+/// Runs both traces on `inputs`: a finding if they end differently (as
+/// `same_ending` compares runs: values, and objects up to renaming).
 pub fn differential(before: &Trace, after: &Trace, inputs: &[i64]) -> Option<Finding> {
-    let expected = ending(before, inputs)?;
-    let got = ending(after, inputs).unwrap_or_else(|| "stops on an undefined op".into());
-    (expected != got).then(|| Finding::Differential {
+    let expected = run_on(before, inputs).ok()?;
+    let finding = |after: String| Finding::Differential {
         inputs: inputs.to_vec(),
-        before: expected,
-        after: got,
+        before: ending(&expected),
+        after,
+    };
+    let Ok(got) = run_on(after, inputs) else {
+        return Some(finding("stops on an undefined op".into()));
+    };
+    let why = same_ending(&expected, &got, 0).err()?;
+    Some(if ending(&expected) == ending(&got) {
+        finding(format!("{}, but {why}", ending(&got)))
+    } else {
+        finding(ending(&got))
     })
 }
 
@@ -152,14 +157,15 @@ pub fn check(
         // Claimed infeasible: the input must fail a guard (or be undefined)
         // on every input we try.
         for inputs in std::iter::once(example).chain(samples.iter().map(Vec::as_slice)) {
-            if let Some(end) = ending(trace, inputs) {
-                if end != "fails a guard" {
+            match run_on(trace, inputs) {
+                Ok(r) if !matches!(r.outcome, Outcome::GuardFailed { .. }) => {
                     return Err(Finding::Differential {
                         inputs: inputs.to_vec(),
-                        before: end,
+                        before: ending(&r),
                         after: "was called infeasible by the optimizer".into(),
                     });
                 }
+                _ => {}
             }
         }
         return match solver {

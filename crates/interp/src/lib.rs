@@ -73,6 +73,7 @@
 //!   optimizer that keeps a preamble value alive across a label is caught;
 //! - a trace that ends without `jump` or `finish` is `Malformed`.
 
+pub mod alike;
 pub mod arith;
 pub mod env;
 pub mod error;
@@ -80,6 +81,7 @@ pub mod heap;
 mod machine;
 pub mod value;
 
+pub use alike::{ending, same_ending, Alike};
 pub use env::{
     default_call, default_escape, stable_address, stable_hash, Call, CallOutcome, DefaultEnv, Env,
     Exception, RawAccess,

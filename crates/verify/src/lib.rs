@@ -32,7 +32,9 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use traceopt_interp::{run, Env, Heap, Limits, Outcome as Run, Val};
+use traceopt_interp::{
+    ending, run, same_ending, Alike, Env, Heap, InterpError, Limits, Outcome as Ended, Run, Val,
+};
 use traceopt_ir::{Arg, Const, Opcode, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
 use traceopt_smt::{Outcome, Solver, SolverError, Sort, Term};
@@ -162,17 +164,17 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
                 .iter()
                 .map(|n| model.i64(n).unwrap_or(0))
                 .collect();
-            let run = describe(trace, &values, &esc);
-            if run.end.is_none() {
+            let run = replay_run(trace, &values, &esc);
+            let text = describe(trace, &run);
+            if !run.is_ok_and(|r| !matches!(r.outcome, Ended::GuardFailed { .. })) {
                 return Ok(Verdict::Unreplayed(format!(
-                    "the solver's inputs {values:?} do not run the trace to its end in the interpreter (it {}): an encoding bug, or a solver that lies",
-                    run.text
+                    "the solver's inputs {values:?} do not run the trace to its end in the interpreter (it {text}): an encoding bug, or a solver that lies"
                 )));
             }
             Verdict::Refuted(Counterexample {
                 inputs: named_inputs(trace, &values),
                 escapes: esc,
-                difference: format!("the trace runs to its end: it {}", run.text),
+                difference: format!("the trace runs to its end: it {text}"),
             })
         }
     })
@@ -567,102 +569,81 @@ impl Env for ReplayEnv {
     }
 }
 
-/// How one run went: in words, its escaped values, and how it ended
-/// (`jump` or `finish` and their values; `None` if it left early).
-struct Replayed {
-    text: String,
-    escaped: Vec<Vec<i64>>,
-    end: Option<(Opcode, Vec<Val>)>,
-}
-
-fn describe(trace: &Trace, inputs: &[i64], escapes: &[i64]) -> Replayed {
-    let replayed = |text: String, escaped, end| Replayed { text, escaped, end };
+/// A run of `trace` on the counterexample's inputs and escape results
+/// (an error: the trace is undefined there).
+fn replay_run(trace: &Trace, inputs: &[i64], escapes: &[i64]) -> Result<Run, InterpError> {
     let mut env = ReplayEnv {
         escapes: escapes.to_vec(),
         next: 0,
     };
     let vals: Vec<Val> = inputs.iter().map(|&x| Val::Int(x)).collect();
-    let line = |i: usize| trace.op_pos.get(i).map_or(0, |p| p.line);
-    match run(trace, &vals, &mut env, Limits { max_iterations: 1 }) {
-        Err(e) => replayed(format!("is undefined: {e}"), vec![], None),
-        Ok(r) => {
-            let escaped: Vec<Vec<i64>> = r
-                .escaped
-                .iter()
-                .map(|(_, vs)| vs.iter().map(|v| v.as_int().unwrap_or(0)).collect())
-                .collect();
-            let show = |vs: &[Val]| vs.iter().map(Val::to_string).collect::<Vec<_>>().join(", ");
-            match r.outcome {
-                Run::GuardFailed { op_index, .. } => replayed(
-                    format!(
-                        "fails {} at line {}",
-                        trace.ops[op_index].opcode,
-                        line(op_index)
-                    ),
-                    escaped,
-                    None,
-                ),
-                Run::Finished { values } => replayed(
-                    format!("finishes with ({})", show(&values)),
-                    escaped,
-                    Some((Opcode::Finish, values)),
-                ),
-                Run::IterationLimit { values } | Run::Jumped { values, .. } => replayed(
-                    format!("jumps with ({})", show(&values)),
-                    escaped,
-                    Some((Opcode::Jump, values)),
-                ),
-            }
-        }
+    run(trace, &vals, &mut env, Limits { max_iterations: 1 })
+}
+
+/// How a run went, in words, naming a failed guard by its line.
+fn describe(trace: &Trace, run: &Result<Run, InterpError>) -> String {
+    match run {
+        Err(e) => format!("is undefined: {e}"),
+        Ok(r) => match &r.outcome {
+            Ended::GuardFailed { op_index, .. } => format!(
+                "fails {} at line {}",
+                trace.ops[*op_index].opcode,
+                trace.op_pos.get(*op_index).map_or(0, |p| p.line)
+            ),
+            _ => ending(r),
+        },
     }
 }
 
 /// The first difference between the two runs on these inputs, or `None`
-/// if they behave alike.
+/// if they behave alike: both leave at a guard, or both reach their end
+/// alike (`same_ending`), having escaped alike values.
 fn replay(before: &Trace, after: &Trace, inputs: &[i64], escapes: &[i64]) -> Option<String> {
-    let Replayed {
-        text: b_text,
-        escaped: b_esc,
-        end: b_end,
-    } = describe(before, inputs, escapes);
-    let Replayed {
-        text: a_text,
-        escaped: a_esc,
-        end: a_end,
-    } = describe(after, inputs, escapes);
-    let b_undefined = b_text.starts_with("is undefined");
-    if b_undefined {
-        return None; // BEFORE undefined: any AFTER is fine.
+    let b = replay_run(before, inputs, escapes);
+    let a = replay_run(after, inputs, escapes);
+    let both = || {
+        format!(
+            "BEFORE {}; AFTER {}",
+            describe(before, &b),
+            describe(after, &a)
+        )
+    };
+    // BEFORE undefined: any AFTER is fine.
+    let b_run = b.as_ref().ok()?;
+    let Ok(a_run) = &a else {
+        return Some(both());
+    };
+    let left = |r: &Run| matches!(r.outcome, Ended::GuardFailed { .. });
+    match (left(b_run), left(a_run)) {
+        (true, true) => return None,
+        (false, false) => {}
+        _ => return Some(both()),
     }
-    let both = || format!("BEFORE {b_text}; AFTER {a_text}");
-    match (&b_end, &a_end) {
-        (None, None) if !a_text.starts_with("is undefined") => None,
-        (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
-            for (k, (x, y)) in b_esc.iter().zip(&a_esc).enumerate() {
-                if x != y {
-                    return Some(format!(
-                        "escape #{} differs: BEFORE escapes {x:?}, AFTER {y:?}",
-                        k + 1
-                    ));
-                }
-            }
-            if b_esc.len() != a_esc.len() {
-                return Some(format!(
-                    "BEFORE escapes {} time(s), AFTER {}",
-                    b_esc.len(),
-                    a_esc.len()
-                ));
-            }
-            let k = bv.iter().zip(av).position(|(x, y)| !x.same(*y))?;
-            Some(format!(
-                "{} argument {} differs: BEFORE {}, AFTER {} ({})",
-                bo.name(),
+    if std::mem::discriminant(&b_run.outcome) != std::mem::discriminant(&a_run.outcome) {
+        return Some(both());
+    }
+    if b_run.escaped.len() != a_run.escaped.len() {
+        return Some(format!(
+            "BEFORE escapes {} time(s), AFTER {}",
+            b_run.escaped.len(),
+            a_run.escaped.len()
+        ));
+    }
+    let mut alike = Alike::new(&b_run.heap, &a_run.heap, 0);
+    for (k, ((_, x), (_, y))) in b_run.escaped.iter().zip(&a_run.escaped).enumerate() {
+        if x.len() != y.len() {
+            return Some(format!(
+                "escape #{} has {} values in BEFORE, {} in AFTER",
                 k + 1,
-                bv[k],
-                av[k],
-                both()
-            ))
+                x.len(),
+                y.len()
+            ));
         }
-        _ => Some(both()),
+        for (j, (&vx, &vy)) in x.iter().zip(y).enumerate() {
+            if let Err(e) = alike.value(&format!("escape #{} argument {}", k + 1, j + 1), vx, vy) {
+                return Some(e);
+            }
+        }
     }
+    same_ending(b_run, a_run, 0).err()
 }

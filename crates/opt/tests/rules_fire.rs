@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use traceopt_ir::{check, parse_trace, CheckOptions};
 use traceopt_opt::{optimize, Passes, RULES};
-use traceopt_rules::prove::example;
+use traceopt_rules::prove::{example, part_name, var_name};
 use traceopt_rules::syntax::{is_constant_var, Pattern};
 use traceopt_rules::{load_dir, sources};
 use traceopt_smt::{Model, Solver};
@@ -30,7 +30,9 @@ fn rules_dir() -> &'static Path {
 fn emit(p: &Pattern, model: &Model, text: &mut String, fresh: &mut u32) -> String {
     match p {
         Pattern::Const(v, _) => v.to_string(),
-        Pattern::Var(name, _) if is_constant_var(name) => model.i64(name).unwrap_or(0).to_string(),
+        Pattern::Var(name, _) if is_constant_var(name) => {
+            model.i64(&var_name(name)).unwrap_or(0).to_string()
+        }
         Pattern::Var(name, _) => format!("i_{name}"),
         Pattern::Op(op, args, _) => {
             let args: Vec<String> = args.iter().map(|a| emit(a, model, text, fresh)).collect();
@@ -58,7 +60,7 @@ fn test_trace(pattern: &Pattern, model: &Model) -> String {
     let mut text = format!("[{}]\n", inputs.join(", "));
     let mut fresh = 0;
     for var in &vars {
-        let get = |part: &str| model.i64(&format!("{var}_{part}")).unwrap_or(0);
+        let get = |part: &str| model.i64(&part_name(var, part)).unwrap_or(0);
         let (lower, upper, ones, unknowns) =
             (get("lower"), get("upper"), get("ones"), get("unknowns"));
         let mut guard = |text: &mut String, op: &str, value: i64| {

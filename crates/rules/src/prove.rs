@@ -31,7 +31,9 @@ use crate::facts::{self, Val};
 use crate::syntax::{is_constant_var, Expr, Pattern, Rule, Stmt, UnOp};
 use traceopt_domains::symbolic::{self, Sym};
 use traceopt_domains::{IntBound, KnownBits, Word};
-use traceopt_smt::{encode, Model, Outcome, Sat, Solver, SolverError, SolverKind, Sort, Term};
+use traceopt_smt::{
+    encode, Model, Name, Outcome, Sat, Solver, SolverError, SolverKind, Sort, Term,
+};
 
 /// Bump when the meaning of a proof changes, to invalidate the cache.
 const PROVER_VERSION: u32 = 1;
@@ -58,17 +60,44 @@ struct Encoding {
     /// From a `split` hint: the cases, proved one by one (the last is
     /// "none of the others"); empty without a hint.
     cases: Vec<Term>,
-    /// Variables to show in a counterexample, in order.
-    shown: Vec<String>,
+    /// Variables to show in a counterexample, in order: as shown, and
+    /// their solver names.
+    shown: Vec<(String, Name)>,
     source: Term,
     target: Term,
 }
 
-fn word(name: &str, names: &mut Vec<String>) -> Sym {
-    if !names.iter().any(|n| n == name) {
-        names.push(name.to_string());
+impl Encoding {
+    fn names(&self) -> Vec<Name> {
+        self.shown.iter().map(|(_, n)| n.clone()).collect()
     }
-    Sym::var(name)
+}
+
+/// The solver name of a pattern variable or assigned name: a user name
+/// (`Name::user`), so that no spelling reaches the invented ones.
+pub fn var_name(var: &str) -> Name {
+    Name::user(var)
+}
+
+/// The solver name of a part of a pattern variable's bound (`lower`,
+/// `upper`, `ones`, `unknowns`), shown as `x.lower`.
+pub fn part_name(var: &str, part: &str) -> Name {
+    var_name(var).part(part)
+}
+
+fn source_name() -> Name {
+    Name::invented("source")
+}
+
+fn target_name() -> Name {
+    Name::invented("target")
+}
+
+fn word(shown_as: String, name: Name, shown: &mut Vec<(String, Name)>) -> Sym {
+    if !shown.iter().any(|(_, n)| *n == name) {
+        shown.push((shown_as, name.clone()));
+    }
+    Sym::from_term(Term::name(&name))
 }
 
 /// What the ops of a tree need or give: their defined conditions, the
@@ -88,7 +117,7 @@ fn tree(p: &Pattern, env: &HashMap<String, Val<Sym>>, c: &mut Conditions) -> (Te
         Pattern::Const(v, _) => (Term::word(*v), None),
         Pattern::Var(name, _) => match env[name] {
             Val::Int(w) => (w.term(), None),
-            _ => (Sym::var(name).term(), None),
+            _ => (Term::name(&var_name(name)), None),
         },
         Pattern::Op(op, args, _) => {
             let terms: Vec<Term> = args
@@ -160,12 +189,12 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
         }
     });
     for var in &vars {
-        let x = word(var, &mut shown);
+        let x = word(var.clone(), var_name(var), &mut shown);
         if is_constant_var(var) {
             env.insert(var.clone(), Val::Int(x));
             continue;
         }
-        let mut part = |suffix: &str| word(&format!("{var}_{suffix}"), &mut shown);
+        let mut part = |p: &str| word(format!("{var}.{p}"), part_name(var, p), &mut shown);
         let b = IntBound {
             lower: part("lower"),
             upper: part("upper"),
@@ -203,9 +232,9 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
                 let value = eval(e, &env);
                 if let Val::Int(w) = value {
                     // Show assigned integers in counterexamples too.
-                    shown.push(name.clone());
-                    assumptions.push(Term::var(name).eq(&w.term()));
-                    env.insert(name.clone(), Val::Int(Sym::var(name)));
+                    let x = word(name.clone(), var_name(name), &mut shown);
+                    assumptions.push(x.term().eq(&w.term()));
+                    env.insert(name.clone(), Val::Int(x));
                 } else {
                     env.insert(name.clone(), value);
                 }
@@ -241,19 +270,19 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
 
 fn show_model(rule: &Rule, enc: &Encoding, model: &Model) -> String {
     let mut text = String::from("counterexample values:\n");
-    for name in &enc.shown {
+    for (shown_as, name) in &enc.shown {
         if let Some(v) = model.i64(name) {
-            let _ = writeln!(text, "    {name}: {v}");
+            let _ = writeln!(text, "    {shown_as}: {v}");
         }
     }
-    let value = |n: &str| model.i64(n).map_or("?".to_string(), |v| v.to_string());
+    let value = |n: Name| model.i64(&n).map_or("?".to_string(), |v| v.to_string());
     let _ = writeln!(
         text,
         "  pattern {} has value {}\n  BUT target {} has value {}",
         show_pattern(&rule.pattern),
-        value("__source"),
+        value(source_name()),
         show_pattern(&rule.target),
-        value("__target"),
+        value(target_name()),
     );
     text
 }
@@ -277,25 +306,28 @@ pub fn prove_rule(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Verdict {
     let enc = encode_rule(rule, scope);
     let result = (|| -> Result<Verdict, traceopt_smt::SolverError> {
         solver.push()?;
-        for name in &enc.shown {
+        for (_, name) in &enc.shown {
             solver.declare(name, Sort::Bv(64))?;
         }
-        solver.define("__source", Sort::Bv(64), &enc.source)?;
-        solver.define("__target", Sort::Bv(64), &enc.target)?;
+        solver.define(&source_name(), Sort::Bv(64), &enc.source)?;
+        solver.define(&target_name(), Sort::Bv(64), &enc.target)?;
         for a in &enc.assumptions {
             solver.assert(a)?;
         }
-        let sat = solver.check(&enc.shown)?;
+        let sat = solver.check_names(&enc.names())?;
         let verdict = match sat {
-            Sat::Unsat => Verdict::NeverApplies(format!(
-                "no values of {} satisfy the pattern and the checks together",
-                enc.shown.join(", ")
-            )),
+            Sat::Unsat => {
+                let shown: Vec<&str> = enc.shown.iter().map(|(s, _)| s.as_str()).collect();
+                Verdict::NeverApplies(format!(
+                    "no values of {} satisfy the pattern and the checks together",
+                    shown.join(", ")
+                ))
+            }
             Sat::Unknown(reason) => Verdict::Unknown(reason),
             Sat::Sat(_) => {
-                let mut names = enc.shown.clone();
-                names.push("__source".into());
-                names.push("__target".into());
+                let mut names = enc.names();
+                names.push(source_name());
+                names.push(target_name());
                 let all = [Term::Bool(true)];
                 let cases = if enc.cases.is_empty() {
                     &all[..]
@@ -306,7 +338,7 @@ pub fn prove_rule(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Verdict {
                 for case in cases {
                     solver.push()?;
                     solver.assert(case)?;
-                    let outcome = solver.prove(&enc.goal, &names)?;
+                    let outcome = solver.prove_names(&enc.goal, &names)?;
                     solver.pop()?;
                     verdict = match outcome {
                         Outcome::Proved => continue,
@@ -328,9 +360,9 @@ pub fn prove_rule(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Verdict {
 
 /// Values under which the rule applies (a model of its assumptions),
 /// for building a test trace where it fires: every pattern variable
-/// (`x`), the bounds of the non-constant ones (`x_lower`, `x_upper`,
-/// `x_ones`, `x_unknowns`, preferring bounds that are not a single
-/// value), and the assigned names. `None` if the rule can never apply or
+/// (`var_name(x)`), the bounds of the non-constant ones (`part_name(x,
+/// "lower")`, and `upper`, `ones`, `unknowns`, preferring bounds that are
+/// not a single value), and the assigned names. `None` if the rule can never apply or
 /// the solver gave up.
 pub fn example(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Option<Model> {
     let enc = encode_rule(rule, scope);
@@ -344,13 +376,14 @@ pub fn example(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Option<Model>
     let mut constants: Vec<String> = Vec::new();
     rule.pattern.walk(&mut |p| {
         let Pattern::Var(name, _) = p else { return };
-        let var = |part: &str| Term::var(&format!("{name}_{part}"));
+        let var = |part: &str| Term::name(&part_name(name, part));
+        let x = Term::name(&var_name(name));
         if is_constant_var(name) {
             for special in [0, 1, -1] {
-                plain_constants.push(Term::var(name).eq(&Term::word(special)).not());
+                plain_constants.push(x.eq(&Term::word(special)).not());
             }
             for other in &constants {
-                plain_constants.push(Term::var(name).eq(&Term::var(other)).not());
+                plain_constants.push(x.eq(&Term::name(&var_name(other))).not());
             }
             constants.push(name.clone());
         } else {
@@ -365,7 +398,7 @@ pub fn example(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Option<Model>
     });
     let mut attempt = |extra: &[&[Term]]| -> Result<Option<Model>, SolverError> {
         solver.push()?;
-        for name in &enc.shown {
+        for (_, name) in &enc.shown {
             solver.declare(name, Sort::Bv(64))?;
         }
         for a in enc
@@ -375,7 +408,7 @@ pub fn example(solver: &mut Solver, rule: &Rule, scope: &Scope) -> Option<Model>
         {
             solver.assert(a)?;
         }
-        let sat = solver.check(&enc.shown)?;
+        let sat = solver.check_names(&enc.names())?;
         solver.pop()?;
         Ok(match sat {
             Sat::Sat(model) => Some(model),

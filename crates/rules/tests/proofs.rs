@@ -1,11 +1,14 @@
 //! Proves every rule of `rules/` with the solver (a cache under the
-//! target directory makes re-runs with unchanged rules fast), and shows
+//! target directory makes re-runs with unchanged rules fast, off in CI
+//! and with `PROOF_CACHE=off`), with its variables renamed too, and shows
 //! that wrong and impossible rules are caught with useful messages.
+
+mod common;
 
 use std::path::Path;
 use std::time::Duration;
 
-use traceopt_rules::prove::{prove_all, prove_rule, Cache, Verdict};
+use traceopt_rules::prove::{prove_all, prove_rule, Proof, Verdict};
 use traceopt_rules::{load_dir, load_text, sources};
 use traceopt_smt::{Solver, SolverKind};
 
@@ -17,37 +20,33 @@ fn solver() -> Solver {
     Solver::start(None, Duration::from_secs(60)).expect("an SMT solver (scripts/test installs z3)")
 }
 
-#[test]
-fn every_rule_is_proved() {
-    let files = load_dir(rules_dir()).unwrap_or_else(|e| panic!("{e}"));
-    let rules = sources(&files);
-    let cache_path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rule-proofs.json");
-    let mut cache = Cache::open(Some(&cache_path));
-    let started = std::time::Instant::now();
-    // cvc5 proves these rules several times faster than z3 (27 s against
-    // 76 s cold, on two cores); `RULES_SOLVER=z3|cvc5` chooses.
-    let kind = match std::env::var("RULES_SOLVER") {
+/// cvc5 proves these rules several times faster than z3 (27 s against
+/// 76 s cold, on two cores); `RULES_SOLVER=z3|cvc5` chooses.
+fn rules_solver() -> Option<SolverKind> {
+    match std::env::var("RULES_SOLVER") {
         Ok(name) => SolverKind::from_name(&name),
         Err(_) => Solver::start(Some(SolverKind::Cvc5), Duration::from_secs(1))
             .ok()
             .map(|_| SolverKind::Cvc5),
-    };
-    let proofs =
-        prove_all(kind, Duration::from_secs(60), 2, &mut cache, &rules).expect("an SMT solver");
+    }
+}
+
+/// Every proof must be `Proved`: a wrong, impossible, undecided or
+/// skipped (`SORRY_SMT`) rule fails the test.
+fn all_proved(what: &str, proofs: &[Proof], started: std::time::Instant) {
     let mut failures = Vec::new();
-    let (mut proved, mut cached, mut sorry) = (0, 0, 0);
-    for proof in &proofs {
+    let (mut proved, mut cached) = (0, 0);
+    for proof in proofs {
         match proof.verdict {
             Verdict::Proved => {
                 proved += 1;
                 cached += usize::from(proof.cached);
             }
-            Verdict::Skipped => sorry += 1,
             _ => failures.push(proof.message()),
         }
     }
     eprintln!(
-        "{} rules: {proved} proved ({cached} from the cache), {sorry} SORRY_SMT, {} failed, in {:.1}s",
+        "{what}: {} rules: {proved} proved ({cached} from the cache), {} not proved, in {:.1}s",
         proofs.len(),
         failures.len(),
         started.elapsed().as_secs_f64()
@@ -58,7 +57,79 @@ fn every_rule_is_proved() {
         eprintln!("  {:.1}s {}", p.seconds, p.name);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_rule_is_proved() {
+    let files = load_dir(rules_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let rules = sources(&files);
+    let sorry: Vec<&str> = rules
+        .iter()
+        .filter(|s| s.rule.sorry)
+        .map(|s| s.rule.name.as_str())
+        .collect();
+    assert!(sorry.is_empty(), "SORRY_SMT rules in rules/: {sorry:?}");
+    let mut cache = common::cache("rule-proofs.json");
+    let started = std::time::Instant::now();
+    let proofs = prove_all(
+        rules_solver(),
+        Duration::from_secs(60),
+        2,
+        &mut cache,
+        &rules,
+    )
+    .expect("an SMT solver");
+    all_proved("rules/", &proofs, started);
     assert!(proofs.len() >= 100, "only {} rules", proofs.len());
+}
+
+/// Rule variables named like the prover's own names (`x_lower` for a
+/// variable `x`: the parts of its bound) were once the same solver
+/// variables, and these wrong rules were proved.
+#[test]
+fn look_alike_names_are_other_names() {
+    let text = "bad_lt: int_lt(x, x_lower)\n    => 0\n\
+                bad_le: int_le(x, x_upper)\n    => 1\n\
+                bad_and: int_and(x, x_ones)\n    => x_ones\n\
+                bad_source: int_sub(__source, __target)\n    => 0\n\
+                bad_let: int_add(x, _s0_0)\n    => x\n";
+    let files = [common::parse("look-alike.rules", text)];
+    for kind in [SolverKind::Z3, SolverKind::Cvc5] {
+        for proof in common::prove(kind, &files, "look-alike-proofs.json") {
+            assert!(
+                matches!(proof.verdict, Verdict::Wrong(_)),
+                "{kind:?}: {}",
+                proof.message()
+            );
+        }
+    }
+}
+
+/// Every rule of `rules/` with its variables renamed to look-alike names
+/// (`common::rename`) is proved, as it is under its own names.
+#[test]
+fn every_rule_is_proved_under_look_alike_names() {
+    let files = load_dir(rules_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let renamed: Vec<String> = sources(&files)
+        .iter()
+        .map(|s| common::rename(s.rule))
+        .collect();
+    let renamed = [common::parse("renamed.rules", &renamed.join("\n"))];
+    let kind = rules_solver().unwrap_or(SolverKind::Z3);
+    let started = std::time::Instant::now();
+    let proofs = common::prove(kind, &renamed, "renamed-rule-proofs.json");
+    all_proved("rules/ renamed", &proofs, started);
+    assert_eq!(proofs.len(), sources(&files).len());
+}
+
+#[test]
+fn renaming_keeps_the_rule_and_changes_its_names() {
+    let text = "r: int_add(int_sub(y, C1), C2)\n    check y.lower > 0 and C2 != 0\n    C = C2 - C1\n    split C == 1 << k for k in 0..3\n    => int_add(y, C)\n";
+    let file = common::parse("r.rules", text);
+    assert_eq!(
+        common::rename(&file.rules[0]),
+        "r: int_add(int_sub(x, C), C_lower)\n    check x.lower > 0 and C_lower != 0\n    x_upper = C_lower - C\n    split x_upper == 1 << __target for __target in 0..3\n    => int_add(x, x_upper)"
+    );
 }
 
 fn verdict_of(text: &str) -> Verdict {

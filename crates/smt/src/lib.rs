@@ -4,9 +4,11 @@
 //! meaning of every integer op of the op table (`encode`).
 
 pub mod encode;
+pub mod names;
 pub mod solver;
 pub mod term;
 
 pub use encode::{encode, Encoded};
+pub use names::{Name, ToName};
 pub use solver::{Model, Outcome, Sat, Solver, SolverError, SolverKind};
 pub use term::{Fun, Sort, Term};

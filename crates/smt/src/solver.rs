@@ -15,6 +15,7 @@
 //! as a self-contained `.smt2` file (`dump_to`) and re-run by hand with
 //! `z3 FILE` or `cvc5 FILE`.
 
+use crate::names::{Name, ToName};
 use crate::term::{Sort, Term};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -92,17 +93,18 @@ pub enum SolverError {
     Dump { path: String, message: String },
 }
 
-/// Values the solver gave to the asked-for variables, as 64-bit words.
+/// Values the solver gave to the asked-for variables, as 64-bit words,
+/// by symbol (`Name`).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Model {
     pub values: BTreeMap<String, u64>,
 }
 
 impl Model {
-    pub fn u64(&self, name: &str) -> Option<u64> {
-        self.values.get(name).copied()
+    pub fn u64(&self, name: &(impl ToName + ?Sized)) -> Option<u64> {
+        self.values.get(name.to_name().as_str()).copied()
     }
-    pub fn i64(&self, name: &str) -> Option<i64> {
+    pub fn i64(&self, name: &(impl ToName + ?Sized)) -> Option<i64> {
         self.u64(name).map(|v| v as i64)
     }
 }
@@ -203,6 +205,23 @@ impl Solver {
         self.kind
     }
 
+    /// The solver's answer to `(get-info :version)`, such as `4.8.12`.
+    pub fn version(&mut self) -> Result<String, SolverError> {
+        if self.broken {
+            self.restart()?;
+        }
+        self.write("(get-info :version)");
+        let deadline = Instant::now() + self.timeout + Duration::from_secs(2);
+        match self.response(deadline)? {
+            Some(text) if text.starts_with("(:version") => Ok(info_value(&text, ":version")),
+            Some(text) => Err(self.error(format!("unexpected version '{}'", brief(&text)))),
+            None => Err(SolverError::Died {
+                binary: self.name(),
+                message: self.no_answer(),
+            }),
+        }
+    }
+
     /// Writes every later query to `DIR/query-NNNN.smt2`.
     pub fn dump_to(&mut self, dir: &Path) -> Result<(), SolverError> {
         std::fs::create_dir_all(dir).map_err(|e| SolverError::Dump {
@@ -243,11 +262,22 @@ impl Solver {
         Ok(())
     }
 
-    pub fn declare(&mut self, name: &str, sort: Sort) -> Result<(), SolverError> {
+    pub fn declare(
+        &mut self,
+        name: &(impl ToName + ?Sized),
+        sort: Sort,
+    ) -> Result<(), SolverError> {
+        let name = name.to_name();
         self.command(format!("(declare-const {name} {sort})"))
     }
 
-    pub fn define(&mut self, name: &str, sort: Sort, value: &Term) -> Result<(), SolverError> {
+    pub fn define(
+        &mut self,
+        name: &(impl ToName + ?Sized),
+        sort: Sort,
+        value: &Term,
+    ) -> Result<(), SolverError> {
+        let name = name.to_name();
         self.command(format!("(define-fun {name} () {sort} {value})"))
     }
 
@@ -272,6 +302,11 @@ impl Solver {
     /// Is `goal` true for every value of the declared names? A
     /// counterexample gives the values of `vars`.
     pub fn prove(&mut self, goal: &Term, vars: &[String]) -> Result<Outcome, SolverError> {
+        self.prove_with(goal, &invented(vars), PLAIN_CHECK)
+    }
+
+    /// `prove` with the values of any names (user names too).
+    pub fn prove_names(&mut self, goal: &Term, vars: &[Name]) -> Result<Outcome, SolverError> {
         self.prove_with(goal, vars, PLAIN_CHECK)
     }
 
@@ -289,13 +324,13 @@ impl Solver {
             }
             SolverKind::Cvc5 => PLAIN_CHECK,
         };
-        self.prove_with(goal, vars, command)
+        self.prove_with(goal, &invented(vars), command)
     }
 
     fn prove_with(
         &mut self,
         goal: &Term,
-        vars: &[String],
+        vars: &[Name],
         check_command: &str,
     ) -> Result<Outcome, SolverError> {
         self.push()?;
@@ -312,10 +347,15 @@ impl Solver {
 
     /// Checks the current assertions; on `sat`, reads the values of `vars`.
     pub fn check(&mut self, vars: &[String]) -> Result<Sat, SolverError> {
+        self.check_with(&invented(vars), PLAIN_CHECK)
+    }
+
+    /// `check` with the values of any names (user names too).
+    pub fn check_names(&mut self, vars: &[Name]) -> Result<Sat, SolverError> {
         self.check_with(vars, PLAIN_CHECK)
     }
 
-    fn check_with(&mut self, vars: &[String], check_command: &str) -> Result<Sat, SolverError> {
+    fn check_with(&mut self, vars: &[Name], check_command: &str) -> Result<Sat, SolverError> {
         if self.broken {
             self.restart()?;
         }
@@ -333,7 +373,7 @@ impl Solver {
 
     fn answer(
         &mut self,
-        vars: &[String],
+        vars: &[Name],
         check_command: &str,
         deadline: Instant,
     ) -> Result<Sat, SolverError> {
@@ -401,12 +441,12 @@ impl Solver {
         }
     }
 
-    fn model(&mut self, vars: &[String], deadline: Instant) -> Result<Model, SolverError> {
+    fn model(&mut self, vars: &[Name], deadline: Instant) -> Result<Model, SolverError> {
         let mut model = Model::default();
         if vars.is_empty() {
             return Ok(model);
         }
-        self.write(&format!("(get-value ({}))", vars.join(" ")));
+        self.write(&get_value(vars));
         let Some(text) = self.response(deadline)? else {
             self.discard();
             return Err(SolverError::Died {
@@ -429,7 +469,7 @@ impl Solver {
             })?;
             model.values.insert(name, value as u64);
         }
-        if let Some(missing) = vars.iter().find(|v| !model.values.contains_key(*v)) {
+        if let Some(missing) = vars.iter().find(|v| !model.values.contains_key(v.as_str())) {
             return Err(self.error(format!(
                 "no value for {missing} in its model '{}'",
                 brief(&text)
@@ -500,7 +540,7 @@ impl Solver {
         Ok(())
     }
 
-    fn dump(&mut self, vars: &[String], check_command: &str) -> Result<(), SolverError> {
+    fn dump(&mut self, vars: &[Name], check_command: &str) -> Result<(), SolverError> {
         let Some(dir) = &self.dump_dir else {
             return Ok(());
         };
@@ -523,7 +563,8 @@ impl Solver {
         text.push_str(check_command);
         text.push('\n');
         if !vars.is_empty() {
-            text.push_str(&format!("(get-value ({}))\n", vars.join(" ")));
+            text.push_str(&get_value(vars));
+            text.push('\n');
         }
         std::fs::write(&path, text).map_err(|e| SolverError::Dump {
             path: path.display().to_string(),
@@ -582,6 +623,15 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Process, SolverError> {
     })
 }
 
+fn invented(vars: &[String]) -> Vec<Name> {
+    vars.iter().map(|v| Name::invented(v)).collect()
+}
+
+fn get_value(vars: &[Name]) -> String {
+    let names: Vec<&str> = vars.iter().map(Name::as_str).collect();
+    format!("(get-value ({}))", names.join(" "))
+}
+
 /// A solver's text, cut short for an error message.
 fn brief(text: &str) -> String {
     const MAX: usize = 120;
@@ -593,9 +643,17 @@ fn brief(text: &str) -> String {
 
 /// `(:reason-unknown "canceled")` (z3 quotes it, cvc5 may not) as `canceled`.
 fn unknown_reason(answer: &str) -> String {
+    info_value(answer, ":reason-unknown")
+}
+
+/// The value in a `get-info` answer `(:key "value")`, unquoted.
+fn info_value(answer: &str, key: &str) -> String {
     let inner = answer.trim().trim_start_matches('(').trim_end_matches(')');
-    let reason = inner.trim_start_matches(":reason-unknown").trim();
-    reason.trim_matches('"').to_string()
+    inner
+        .trim_start_matches(key)
+        .trim()
+        .trim_matches('"')
+        .to_string()
 }
 
 /// Do the parentheses of this text balance (outside strings)?
@@ -678,6 +736,7 @@ mod tests {
         assert_eq!(parse_bv("true"), None);
         assert_eq!(unknown_reason("(:reason-unknown \"canceled\")"), "canceled");
         assert_eq!(unknown_reason("(:reason-unknown timeout)"), "timeout");
+        assert_eq!(info_value("(:version \"4.8.12\")", ":version"), "4.8.12");
         assert!(balanced("((x #x01))"));
         assert!(!balanced("((x #x01)"));
         assert!(balanced("(error \"a ( b\")"));
@@ -705,7 +764,7 @@ mod tests {
                 (
                     "no-model",
                     "while read -r l; do case \"$l\" in *check-sat*) echo sat;; \
-                     *get-value*) echo '((x #x01))';; esac; done",
+                     *get-value*) echo '((i.x #x01))';; esac; done",
                 ),
             ];
             for (name, body) in scripts {
@@ -776,7 +835,36 @@ mod tests {
         let error = solver.check(&["y".into()]).unwrap_err().to_string();
         assert_eq!(
             error,
-            "z3 reported an error: no value for y in its model '((x #x01))'"
+            "z3 reported an error: no value for i.y in its model '((i.x #x01))'"
         );
+    }
+
+    #[test]
+    fn both_solvers_give_their_version_and_values_of_any_name() {
+        for kind in [SolverKind::Z3, SolverKind::Cvc5] {
+            let mut solver = Solver::start(Some(kind), Duration::from_secs(10)).unwrap();
+            let version = solver.version().unwrap();
+            assert!(
+                version.starts_with(|c: char| c.is_ascii_digit()),
+                "{version}"
+            );
+            // A user name spelled like an invented one, and odd spellings.
+            let names = [Name::user("in0"), Name::user("x y|(")];
+            let word = |v| Term::word(v);
+            solver.declare("in0", Sort::Bv(64)).unwrap();
+            for (k, name) in names.iter().enumerate() {
+                solver.declare(name, Sort::Bv(64)).unwrap();
+                solver
+                    .assert(&Term::name(name).eq(&word(k as i64 + 5)))
+                    .unwrap();
+            }
+            solver.assert(&Term::var("in0").eq(&word(1))).unwrap();
+            let Sat::Sat(model) = solver.check_names(&names).unwrap() else {
+                panic!("{kind:?}: not sat");
+            };
+            assert_eq!(model.i64(&names[0]), Some(5), "{kind:?}");
+            assert_eq!(model.i64(&names[1]), Some(6), "{kind:?}");
+            assert_eq!(model.i64("in0"), None, "{kind:?}: not asked for");
+        }
     }
 }

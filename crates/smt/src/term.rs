@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
+use crate::names::Name;
+
 /// A sort: a bitvector of some width, or a boolean.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Sort {
@@ -106,10 +108,10 @@ pub enum Term {
     },
     Bool(bool),
     /// A declared or defined name.
-    Var(Rc<str>),
+    Var(Name),
     App(Fun, Rc<[Term]>),
     /// `(forall ((name sort) ...) body)`.
-    Forall(Rc<[(Rc<str>, Sort)]>, Rc<Term>),
+    Forall(Rc<[(Name, Sort)]>, Rc<Term>),
 }
 
 impl Term {
@@ -121,8 +123,18 @@ impl Term {
         }
     }
 
+    /// A variable with a name made by code (`Name::invented`).
     pub fn var(name: &str) -> Term {
-        Term::Var(name.into())
+        Term::Var(Name::invented(name))
+    }
+
+    /// A variable with a name a user wrote (`Name::user`).
+    pub fn user(name: &str) -> Term {
+        Term::Var(Name::user(name))
+    }
+
+    pub fn name(name: &Name) -> Term {
+        Term::Var(name.clone())
     }
 
     pub fn app(fun: Fun, args: &[Term]) -> Term {
@@ -183,9 +195,9 @@ impl Term {
         Term::app(fun, std::slice::from_ref(self))
     }
 
-    /// `body` for every value of the named variables.
+    /// `body` for every value of the named (invented) variables.
     pub fn forall(vars: &[(&str, Sort)], body: &Term) -> Term {
-        let vars: Vec<(Rc<str>, Sort)> = vars.iter().map(|(n, s)| ((*n).into(), *s)).collect();
+        let vars: Vec<(Name, Sort)> = vars.iter().map(|(n, s)| (Name::invented(n), *s)).collect();
         Term::Forall(vars.into(), Rc::new(body.clone()))
     }
 
@@ -223,12 +235,12 @@ fn write_shared(root: &Term, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::R
             stack.extend(args.iter().rev().map(|a| (a, false)));
         }
     }
-    let mut names: HashMap<usize, String> = HashMap::new();
+    let mut names: HashMap<usize, Name> = HashMap::new();
     let mut open = 0;
     for term in order {
         let id = term.node_id().unwrap();
         if parents[&id] > 1 && !std::ptr::eq(term, root) {
-            let name = format!("_s{depth}_{}", names.len());
+            let name = Name::shared(depth, names.len());
             write!(f, "(let (({name} ")?;
             write_node(term, f, &names, depth)?;
             f.write_str(")) ")?;
@@ -247,7 +259,7 @@ fn write_shared(root: &Term, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::R
 fn write_node(
     term: &Term,
     f: &mut fmt::Formatter<'_>,
-    names: &HashMap<usize, String>,
+    names: &HashMap<usize, Name>,
     depth: usize,
 ) -> fmt::Result {
     match term {
@@ -265,13 +277,13 @@ fn write_node(
             }
         }
         Term::Bool(b) => write!(f, "{b}"),
-        Term::Var(name) => f.write_str(name),
+        Term::Var(name) => write!(f, "{name}"),
         Term::App(fun, args) => {
             write!(f, "({fun}")?;
             for arg in args.iter() {
                 f.write_str(" ")?;
                 match arg.node_id().and_then(|id| names.get(&id)) {
-                    Some(name) => f.write_str(name)?,
+                    Some(name) => write!(f, "{name}")?,
                     None => write_node(arg, f, names, depth)?,
                 }
             }
@@ -309,17 +321,17 @@ mod tests {
         );
         assert_eq!(
             t.to_string(),
-            "(ite (bvslt x #xffffffffffffffff) #x0000000000000001 #x0000000000000000)"
+            "(ite (bvslt i.x #xffffffffffffffff) #x0000000000000001 #x0000000000000000)"
         );
         let wide = x.un(Fun::SignExtend(64)).un(Fun::Extract(127, 64));
         assert_eq!(
             wide.to_string(),
-            "((_ extract 127 64) ((_ sign_extend 64) x))"
+            "((_ extract 127 64) ((_ sign_extend 64) i.x))"
         );
         assert_eq!(Term::Bv { value: 5, width: 3 }.to_string(), "#b101");
         assert_eq!(
             Term::and_all([Term::Bool(true), x.eq(&x)]).to_string(),
-            "(= x x)"
+            "(= i.x i.x)"
         );
         assert_eq!(Term::and_all([]).to_string(), "true");
     }
@@ -333,8 +345,11 @@ mod tests {
         }
         let text = t.to_string();
         assert!(text.len() < 3000, "{}", text.len());
-        assert!(text.starts_with("(let ((_s0_0 (bvadd x x))) (let ((_s0_1 (bvmul _s0_0 _s0_0)))"));
+        assert!(
+            text.starts_with("(let ((l.0.0 (bvadd i.x i.x))) (let ((l.0.1 (bvmul l.0.0 l.0.0)))")
+        );
         let q = Term::forall(&[("y", Sort::Bv(8))], &Term::var("y").eq(&x));
-        assert_eq!(q.to_string(), "(forall ((y (_ BitVec 8))) (= y x))");
+        assert_eq!(q.to_string(), "(forall ((i.y (_ BitVec 8))) (= i.y i.x))");
+        assert_eq!(Term::user("y").eq(&x).to_string(), "(= u.y i.x)");
     }
 }

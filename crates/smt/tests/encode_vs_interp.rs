@@ -163,6 +163,6 @@ fn every_integer_encoding_agrees_with_the_interpreter() {
 fn truthy_and_flags_are_words() {
     assert_eq!(
         truthy(&Term::var("x")).to_string(),
-        "(not (= x #x0000000000000000))"
+        "(not (= i.x #x0000000000000000))"
     );
 }

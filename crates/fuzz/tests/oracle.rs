@@ -14,14 +14,21 @@ fn solver() -> Solver {
 
 #[test]
 fn a_pair_beyond_the_validator_is_counted_as_such() {
-    let trace = parse_trace("[p0, i1]\ni2 = int_add(i1, 0)\nfinish(i2)\n", "t").unwrap();
-    let cleared = check(&trace, &[0, 5], &[], Passes::default(), Some(&mut solver()));
+    let text = "[p0, p1, i2]\ncopystrcontent(p0, p1, 0, 0, 1)\ni3 = int_add(i2, 0)\nfinish(i3)\n";
+    let trace = parse_trace(text, "t").unwrap();
+    let cleared = check(
+        &trace,
+        &[0, 0, 5],
+        &[],
+        Passes::default(),
+        Some(&mut solver()),
+    );
     let Ok(Cleared::ValidatorError(why)) = cleared else {
         panic!("expected a validator error, got {cleared:?}");
     };
     assert!(why.contains("not supported"), "{why}");
     // Without a solver, only the runs were asked.
-    let cleared = check(&trace, &[0, 5], &[], Passes::default(), None);
+    let cleared = check(&trace, &[0, 0, 5], &[], Passes::default(), None);
     assert_eq!(cleared, Ok(Cleared::RunsAgree { infeasible: false }));
 }
 

@@ -90,7 +90,7 @@ pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<En
     if !arity.accepts(args.len()) {
         return None;
     }
-    let a = &args[0];
+    let a = args.first()?;
     let b = args.get(1);
     let binary = |fun: Fun| a.bv(fun, b.unwrap());
     let compare = |fun: Fun, swap: bool| {

@@ -271,6 +271,20 @@ impl Solver {
         self.command(format!("(declare-const {name} {sort})"))
     }
 
+    /// Declares an uninterpreted function (see `Term::apply`).
+    pub fn declare_fun(
+        &mut self,
+        name: &Name,
+        args: &[Sort],
+        result: Sort,
+    ) -> Result<(), SolverError> {
+        let args: Vec<String> = args.iter().map(Sort::to_string).collect();
+        self.command(format!(
+            "(declare-fun {name} ({}) {result})",
+            args.join(" ")
+        ))
+    }
+
     pub fn define(
         &mut self,
         name: &(impl ToName + ?Sized),
@@ -321,6 +335,21 @@ impl Solver {
         let command = match self.kind {
             SolverKind::Z3 => {
                 "(check-sat-using (then simplify propagate-values solve-eqs simplify bit-blast sat))"
+            }
+            SolverKind::Cvc5 => PLAIN_CHECK,
+        };
+        self.prove_with(goal, &invented(vars), command)
+    }
+
+    /// `prove` for a goal without quantifiers that also uses arrays or
+    /// uninterpreted functions (a heap). z3 then preprocesses the query as
+    /// for `prove_bv` and hands it to its SMT core: its incremental core
+    /// alone, which it uses once `push` has been seen, takes minutes on
+    /// queries this way proves in a second.
+    pub fn prove_smt(&mut self, goal: &Term, vars: &[String]) -> Result<Outcome, SolverError> {
+        let command = match self.kind {
+            SolverKind::Z3 => {
+                "(check-sat-using (then simplify propagate-values solve-eqs simplify smt))"
             }
             SolverKind::Cvc5 => PLAIN_CHECK,
         };

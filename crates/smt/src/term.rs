@@ -13,11 +13,14 @@ use std::rc::Rc;
 
 use crate::names::Name;
 
-/// A sort: a bitvector of some width, or a boolean.
+/// A sort: a bitvector of some width, a boolean, or an array from
+/// bitvectors to bitvectors (a heap: objects, or object and index, to
+/// values).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Sort {
     Bv(u32),
     Bool,
+    Array { index: u32, value: u32 },
 }
 
 impl fmt::Display for Sort {
@@ -25,6 +28,9 @@ impl fmt::Display for Sort {
         match self {
             Sort::Bv(w) => write!(f, "(_ BitVec {w})"),
             Sort::Bool => f.write_str("Bool"),
+            Sort::Array { index, value } => {
+                write!(f, "(Array (_ BitVec {index}) (_ BitVec {value}))")
+            }
         }
     }
 }
@@ -62,6 +68,15 @@ pub enum Fun {
     SignExtend(u32),
     /// `(_ zero_extend n)`
     ZeroExtend(u32),
+    /// `(select array index)`
+    Select,
+    /// `(store array index value)`
+    Store,
+    /// `(concat high low)`
+    Concat,
+    /// An uninterpreted function: the first argument is its name
+    /// (`Term::apply`), the rest its arguments.
+    Apply,
 }
 
 impl fmt::Display for Fun {
@@ -94,6 +109,10 @@ impl fmt::Display for Fun {
             Fun::Extract(hi, lo) => return write!(f, "(_ extract {hi} {lo})"),
             Fun::SignExtend(n) => return write!(f, "(_ sign_extend {n})"),
             Fun::ZeroExtend(n) => return write!(f, "(_ zero_extend {n})"),
+            Fun::Select => "select",
+            Fun::Store => "store",
+            Fun::Concat => "concat",
+            Fun::Apply => "",
         };
         f.write_str(name)
     }
@@ -177,6 +196,15 @@ impl Term {
         Term::and_all([self.clone(), other.clone()])
     }
 
+    /// Disjunction, simplified around constants.
+    pub fn or(&self, other: &Term) -> Term {
+        match (self, other) {
+            (Term::Bool(true), _) | (_, Term::Bool(true)) => Term::Bool(true),
+            (Term::Bool(false), x) | (x, Term::Bool(false)) => x.clone(),
+            _ => Term::app(Fun::Or, &[self.clone(), other.clone()]),
+        }
+    }
+
     pub fn implies(&self, other: &Term) -> Term {
         match (self, other) {
             (Term::Bool(true), _) => other.clone(),
@@ -199,6 +227,24 @@ impl Term {
     pub fn forall(vars: &[(&str, Sort)], body: &Term) -> Term {
         let vars: Vec<(Name, Sort)> = vars.iter().map(|(n, s)| (Name::invented(n), *s)).collect();
         Term::Forall(vars.into(), Rc::new(body.clone()))
+    }
+
+    /// `array[index]`.
+    pub fn select(&self, index: &Term) -> Term {
+        Term::app(Fun::Select, &[self.clone(), index.clone()])
+    }
+
+    /// `array` with `index` mapped to `value`.
+    pub fn store(&self, index: &Term, value: &Term) -> Term {
+        Term::app(Fun::Store, &[self.clone(), index.clone(), value.clone()])
+    }
+
+    /// The uninterpreted function `fun` (declared with
+    /// `Solver::declare_fun`) applied to `args`.
+    pub fn apply(fun: &Name, args: &[Term]) -> Term {
+        let mut all = vec![Term::Var(fun.clone())];
+        all.extend_from_slice(args);
+        Term::app(Fun::Apply, &all)
     }
 
     /// The identity of an application node (its shared argument list).
@@ -280,8 +326,11 @@ fn write_node(
         Term::Var(name) => write!(f, "{name}"),
         Term::App(fun, args) => {
             write!(f, "({fun}")?;
-            for arg in args.iter() {
-                f.write_str(" ")?;
+            for (i, arg) in args.iter().enumerate() {
+                // An application's first argument is its function.
+                if i > 0 || *fun != Fun::Apply {
+                    f.write_str(" ")?;
+                }
                 match arg.node_id().and_then(|id| names.get(&id)) {
                     Some(name) => write!(f, "{name}")?,
                     None => write_node(arg, f, names, depth)?,

@@ -37,7 +37,10 @@ use traceopt_interp::{
 };
 use traceopt_ir::{Arg, Const, Opcode, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
-use traceopt_smt::{Outcome, Solver, SolverError, Sort, Term};
+
+mod heap;
+use heap::{encode_heap_op, Memory, World};
+use traceopt_smt::{Fun, Outcome, Solver, SolverError, Sort, Term};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
@@ -103,6 +106,8 @@ struct Side {
     /// Facts true of all inputs that help the solver (see `Encoded::lemma`).
     lemmas: Vec<Term>,
     guards: Vec<Guard>,
+    /// The heap's arrays at the end.
+    heap: Vec<Term>,
 }
 
 /// A guard: its op, its condition, and the condition of reaching it.
@@ -146,15 +151,32 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
         all: vars,
     } = solver_inputs(trace, "BEFORE")?;
     solver.push()?;
+    let mut world = World::default();
     let result = (|| {
-        for name in &vars {
-            solver.declare(name, Sort::Bv(64))?;
-        }
-        let side = encode_side(trace, "BEFORE", "b", &mut Shared::default(), solver)?;
-        let assumptions = Term::and_all(side.lemmas.iter().chain(&side.defined).cloned());
-        Ok::<_, VerifyError>(solver.prove_bv(&assumptions.implies(&side.pass.not()), &vars)?)
+        begin(&[trace], &inputs, &vars, &mut world, solver)?;
+        let side = encode_side(
+            trace,
+            "BEFORE",
+            "b",
+            &mut Shared::default(),
+            &mut world,
+            solver,
+        )?;
+        let assumptions = Term::and_all(
+            world
+                .lemmas
+                .iter()
+                .chain(&side.lemmas)
+                .chain(&side.defined)
+                .cloned(),
+        );
+        let goal = assumptions.implies(&side.pass.not());
+        Ok::<_, VerifyError>(prove(solver, &world, &goal, &vars)?)
     })();
     solver.pop()?;
+    if let (Ok(Outcome::Counterexample(_)), false) = (&result, replayable(&[trace], &world)) {
+        return Ok(Verdict::Unreplayed(NOT_REPLAYED.into()));
+    }
     Ok(match result? {
         Outcome::Proved => Verdict::Proved,
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
@@ -188,10 +210,64 @@ struct Unknowns {
     all: Vec<String>,
 }
 
+/// Why a counterexample was not replayed.
+const NOT_REPLAYED: &str = "the solver found a counterexample that involves references, floats or \
+     the heap, which the interpreter does not replay yet: not a verdict";
+
+/// Whether counterexamples to a query over `traces` can be replayed: all
+/// inputs integers, only bitvectors in the query.
+fn replayable(traces: &[&Trace], world: &World) -> bool {
+    let ints = traces
+        .iter()
+        .all(|t| t.inputs.iter().all(|&ty| ty == Type::Int));
+    ints && !world.beyond_bitvectors()
+}
+
+/// Declares the unknowns of traces that share their inputs, registers the
+/// heap cells their ops touch, and states that reference inputs are null
+/// or objects from before.
+fn begin(
+    traces: &[&Trace],
+    inputs: &[String],
+    vars: &[String],
+    world: &mut World,
+    solver: &mut Solver,
+) -> Result<(), VerifyError> {
+    for name in vars {
+        solver.declare(name, Sort::Bv(64))?;
+    }
+    for trace in traces {
+        for op in &trace.ops {
+            world.register(op.opcode, op.descr.map(|d| trace.descr(d)));
+        }
+    }
+    for (name, ty) in inputs.iter().zip(&traces[0].inputs) {
+        if *ty == Type::Ref {
+            let fact = world.old_or_null(solver, &Term::var(name))?;
+            world.lemmas.push(fact);
+        }
+    }
+    Ok(())
+}
+
+/// Proves `goal`: bit-blasted where it is only bitvectors.
+fn prove(
+    solver: &mut Solver,
+    world: &World,
+    goal: &Term,
+    vars: &[String],
+) -> Result<Outcome, SolverError> {
+    if world.beyond_bitvectors() {
+        solver.prove_smt(goal, vars)
+    } else {
+        solver.prove_bv(goal, vars)
+    }
+}
+
 /// A trace's unknowns, after checking that the validator takes its inputs.
 fn solver_inputs(trace: &Trace, side: &'static str) -> Result<Unknowns, VerifyError> {
     for (i, &ty) in trace.inputs.iter().enumerate() {
-        if ty != Type::Int {
+        if !matches!(ty, Type::Int | Type::Ref | Type::Float) {
             let what = format!("input {} of type {ty}", trace.name(ValueId(i as u32)));
             return Err(VerifyError::Unsupported {
                 side,
@@ -244,13 +320,12 @@ fn check(
     } = solver_inputs(before, "BEFORE")?;
 
     solver.push()?;
+    let mut world = World::default();
     let result = (|| {
-        for name in &vars {
-            solver.declare(name, Sort::Bv(64))?;
-        }
+        begin(&[before, after], &inputs, &vars, &mut world, solver)?;
         let mut shared = Shared::default();
-        let b = encode_side(before, "BEFORE", "b", &mut shared, solver)?;
-        let a = encode_side(after, "AFTER", "a", &mut shared, solver)?;
+        let b = encode_side(before, "BEFORE", "b", &mut shared, &mut world, solver)?;
+        let a = encode_side(after, "AFTER", "a", &mut shared, &mut world, solver)?;
         let same_end = match (&b.end, &a.end) {
             (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
                 Term::and_all(bv.iter().zip(av).map(|(x, y)| same(x, y)))
@@ -267,9 +342,11 @@ fn check(
         } else {
             Term::Bool(false)
         };
-        let mut assumed: Vec<Term> = b.lemmas.iter().chain(&a.lemmas).cloned().collect();
+        let same_heap = Term::and_all(b.heap.iter().zip(&a.heap).map(|(x, y)| same_array(x, y)));
+        let mut assumed: Vec<Term> = world.lemmas.clone();
+        assumed.extend(b.lemmas.iter().chain(&a.lemmas).cloned());
         assumed.extend(b.defined.iter().cloned());
-        let end = same_end.and(&same_escapes);
+        let end = Term::and_all([same_end, same_escapes, same_heap]);
         // AFTER's definedness, less what BEFORE's already gives.
         let a_defined = Term::and_all(a.defined.iter().filter(|d| !b.defined.contains(d)).cloned());
         let mut obligations = match provenance {
@@ -286,7 +363,7 @@ fn check(
             if goal == Term::Bool(true) {
                 continue; // settled here: both traces compute it alike
             }
-            match solver.prove_bv(&assumptions.implies(&goal), &vars)? {
+            match prove(solver, &world, &assumptions.implies(&goal), &vars)? {
                 Outcome::Proved => {}
                 other => return Ok((what, other)),
             }
@@ -295,6 +372,14 @@ fn check(
     })();
     solver.pop()?;
     let (what, outcome) = result?;
+    if matches!(outcome, Outcome::Counterexample(_)) && !replayable(&[before, after], &world) {
+        let what = if what.is_empty() {
+            what
+        } else {
+            format!(": {what}")
+        };
+        return Ok(Verdict::Unreplayed(format!("{NOT_REPLAYED}{what}")));
+    }
     Ok(match outcome {
         Outcome::Proved => Verdict::Proved,
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
@@ -331,6 +416,28 @@ fn same(x: &Term, y: &Term) -> Term {
         Term::Bool(true)
     } else {
         x.eq(y)
+    }
+}
+
+/// `x == y` for two versions of a heap array. Where both are the same
+/// stores, at the same keys in the same order, onto the same array, it is
+/// enough that the stored values are equal: far easier for the solver
+/// than extensionality, with every key a possible alias of every other.
+/// Otherwise, array equality.
+fn same_array(x: &Term, y: &Term) -> Term {
+    let (mut a, mut b) = (x, y);
+    let mut values = Vec::new();
+    loop {
+        if a == b {
+            return Term::and_all(values);
+        }
+        match (a, b) {
+            (Term::App(Fun::Store, p), Term::App(Fun::Store, q)) if p[1] == q[1] => {
+                values.push(same(&p[2], &q[2]));
+                (a, b) = (&p[0], &q[0]);
+            }
+            _ => return x.eq(y),
+        }
     }
 }
 
@@ -453,8 +560,10 @@ fn encode_side(
     side: &'static str,
     p: &str,
     shared: &mut Shared,
+    world: &mut World,
     solver: &mut Solver,
 ) -> Result<Side, VerifyError> {
+    let mut memory = Memory::default();
     let mut values: Vec<Option<Term>> = (0..trace.inputs.len())
         .map(|i| Some(Term::var(&format!("in{i}"))))
         .collect();
@@ -470,16 +579,14 @@ fn encode_side(
         let unsupported = |what: String| VerifyError::Unsupported { side, line, what };
         let mut args = Vec::with_capacity(op.args.len());
         for &arg in &op.args {
-            args.push(
-                match arg {
-                    Arg::Value(v) => values.get(v.0 as usize).cloned().flatten(),
-                    Arg::Const(c) => match trace.constant(c) {
-                        Const::Int(x) => Some(Term::word(*x)),
-                        _ => None,
-                    },
+            args.push(match arg {
+                Arg::Value(v) => {
+                    values.get(v.0 as usize).cloned().flatten().ok_or_else(|| {
+                        unsupported(format!("{} of a value without one", op.opcode))
+                    })?
                 }
-                .ok_or_else(|| unsupported(format!("{} with a non-integer argument", op.opcode)))?,
-            );
+                Arg::Const(c) => constant(trace.constant(c), world, solver)?,
+            });
         }
         let descr = op.descr.map(|d| trace.descr(d));
         let mut result = None;
@@ -510,20 +617,34 @@ fn encode_side(
                 }
                 None
             }
-            opcode => {
-                let enc = encode(opcode, &args, descr)
-                    .ok_or_else(|| unsupported(opcode.name().to_string()))?;
-                let part = pass.implies(&enc.defined);
-                if part != Term::Bool(true) && !defined.contains(&part) {
-                    defined.push(part);
+            opcode => match encode(opcode, &args, descr) {
+                Some(enc) => {
+                    let part = pass.implies(&enc.defined);
+                    if part != Term::Bool(true) && !defined.contains(&part) {
+                        defined.push(part);
+                    }
+                    lemmas.extend(enc.lemma);
+                    if let Some(flag) = enc.no_overflow {
+                        no_overflow = Some(flag);
+                    }
+                    result = Some(enc.value);
+                    None
                 }
-                lemmas.extend(enc.lemma);
-                if let Some(flag) = enc.no_overflow {
-                    no_overflow = Some(flag);
+                None => {
+                    let effect = encode_heap_op(world, &mut memory, solver, opcode, &args, descr)?
+                        .ok_or_else(|| unsupported(opcode.name().to_string()))?;
+                    if let Some(d) = effect.defined {
+                        let part = pass.implies(&d);
+                        if !defined.contains(&part) {
+                            defined.push(part);
+                        }
+                    }
+                    lemmas.extend(effect.lemmas);
+                    escapes.extend(effect.observed);
+                    result = effect.value;
+                    effect.guard
                 }
-                result = Some(enc.value);
-                None
-            }
+            },
         };
         if let Some(cond) = guard {
             let name = format!("{p}_guard{}", guards.len());
@@ -542,6 +663,7 @@ fn encode_side(
             values[id] = Some(shared.define(solver, name, Sort::Bv(64), value)?);
         }
     }
+    let heap = memory.snapshot(world, solver)?;
     Ok(Side {
         pass,
         defined,
@@ -549,6 +671,26 @@ fn encode_side(
         escapes,
         lemmas,
         guards,
+        heap,
+    })
+}
+
+/// The word of a constant.
+fn constant(c: &Const, world: &mut World, solver: &mut Solver) -> Result<Term, SolverError> {
+    Ok(match c {
+        Const::Int(x) => Term::word(*x),
+        Const::Float(bits) => Term::word(*bits as i64),
+        Const::Null => Term::word(0),
+        Const::Ptr(name) => world.old_object(solver, &format!("ConstPtr({name})"))?,
+        Const::Class(name) => world.class(solver, name)?,
+        Const::IntName(name) => world.named_int(solver, name)?,
+        string @ Const::String { .. } => {
+            let mut text = String::new();
+            traceopt_ir::print::write_const(&mut text, string);
+            world.old_object(solver, &text)?
+        }
+        // The text of debug_merge_point: never a value.
+        Const::Str(_) => Term::word(0),
     })
 }
 

@@ -53,9 +53,20 @@ fn only_defined_runs_count() {
 
 #[test]
 fn traces_beyond_the_validator_are_unsupported() {
-    let text = "[p0]\nguard_nonnull(p0) []\nfinish(p0)\n";
+    let text = "[p0, p1]\ncopystrcontent(p0, p1, 0, 0, 1)\nfinish()\n";
     assert!(matches!(
         never_ends(text),
         Err(VerifyError::Unsupported { .. })
     ));
+}
+
+#[test]
+fn heap_claims_are_proved_and_their_counterexamples_not_yet_replayed() {
+    // A fresh object is never null.
+    let text = "[i0]\np1 = new(descr=<SizeDescr 16>)\nguard_isnull(p1) []\nfinish(i0)\n";
+    assert_eq!(never_ends(text).unwrap(), Verdict::Proved);
+    // A non-null input runs to the end, but a counterexample with refs is
+    // not replayed: no verdict.
+    let text = "[p0]\nguard_nonnull(p0) []\nfinish(p0)\n";
+    assert!(matches!(never_ends(text).unwrap(), Verdict::Unreplayed(_)));
 }

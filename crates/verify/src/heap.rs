@@ -1,0 +1,651 @@
+//! The heap, calls and the other non-integer ops, as the validator sees
+//! them.
+//!
+//! Every value is a 64-bit word: an integer, a float's bits, or a
+//! reference, an object's identity with 0 for null. The heap is a set of
+//! SMT arrays, one per kind of cell (`Cell`): a field descr maps an object
+//! to its value; an array descr maps (object, index) to the item; classes
+//! and array lengths map an object to a word. Each write makes a new
+//! version of its array (`store`); a read selects from the current one.
+//! Both traces start from the same initial arrays.
+//!
+//! Objects the traces allocate are `base + 1`, `base + 2`, ... in the
+//! order each trace allocates them (so the k-th allocation of one trace is
+//! the k-th of the other), and every object that existed before (inputs,
+//! constants, what they point to) is below `base`. So fresh objects are
+//! distinct from each other and from everything older, without
+//! quantifiers. Two facts about the initial arrays are assumed where they
+//! are read: a cell of an object from before holds, if it is a
+//! reference, null or an object from before; a cell of a fresh object
+//! holds zero (a fresh allocation is cleared), until written.
+//!
+//! Calls are where the traces meet the outside: the k-th call of both
+//! traces returns the same unknown, leaves the same unknown exception, and
+//! leaves every cell kind it may write (by its effect info; all of them
+//! when unknown) as the same unknown array. That is sound only if both
+//! traces made the same call in the same state, so each call is an
+//! observation: its function, arguments and the heap it saw must agree
+//! (`Effect::observed`). Pure calls (`call_pure_*`) and the float ops are
+//! uninterpreted functions of their arguments: equal arguments give equal
+//! results, which is all the optimizer may assume of them; moving floats
+//! through the heap keeps their bits exactly.
+
+use std::collections::{BTreeMap, HashSet};
+
+use traceopt_ir::{Descr, DescrKind, Flags, Opcode, Type};
+use traceopt_smt::encode::flag;
+use traceopt_smt::{Fun, Name, Solver, SolverError, Sort, Term};
+
+/// A kind of heap cell: one SMT array each.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub(crate) enum Cell {
+    /// A struct field: object to value.
+    Field(Box<str>),
+    /// An array descr's items, or an interior field of an array of
+    /// structs: (object, index) to value.
+    Item(Box<str>),
+    /// Raw memory of a descr: address to value.
+    Raw(Box<str>),
+    /// An object's class (immutable).
+    Class,
+    /// An array's length (immutable).
+    Length,
+    /// A string's length, and its characters (unicode or not).
+    StrLength(bool),
+    StrChar(bool),
+}
+
+impl Cell {
+    /// Keys are objects (64 bits) or (object, index) pairs (128 bits).
+    fn sort(&self) -> Sort {
+        let index = match self {
+            Cell::Item(_) | Cell::StrChar(_) => 128,
+            _ => 64,
+        };
+        Sort::Array { index, value: 64 }
+    }
+
+    /// Calls never change classes, lengths and strings.
+    fn immutable(&self) -> bool {
+        matches!(
+            self,
+            Cell::Class | Cell::Length | Cell::StrLength(_) | Cell::StrChar(_)
+        )
+    }
+}
+
+/// What both traces share: the solver names declared, the initial heap
+/// and the unknowns of each call.
+#[derive(Default)]
+pub(crate) struct World {
+    declared: HashSet<Name>,
+    cells: Vec<Cell>,
+    /// Facts about the shared names (constants are distinct objects from
+    /// before, ...), to assume.
+    pub lemmas: Vec<Term>,
+    classes: Vec<Term>,
+    /// Whether an uninterpreted function was used.
+    functions: bool,
+}
+
+impl World {
+    /// Whether the query needs more than bitvectors: arrays (a heap) or
+    /// uninterpreted functions. Such queries are not bit-blasted, and
+    /// their counterexamples are not replayed yet.
+    pub fn beyond_bitvectors(&self) -> bool {
+        !self.cells.is_empty() || self.functions
+    }
+
+    /// The shared variable `name` (declared on first use).
+    fn var(&mut self, solver: &mut Solver, name: Name, sort: Sort) -> Result<Term, SolverError> {
+        if self.declared.insert(name.clone()) {
+            solver.declare(&name, sort)?;
+        }
+        Ok(Term::name(&name))
+    }
+
+    /// The base of fresh objects: objects from before are below it.
+    pub fn base(&mut self, solver: &mut Solver) -> Result<Term, SolverError> {
+        let name = Name::invented("base");
+        let fresh = !self.declared.contains(&name);
+        let base = self.var(solver, name, Sort::Bv(64))?;
+        if fresh {
+            // Room for every fresh object without wrapping around.
+            let low = Term::word(2).bv(Fun::BvUle, &base);
+            let high = base.bv(Fun::BvUlt, &Term::word(1 << 62));
+            self.lemmas.push(low.and(&high));
+        }
+        Ok(base)
+    }
+
+    /// Null or an object from before the traces.
+    pub fn old_or_null(&mut self, solver: &mut Solver, r: &Term) -> Result<Term, SolverError> {
+        let base = self.base(solver)?;
+        Ok(r.eq(&Term::word(0)).or(&r.bv(Fun::BvUlt, &base)))
+    }
+
+    /// An object from before, named by a constant (`ConstPtr(name)`,
+    /// a string constant).
+    pub fn old_object(&mut self, solver: &mut Solver, name: &str) -> Result<Term, SolverError> {
+        let var = Name::user(name).part("ptr");
+        let fresh = !self.declared.contains(&var);
+        let r = self.var(solver, var, Sort::Bv(64))?;
+        if fresh {
+            let base = self.base(solver)?;
+            let old = r.bv(Fun::BvUlt, &base).and(&r.eq(&Term::word(0)).not());
+            self.lemmas.push(old);
+        }
+        Ok(r)
+    }
+
+    /// A class constant (`ConstClass(name)`): not zero, and distinct from
+    /// every other.
+    pub fn class(&mut self, solver: &mut Solver, name: &str) -> Result<Term, SolverError> {
+        let var = Name::user(name).part("class");
+        let fresh = !self.declared.contains(&var);
+        let c = self.var(solver, var, Sort::Bv(64))?;
+        if fresh {
+            self.lemmas.push(c.eq(&Term::word(0)).not());
+            for other in &self.classes {
+                self.lemmas.push(c.eq(other).not());
+            }
+            self.classes.push(c.clone());
+        }
+        Ok(c)
+    }
+
+    /// A named integer constant (`ConstInt(name)`).
+    pub fn named_int(&mut self, solver: &mut Solver, name: &str) -> Result<Term, SolverError> {
+        self.var(solver, Name::user(name).part("int"), Sort::Bv(64))
+    }
+
+    /// Registers the kinds of cell an op touches, so that the calls and
+    /// observations of both traces cover the same arrays (call it for
+    /// every op of both traces before encoding them).
+    pub fn register(&mut self, opcode: Opcode, descr: Option<&Descr>) {
+        use Opcode::*;
+        let mut cells: Vec<Cell> = cell_of(opcode, descr).into_iter().collect();
+        cells.extend(match opcode {
+            ArraylenGc | NewArray | NewArrayClear | GetarrayitemGcI | GetarrayitemGcR
+            | GetarrayitemGcF | GetarrayitemGcPureI | GetarrayitemGcPureR | GetarrayitemGcPureF
+            | SetarrayitemGc | GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF
+            | SetinteriorfieldGc => Some(Cell::Length),
+            Strlen | Strgetitem | Strsetitem | Newstr => Some(Cell::StrLength(false)),
+            Unicodelen | Unicodegetitem | Unicodesetitem | Newunicode => {
+                Some(Cell::StrLength(true))
+            }
+            NewWithVtable | GuardClass | GuardNonnullClass | RecordExactClass | GuardSubclass
+            | GuardGcType => Some(Cell::Class),
+            _ => None,
+        });
+        for cell in cells {
+            if !self.cells.contains(&cell) {
+                self.cells.push(cell);
+            }
+        }
+    }
+
+    /// The initial array of a kind of cell.
+    fn initial(&mut self, solver: &mut Solver, cell: &Cell) -> Result<Term, SolverError> {
+        let k = match self.cells.iter().position(|c| c == cell) {
+            Some(k) => k,
+            None => {
+                self.cells.push(cell.clone());
+                self.cells.len() - 1
+            }
+        };
+        self.var(solver, Name::invented(&format!("heap{k}")), cell.sort())
+    }
+
+    /// The array a call leaves for a kind of cell it may write.
+    fn after_call(
+        &mut self,
+        solver: &mut Solver,
+        cell: &Cell,
+        call: u32,
+    ) -> Result<Term, SolverError> {
+        self.initial(solver, cell)?;
+        let k = self.cells.iter().position(|c| c == cell).unwrap();
+        self.var(
+            solver,
+            Name::invented(&format!("heap{k}_call{call}")),
+            cell.sort(),
+        )
+    }
+
+    /// An unknown word of the k-th call (its result, its exception, ...).
+    fn call_unknown(
+        &mut self,
+        solver: &mut Solver,
+        what: &str,
+        call: u32,
+    ) -> Result<Term, SolverError> {
+        self.var(
+            solver,
+            Name::invented(&format!("{what}{call}")),
+            Sort::Bv(64),
+        )
+    }
+
+    /// The uninterpreted function `name` of `arity` words.
+    fn function(
+        &mut self,
+        solver: &mut Solver,
+        name: &str,
+        arity: usize,
+    ) -> Result<Name, SolverError> {
+        self.functions = true;
+        let fun = Name::invented(&format!("{name}_{arity}"));
+        if self.declared.insert(fun.clone()) {
+            solver.declare_fun(&fun, &vec![Sort::Bv(64); arity], Sort::Bv(64))?;
+        }
+        Ok(fun)
+    }
+}
+
+/// One trace's heap: the current version of each array, and how many
+/// objects and calls it has made.
+#[derive(Default)]
+pub(crate) struct Memory {
+    arrays: BTreeMap<Cell, Term>,
+    allocations: u32,
+    calls: u32,
+    /// Facts about the initial heap met by reads since the last op.
+    facts: Vec<Term>,
+}
+
+/// What a non-integer op does.
+#[derive(Default)]
+pub(crate) struct Effect {
+    pub value: Option<Term>,
+    /// The op is defined (given that it is reached) if this holds.
+    pub defined: Option<Term>,
+    /// A guard's condition.
+    pub guard: Option<Term>,
+    /// Facts true of every run (assumed).
+    pub lemmas: Vec<Term>,
+    /// An observation point: what must agree between the two traces.
+    pub observed: Option<Vec<Term>>,
+}
+
+/// The 128-bit key of (object, index).
+fn pair(obj: &Term, index: &Term) -> Term {
+    obj.bv(Fun::Concat, index)
+}
+
+fn nonnull(r: &Term) -> Term {
+    r.eq(&Term::word(0)).not()
+}
+
+impl Memory {
+    fn current(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        cell: &Cell,
+    ) -> Result<Term, SolverError> {
+        match self.arrays.get(cell) {
+            Some(t) => Ok(t.clone()),
+            None => world.initial(solver, cell),
+        }
+    }
+
+    /// Reads a cell; `reference` says it holds a reference.
+    fn read(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        cell: Cell,
+        obj: &Term,
+        key: Term,
+        reference: bool,
+    ) -> Result<Term, SolverError> {
+        let initial = world.initial(solver, &cell)?.select(&key);
+        let base = world.base(solver)?;
+        let old = obj.bv(Fun::BvUlt, &base);
+        if !matches!(cell, Cell::Raw(_)) {
+            // Fresh objects start cleared; old ones point to old ones.
+            self.facts
+                .push(old.not().implies(&initial.eq(&Term::word(0))));
+            if reference {
+                let old_value = world.old_or_null(solver, &initial)?;
+                self.facts.push(old.implies(&old_value));
+            }
+        }
+        Ok(self.current(world, solver, &cell)?.select(&key))
+    }
+
+    fn write(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        cell: Cell,
+        key: Term,
+        value: &Term,
+    ) -> Result<(), SolverError> {
+        let array = self.current(world, solver, &cell)?.store(&key, value);
+        self.arrays.insert(cell, array);
+        Ok(())
+    }
+
+    /// A new object, and its class and length where it has one.
+    fn allocate(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        class: Option<Term>,
+        length: Option<(Cell, Term)>,
+    ) -> Result<Term, SolverError> {
+        self.allocations += 1;
+        let obj = world
+            .base(solver)?
+            .bv(Fun::BvAdd, &Term::word(i64::from(self.allocations)));
+        if let Some(class) = class {
+            self.write(world, solver, Cell::Class, obj.clone(), &class)?;
+        }
+        if let Some((cell, n)) = length {
+            self.write(world, solver, cell, obj.clone(), &n)?;
+        }
+        Ok(obj)
+    }
+
+    /// Every array as it is now, for an observation or the end.
+    pub fn snapshot(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+    ) -> Result<Vec<Term>, SolverError> {
+        let cells: Vec<Cell> = world.cells.clone();
+        cells
+            .iter()
+            .map(|c| self.current(world, solver, c))
+            .collect()
+    }
+
+    /// The exception state after the last call (0: none).
+    fn exception(&mut self, world: &mut World, solver: &mut Solver) -> Result<Term, SolverError> {
+        match self.calls {
+            0 => Ok(Term::word(0)),
+            k => world.call_unknown(solver, "exc", k),
+        }
+    }
+
+    /// A call that may do anything its effect info allows: observed,
+    /// then its result and its writes are the k-th call's unknowns.
+    fn call(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        descr: Option<&Descr>,
+        args: &[Term],
+        result: bool,
+    ) -> Result<Effect, SolverError> {
+        let mut observed = args.to_vec();
+        observed.extend(self.snapshot(world, solver)?);
+        self.calls += 1;
+        let k = self.calls;
+        let writes = descr.and_then(Descr::as_call).map(|c| &c.writes);
+        let cells: Vec<Cell> = world.cells.clone();
+        for cell in cells.iter().filter(|c| !c.immutable()) {
+            let name = match cell {
+                Cell::Field(d) | Cell::Item(d) | Cell::Raw(d) => d,
+                _ => "",
+            };
+            if writes.map_or(true, |w| w.may_touch(name)) {
+                let after = world.after_call(solver, cell, k)?;
+                self.arrays.insert(cell.clone(), after);
+            }
+        }
+        Ok(Effect {
+            value: if result {
+                Some(world.call_unknown(solver, "call", k)?)
+            } else {
+                None
+            },
+            observed: Some(observed),
+            ..Effect::default()
+        })
+    }
+}
+
+/// The cell a heap op's descr names.
+fn cell_of(opcode: Opcode, descr: Option<&Descr>) -> Option<Cell> {
+    use Opcode::*;
+    let text = || descr.map_or_else(|| Box::from(""), |d| d.text.clone());
+    Some(match opcode {
+        GetfieldGcI | GetfieldGcR | GetfieldGcF | SetfieldGc => Cell::Field(text()),
+        GetfieldRawI | GetfieldRawR | GetfieldRawF | SetfieldRaw => Cell::Raw(text()),
+        GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
+        | GetarrayitemGcPureR | GetarrayitemGcPureF | SetarrayitemGc | GetinteriorfieldGcI
+        | GetinteriorfieldGcR | GetinteriorfieldGcF | SetinteriorfieldGc => Cell::Item(text()),
+        Strlen | Strgetitem | Strsetitem => Cell::StrChar(false),
+        Unicodelen | Unicodegetitem | Unicodesetitem => Cell::StrChar(true),
+        _ => return None,
+    })
+}
+
+/// The meaning of a non-integer op, or `None` if the validator does not
+/// know it. `args` are the arguments' words; `class_of_size` gives the
+/// class a `new_with_vtable` of a size descr makes.
+pub(crate) fn encode_heap_op(
+    world: &mut World,
+    memory: &mut Memory,
+    solver: &mut Solver,
+    opcode: Opcode,
+    args: &[Term],
+    descr: Option<&Descr>,
+) -> Result<Option<Effect>, SolverError> {
+    use Opcode::*;
+    if !opcode.info().arity().accepts(args.len()) {
+        return Ok(None); // the checker reports it
+    }
+    let mut e = Effect::default();
+    let reference = opcode.result_type() == Type::Ref;
+    match opcode {
+        // Markers and hints that change nothing the validator sees;
+        // guard_future_condition is a place where the optimizer may put
+        // guards later, and never fails itself.
+        GuardFutureCondition
+        | DebugMergePoint
+        | EnterPortalFrame
+        | LeavePortalFrame
+        | JitDebug
+        | IncrementDebugCounter
+        | Keepalive
+        | ForceSpill
+        | QuasiimmutField
+        | CondCallGcWb
+        | CondCallGcWbArray => {}
+        RecordKnownResult => {
+            let fun = world.function(solver, "pure", args.len() - 1)?;
+            e.defined = Some(Term::apply(&fun, &args[1..]).eq(&args[0]));
+        }
+        AssertNotNone => e.defined = Some(nonnull(&args[0])),
+        RecordExactValueI | RecordExactValueR => e.defined = Some(args[0].eq(&args[1])),
+        RecordExactClass => {
+            let class =
+                memory.read(world, solver, Cell::Class, &args[0], args[0].clone(), false)?;
+            e.defined = Some(nonnull(&args[0]).and(&class.eq(&args[1])));
+        }
+        SameAsR
+        | SameAsF
+        | ConvertFloatBytesToLonglong
+        | ConvertLonglongBytesToFloat
+        | CastPtrToInt
+        | CastIntToPtr => {
+            e.value = Some(args[0].clone());
+        }
+        FloatNeg => e.value = Some(args[0].bv(Fun::BvXor, &Term::word(i64::MIN))),
+        FloatAbs => e.value = Some(args[0].bv(Fun::BvAnd, &Term::word(i64::MAX))),
+        FloatAdd
+        | FloatSub
+        | FloatMul
+        | FloatTruediv
+        | CastIntToFloat
+        | CastFloatToInt
+        | CastFloatToSinglefloat
+        | CastSinglefloatToFloat => {
+            let fun = world.function(solver, opcode.name(), args.len())?;
+            e.value = Some(Term::apply(&fun, args));
+        }
+        FloatLt | FloatLe | FloatEq | FloatNe | FloatGt | FloatGe => {
+            let fun = world.function(solver, opcode.name(), args.len())?;
+            let v = Term::apply(&fun, args);
+            e.lemmas.push(v.bv(Fun::BvUle, &Term::word(1)));
+            e.value = Some(v);
+        }
+        Strhash | Unicodehash | GuardIsObject => {
+            let fun = world.function(solver, opcode.name(), 1)?;
+            let v = Term::apply(&fun, args);
+            match opcode {
+                GuardIsObject => e.guard = Some(nonnull(&v)),
+                _ => e.value = Some(v),
+            }
+        }
+        GuardSubclass | GuardGcType => {
+            let class =
+                memory.read(world, solver, Cell::Class, &args[0], args[0].clone(), false)?;
+            let fun = world.function(solver, opcode.name(), 2)?;
+            e.defined = Some(nonnull(&args[0]));
+            e.guard = Some(nonnull(&Term::apply(&fun, &[class, args[1].clone()])));
+        }
+        VirtualRef => e.value = Some(memory.allocate(world, solver, None, None)?),
+        VirtualRefFinish => e.observed = Some(args.to_vec()),
+        PtrEq | InstancePtrEq => e.value = Some(flag(&args[0].eq(&args[1]))),
+        PtrNe | InstancePtrNe => e.value = Some(flag(&args[0].eq(&args[1]).not())),
+        GuardNonnull => e.guard = Some(nonnull(&args[0])),
+        GuardIsnull => e.guard = Some(args[0].eq(&Term::word(0))),
+        GuardClass | GuardNonnullClass => {
+            let class =
+                memory.read(world, solver, Cell::Class, &args[0], args[0].clone(), false)?;
+            let same = class.eq(&args[1]);
+            if opcode == GuardClass {
+                e.defined = Some(nonnull(&args[0]));
+                e.guard = Some(same);
+            } else {
+                e.guard = Some(nonnull(&args[0]).and(&same));
+            }
+        }
+        GuardNoException => e.guard = Some(memory.exception(world, solver)?.eq(&Term::word(0))),
+        GuardException => {
+            e.guard = Some(memory.exception(world, solver)?.eq(&args[0]));
+            e.value = Some(world.call_unknown(solver, "excvalue", memory.calls)?);
+        }
+        GuardNotForced | GuardNotForced2 => {
+            let forced = world.call_unknown(solver, "forced", memory.calls)?;
+            e.guard = Some(forced.eq(&Term::word(0)));
+        }
+        GuardNotInvalidated => {
+            let invalid = world.call_unknown(solver, "invalid", memory.calls)?;
+            e.guard = Some(invalid.eq(&Term::word(0)));
+        }
+        GetfieldGcI | GetfieldGcR | GetfieldGcF => {
+            let cell = cell_of(opcode, descr).unwrap();
+            e.defined = Some(nonnull(&args[0]));
+            e.value =
+                Some(memory.read(world, solver, cell, &args[0], args[0].clone(), reference)?);
+        }
+        SetfieldGc => {
+            let cell = cell_of(opcode, descr).unwrap();
+            e.defined = Some(nonnull(&args[0]));
+            memory.write(world, solver, cell, args[0].clone(), &args[1])?;
+        }
+        GetfieldRawI | GetfieldRawR | GetfieldRawF => {
+            let cell = cell_of(opcode, descr).unwrap();
+            e.value = Some(memory.read(world, solver, cell, &args[0], args[0].clone(), false)?);
+        }
+        SetfieldRaw => {
+            let cell = cell_of(opcode, descr).unwrap();
+            memory.write(world, solver, cell, args[0].clone(), &args[1])?;
+        }
+        GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
+        | GetarrayitemGcPureR | GetarrayitemGcPureF | GetinteriorfieldGcI | GetinteriorfieldGcR
+        | GetinteriorfieldGcF | Strgetitem | Unicodegetitem => {
+            let cell = cell_of(opcode, descr).unwrap();
+            e.defined = Some(in_bounds(
+                world, memory, solver, opcode, &args[0], &args[1],
+            )?);
+            let key = pair(&args[0], &args[1]);
+            e.value = Some(memory.read(world, solver, cell, &args[0], key, reference)?);
+        }
+        SetarrayitemGc | SetinteriorfieldGc | Strsetitem | Unicodesetitem => {
+            let cell = cell_of(opcode, descr).unwrap();
+            e.defined = Some(in_bounds(
+                world, memory, solver, opcode, &args[0], &args[1],
+            )?);
+            memory.write(world, solver, cell, pair(&args[0], &args[1]), &args[2])?;
+        }
+        ArraylenGc | Strlen | Unicodelen => {
+            let cell = length_cell(opcode);
+            e.defined = Some(nonnull(&args[0]));
+            let n = memory.read(world, solver, cell, &args[0], args[0].clone(), false)?;
+            e.lemmas.push(Term::word(0).bv(Fun::BvSle, &n));
+            e.value = Some(n);
+        }
+        New => e.value = Some(memory.allocate(world, solver, None, None)?),
+        NewWithVtable => {
+            let class = match descr.map(|d| &d.kind) {
+                Some(DescrKind::Size(size)) if size.vtable.is_some() => {
+                    world.class(solver, size.vtable.as_deref().unwrap())?
+                }
+                // A size descr that does not name its class: a class of
+                // its own.
+                _ => world.class(
+                    solver,
+                    &descr.map_or_else(String::new, |d| d.text.to_string()),
+                )?,
+            };
+            e.value = Some(memory.allocate(world, solver, Some(class), None)?);
+        }
+        NewArray | NewArrayClear | Newstr | Newunicode => {
+            e.defined = Some(Term::word(0).bv(Fun::BvSle, &args[0]));
+            let cell = length_cell(match opcode {
+                Newstr => Strlen,
+                Newunicode => Unicodelen,
+                _ => ArraylenGc,
+            });
+            e.value = Some(memory.allocate(world, solver, None, Some((cell, args[0].clone())))?);
+        }
+        CallPureI | CallPureR | CallPureF | CallPureN | CallLoopinvariantI | CallLoopinvariantR
+        | CallLoopinvariantF | CallLoopinvariantN => {
+            let fun = world.function(solver, "pure", args.len())?;
+            let v = Term::apply(&fun, args);
+            e.value = (opcode.result_type() != Type::Void).then_some(v);
+        }
+        _ if opcode.has(Flags::CALL) => {
+            let result = opcode.result_type() != Type::Void;
+            return memory.call(world, solver, descr, args, result).map(Some);
+        }
+        ForceToken => e.value = Some(world.call_unknown(solver, "force_token", 0)?),
+        _ => return Ok(None),
+    }
+    e.lemmas.append(&mut memory.facts);
+    Ok(Some(e))
+}
+
+/// Where an op's object keeps its length.
+fn length_cell(opcode: Opcode) -> Cell {
+    match opcode {
+        Opcode::Strlen | Opcode::Strgetitem | Opcode::Strsetitem => Cell::StrLength(false),
+        Opcode::Unicodelen | Opcode::Unicodegetitem | Opcode::Unicodesetitem => {
+            Cell::StrLength(true)
+        }
+        _ => Cell::Length,
+    }
+}
+
+/// `obj` is not null and `index` is within its length (interior fields
+/// and items alike).
+fn in_bounds(
+    world: &mut World,
+    memory: &mut Memory,
+    solver: &mut Solver,
+    opcode: Opcode,
+    obj: &Term,
+    index: &Term,
+) -> Result<Term, SolverError> {
+    let n = memory.read(world, solver, length_cell(opcode), obj, obj.clone(), false)?;
+    let above = Term::word(0).bv(Fun::BvSle, index);
+    let below = index.bv(Fun::BvSlt, &n);
+    Ok(Term::and_all([nonnull(obj), above, below]))
+}

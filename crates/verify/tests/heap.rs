@@ -1,0 +1,158 @@
+//! The validator on heap ops and calls: what the heap's meaning proves
+//! (reads of writes, fresh objects, classes, lengths, calls that cannot
+//! write a field) and what it must not (aliasing writes, dropped stores,
+//! loads moved past calls that write, changed calls). A pair that is not
+//! equivalent is never proved; its counterexample, which involves the
+//! heap, is not replayed yet, so the verdict is `Unreplayed`, not a claim.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use traceopt_ir::{parse_trace_with, Namespace};
+use traceopt_smt::Solver;
+use traceopt_verify::{verify, Verdict};
+
+fn namespace() -> Arc<Namespace> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Arc::new(Namespace::parse(&text, "descrs.txt").unwrap())
+}
+
+fn verdict(before: &str, after: &str) -> Verdict {
+    let ns = Some(namespace());
+    let before = parse_trace_with(before, "before", ns.clone()).unwrap_or_else(|e| panic!("{e}"));
+    let after = parse_trace_with(after, "after", ns).unwrap_or_else(|e| panic!("{e}"));
+    let mut solver = Solver::start(None, Duration::from_secs(20))
+        .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
+    verify(&before, &after, &mut solver).unwrap()
+}
+
+fn proved(before: &str, after: &str) {
+    assert_eq!(
+        verdict(before, after),
+        Verdict::Proved,
+        "\n{before}\n{after}"
+    );
+}
+
+fn not_proved(before: &str, after: &str) {
+    match verdict(before, after) {
+        Verdict::Unreplayed(_) | Verdict::Refuted(_) => {}
+        other => panic!("expected a counterexample, got {other:?}\n{before}\n{after}"),
+    }
+}
+
+#[test]
+fn a_read_after_a_write_sees_the_value() {
+    let before = "[p0, i1]\nsetfield_gc(p0, i1, descr=valuedescr)\ni2 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i2)\n";
+    proved(
+        before,
+        "[p0, i1]\nsetfield_gc(p0, i1, descr=valuedescr)\nfinish(i1)\n",
+    );
+    // Another field of the same object does not change it.
+    let before =
+        "[p0, i1, i2]\nsetfield_gc(p0, i1, descr=valuedescr)\nsetfield_gc(p0, i2, descr=adescr)\n\
+                  i3 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i3)\n";
+    proved(
+        before,
+        "[p0, i1, i2]\nsetfield_gc(p0, i1, descr=valuedescr)\nsetfield_gc(p0, i2, descr=adescr)\nfinish(i1)\n",
+    );
+}
+
+#[test]
+fn a_write_to_an_object_that_may_alias_is_not_forgotten() {
+    let before = "[p0, p1, i1, i2]\nsetfield_gc(p0, i1, descr=valuedescr)\nsetfield_gc(p1, i2, descr=valuedescr)\n\
+                  i3 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i3)\n";
+    let after = "[p0, p1, i1, i2]\nsetfield_gc(p0, i1, descr=valuedescr)\nsetfield_gc(p1, i2, descr=valuedescr)\nfinish(i1)\n";
+    not_proved(before, after);
+    // A fresh object is not an alias of anything older.
+    let before = "[p0, i1, i2]\np1 = new(descr=ssize)\nsetfield_gc(p0, i1, descr=adescr)\nsetfield_gc(p1, i2, descr=adescr)\n\
+                  i3 = getfield_gc_i(p0, descr=adescr)\nfinish(i3, p1)\n";
+    let after = "[p0, i1, i2]\np1 = new(descr=ssize)\nsetfield_gc(p0, i1, descr=adescr)\nsetfield_gc(p1, i2, descr=adescr)\nfinish(i1, p1)\n";
+    proved(before, after);
+}
+
+#[test]
+fn fresh_objects_are_cleared_distinct_and_of_their_class() {
+    let before = "[p0]\np1 = new_with_vtable(descr=nodesize)\ni2 = getfield_gc_i(p1, descr=valuedescr)\n\
+                  guard_class(p1, ConstClass(node_vtable)) []\ni3 = ptr_eq(p1, p0)\nfinish(i2, i3, p1)\n";
+    let after = "[p0]\np1 = new_with_vtable(descr=nodesize)\nfinish(0, 0, p1)\n";
+    proved(before, after);
+    // The class of an input is not known.
+    let before = "[p0]\nguard_class(p0, ConstClass(node_vtable)) []\nfinish(p0)\n";
+    not_proved(before, "[p0]\nfinish(p0)\n");
+}
+
+#[test]
+fn a_dropped_store_is_a_difference() {
+    let before = "[p0, i1]\nsetfield_gc(p0, i1, descr=valuedescr)\nfinish(i1)\n";
+    not_proved(before, "[p0, i1]\nfinish(i1)\n");
+    // A store of what the field already holds may go.
+    let before = "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\nsetfield_gc(p0, i1, descr=valuedescr)\nfinish(i1)\n";
+    proved(
+        before,
+        "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i1)\n",
+    );
+}
+
+#[test]
+fn calls_write_what_their_effect_info_says() {
+    let load_twice = |call: &str| {
+        format!(
+            "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = call_i(123, i1, descr={call})\n\
+             i3 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i3, i2)\n"
+        )
+    };
+    let load_once = |call: &str| {
+        format!(
+            "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = call_i(123, i1, descr={call})\nfinish(i1, i2)\n"
+        )
+    };
+    // A call that writes only adescr keeps valuedescr.
+    proved(&load_twice("writeadescr"), &load_once("writeadescr"));
+    // One that may write anything does not.
+    not_proved(&load_twice("plaincalldescr"), &load_once("plaincalldescr"));
+    // A call with other arguments is another call.
+    let other =
+        "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = call_i(123, 7, descr=writeadescr)\n\
+                 i3 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i3, i2)\n";
+    not_proved(&load_twice("writeadescr"), other);
+    // The heap a call sees is part of it.
+    let before = "[p0, i5]\nsetfield_gc(p0, i5, descr=valuedescr)\ni2 = call_i(123, 1, descr=nonwritedescr)\n\
+                  setfield_gc(p0, 0, descr=valuedescr)\nfinish(i2)\n";
+    let after = "[p0, i5]\ni2 = call_i(123, 1, descr=nonwritedescr)\nsetfield_gc(p0, 0, descr=valuedescr)\nfinish(i2)\n";
+    not_proved(before, after);
+}
+
+#[test]
+fn pure_calls_of_equal_arguments_are_equal() {
+    let before = "[i0]\ni1 = call_pure_i(123, i0, descr=elidablecalldescr)\ni2 = call_pure_i(123, i0, descr=elidablecalldescr)\n\
+                  i3 = int_sub(i1, i2)\nfinish(i3)\n";
+    proved(before, "[i0]\nfinish(0)\n");
+    let before = "[i0]\ni1 = call_pure_i(123, i0, descr=elidablecalldescr)\nfinish(i1)\n";
+    not_proved(
+        before,
+        "[i0]\ni1 = call_pure_i(123, 5, descr=elidablecalldescr)\nfinish(i1)\n",
+    );
+}
+
+#[test]
+fn arrays_lengths_and_floats() {
+    let before = "[i0, i1]\np2 = new_array(5, descr=arraydescr)\nsetarrayitem_gc(p2, 1, i0, descr=arraydescr)\n\
+                  i3 = getarrayitem_gc_i(p2, 1, descr=arraydescr)\ni4 = arraylen_gc(p2, descr=arraydescr)\n\
+                  i5 = getarrayitem_gc_i(p2, 2, descr=arraydescr)\nfinish(i3, i4, i5, p2)\n";
+    let after = "[i0, i1]\np2 = new_array(5, descr=arraydescr)\nsetarrayitem_gc(p2, 1, i0, descr=arraydescr)\nfinish(i0, 5, 0, p2)\n";
+    proved(before, after);
+    // Out of bounds is undefined: anything goes after it.
+    let before = "[p0]\ni1 = getarrayitem_gc_i(p0, -1, descr=arraydescr)\nfinish(i1)\n";
+    proved(before, "[p0]\nfinish(42)\n");
+    // A float keeps its bits through the heap.
+    let before = "[p0, f1]\nsetfield_gc(p0, f1, descr=floatdescr)\nf2 = getfield_gc_f(p0, descr=floatdescr)\nfinish(f2)\n";
+    proved(
+        before,
+        "[p0, f1]\nsetfield_gc(p0, f1, descr=floatdescr)\nfinish(f1)\n",
+    );
+    // Float arithmetic is not known beyond equal arguments, equal results.
+    let before = "[f0]\nf1 = float_add(f0, 0.0)\nfinish(f1)\n";
+    not_proved(before, "[f0]\nfinish(f0)\n");
+}

@@ -44,7 +44,7 @@ use traceopt_smt::{Fun, Outcome, Solver, SolverError, Sort, Term};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
-    #[error("{side}:{line}: {what} is not supported by verify yet (only integer ops are; heap ops come with allocation removal)")]
+    #[error("{side}:{line}: {what} is not supported by the validator yet")]
     Unsupported {
         side: &'static str,
         line: u32,
@@ -149,7 +149,7 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
         inputs,
         escapes: escape_vars,
         all: vars,
-    } = solver_inputs(trace, "BEFORE")?;
+    } = solver_inputs(&[trace], "BEFORE")?;
     solver.push()?;
     let mut world = World::default();
     let result = (|| {
@@ -220,7 +220,10 @@ fn replayable(traces: &[&Trace], world: &World) -> bool {
     let ints = traces
         .iter()
         .all(|t| t.inputs.iter().all(|&ty| ty == Type::Int));
-    ints && !world.beyond_bitvectors()
+    let no_objects_from_outside = traces
+        .iter()
+        .all(|t| t.ops.iter().all(|op| op.opcode != Opcode::EscapeR));
+    ints && no_objects_from_outside && !world.beyond_bitvectors()
 }
 
 /// Declares the unknowns of traces that share their inputs, registers the
@@ -264,8 +267,10 @@ fn prove(
     }
 }
 
-/// A trace's unknowns, after checking that the validator takes its inputs.
-fn solver_inputs(trace: &Trace, side: &'static str) -> Result<Unknowns, VerifyError> {
+/// The unknowns of traces that share their inputs (the first one's),
+/// after checking that the validator takes those inputs.
+fn solver_inputs(traces: &[&Trace], side: &'static str) -> Result<Unknowns, VerifyError> {
+    let trace = traces[0];
     for (i, &ty) in trace.inputs.iter().enumerate() {
         if !matches!(ty, Type::Int | Type::Ref | Type::Float) {
             let what = format!("input {} of type {ty}", trace.name(ValueId(i as u32)));
@@ -277,7 +282,11 @@ fn solver_inputs(trace: &Trace, side: &'static str) -> Result<Unknowns, VerifyEr
         }
     }
     let inputs: Vec<String> = (0..trace.inputs.len()).map(|i| format!("in{i}")).collect();
-    let escapes = trace.ops.iter().filter(|op| is_escape(op.opcode)).count();
+    let escapes = traces
+        .iter()
+        .map(|t| t.ops.iter().filter(|op| is_escape(op.opcode)).count())
+        .max()
+        .unwrap_or(0);
     let escape_vars: Vec<String> = (0..escapes).map(|k| format!("esc{k}")).collect();
     let all: Vec<String> = inputs.iter().chain(&escape_vars).cloned().collect();
     Ok(Unknowns {
@@ -317,7 +326,7 @@ fn check(
         inputs,
         escapes: escape_vars,
         all: vars,
-    } = solver_inputs(before, "BEFORE")?;
+    } = solver_inputs(&[before, after], "BEFORE")?;
 
     solver.push()?;
     let mut world = World::default();
@@ -522,7 +531,10 @@ fn guard_obligations(
 }
 
 fn is_escape(opcode: Opcode) -> bool {
-    matches!(opcode, Opcode::EscapeI | Opcode::EscapeN)
+    matches!(
+        opcode,
+        Opcode::EscapeI | Opcode::EscapeR | Opcode::EscapeF | Opcode::EscapeN
+    )
 }
 
 /// The definitions sent to the solver, shared by both traces: a term
@@ -564,6 +576,9 @@ fn encode_side(
     solver: &mut Solver,
 ) -> Result<Side, VerifyError> {
     let mut memory = Memory::default();
+    // Escape ops so far (calls are observed among them, but have no
+    // escape result).
+    let mut escaped = 0;
     let mut values: Vec<Option<Term>> = (0..trace.inputs.len())
         .map(|i| Some(Term::var(&format!("in{i}"))))
         .collect();
@@ -609,11 +624,17 @@ fn encode_side(
                 end = Some((op.opcode, args));
                 break;
             }
-            Opcode::EscapeI | Opcode::EscapeN => {
-                let k = escapes.len();
+            Opcode::EscapeI | Opcode::EscapeR | Opcode::EscapeF | Opcode::EscapeN => {
+                let k = escaped;
+                escaped += 1;
                 escapes.push(args);
-                if op.opcode == Opcode::EscapeI {
-                    result = Some(Term::var(&format!("esc{k}")));
+                if op.opcode != Opcode::EscapeN {
+                    let value = Term::var(&format!("esc{k}"));
+                    if op.opcode == Opcode::EscapeR {
+                        // An object from outside: null or from before.
+                        lemmas.push(world.old_or_null(solver, &value)?);
+                    }
+                    result = Some(value);
                 }
                 None
             }
@@ -706,6 +727,7 @@ impl Env for ReplayEnv {
         self.next += 1;
         match result {
             Type::Int => Val::Int(value),
+            Type::Float => Val::Float(f64::from_bits(value as u64)),
             other => Val::zero(other),
         }
     }

@@ -10,7 +10,7 @@
 //! reference interpreter refuses those inputs, and a test checks both
 //! agree on every defined input.
 //!
-//! Python division and modulo (`int_pydiv`, `int_pymod`, and `call_pure_i`
+//! Python division and modulo (`int_pydiv`, `int_pymod`, and `call_pure_i` and `call_i`
 //! with PyPy's oopspecs 12 and 14) floor towards minus infinity: the
 //! remainder takes the divisor's sign, which is SMT-LIB's `bvsmod`.
 
@@ -59,7 +59,7 @@ pub fn truthy(word: &Term) -> Term {
 pub fn is_integer_op(opcode: Opcode, descr: Option<&Descr>) -> bool {
     use Opcode::*;
     match opcode {
-        CallPureI => py_division_oopspec(descr).is_some(),
+        CallPureI | CallI => py_division_oopspec(descr).is_some(),
         IntAdd | IntSub | IntMul | UintMulHigh | IntAnd | IntOr | IntXor | IntRshift
         | IntLshift | UintRshift | IntSignext | IntPydiv | IntPymod | IntLt | IntLe | IntEq
         | IntNe | IntGt | IntGe | UintLt | UintLe | UintGt | UintGe | IntIsZero | IntIsTrue
@@ -82,7 +82,7 @@ pub fn py_division_oopspec(descr: Option<&Descr>) -> Option<Opcode> {
 /// argument, as in traces.
 pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<Encoded> {
     use Opcode::*;
-    if opcode == CallPureI {
+    if matches!(opcode, CallPureI | CallI) {
         let op = py_division_oopspec(descr)?;
         return encode(op, args.get(1..)?, None);
     }

@@ -84,6 +84,8 @@ pub(crate) struct World {
     /// before, ...), to assume.
     pub lemmas: Vec<Term>,
     classes: Vec<Term>,
+    /// The objects constants name, each distinct from the others.
+    objects: Vec<Term>,
     /// Whether an uninterpreted function was used.
     functions: bool,
 }
@@ -125,7 +127,7 @@ impl World {
     }
 
     /// An object from before, named by a constant (`ConstPtr(name)`,
-    /// a string constant).
+    /// a string constant): constants of other names are other objects.
     pub fn old_object(&mut self, solver: &mut Solver, name: &str) -> Result<Term, SolverError> {
         let var = Name::user(name).part("ptr");
         let fresh = !self.declared.contains(&var);
@@ -134,6 +136,10 @@ impl World {
             let base = self.base(solver)?;
             let old = r.bv(Fun::BvUlt, &base).and(&r.eq(&Term::word(0)).not());
             self.lemmas.push(old);
+            for other in &self.objects {
+                self.lemmas.push(r.eq(other).not());
+            }
+            self.objects.push(r.clone());
         }
         Ok(r)
     }

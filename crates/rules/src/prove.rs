@@ -19,7 +19,8 @@
 //! A second query asks whether the rule can ever apply (its assumptions
 //! are satisfiable). A failed proof names the rule and its line and
 //! gives the counterexample value of every variable and of both sides.
-//! Results are cached by rule text, solver and prover version.
+//! Proved results are cached by rule text, the fingerprint of the
+//! encoding code and the solver's name and version (`cache_key`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -35,8 +36,10 @@ use traceopt_smt::{
     encode, Model, Name, Outcome, Sat, Solver, SolverError, SolverKind, Sort, Term,
 };
 
-/// Bump when the meaning of a proof changes, to invalidate the cache.
-const PROVER_VERSION: u32 = 1;
+/// A hash of the sources of this crate, `traceopt-smt` and
+/// `traceopt-domains`, taken by `build.rs`: what a proof's meaning
+/// depends on besides the rule and the solver.
+pub const ENCODING_FINGERPRINT: &str = env!("TRACEOPT_ENCODING_FINGERPRINT");
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
@@ -448,7 +451,7 @@ impl Cache {
         }
     }
     fn key(rule: &Rule, solver: &str) -> String {
-        format!("v{PROVER_VERSION} {solver}\n{}", rule.text)
+        cache_key(&rule.text, ENCODING_FINGERPRINT, solver)
     }
     pub fn save(&self) {
         if let Some(path) = &self.path {
@@ -457,6 +460,12 @@ impl Cache {
             }
         }
     }
+}
+
+/// The cache key of a rule's proof: its text, the fingerprint of the
+/// encoding code, and the solver (name and version, as `z3 4.8.12`).
+pub fn cache_key(text: &str, fingerprint: &str, solver: &str) -> String {
+    format!("{fingerprint} {solver}\n{text}")
 }
 
 /// The outcome for one rule.
@@ -493,8 +502,8 @@ pub fn prove_all(
     cache: &mut Cache,
     rules: &[crate::compile::Source],
 ) -> Result<Vec<Proof>, SolverError> {
-    let first = Solver::start(kind, timeout)?;
-    let solver_name = format!("{:?}", first.kind());
+    let mut first = Solver::start(kind, timeout)?;
+    let solver_name = format!("{} {}", first.kind().binary(), first.version()?);
     let kind = Some(first.kind());
     let keys: Vec<String> = rules
         .iter()
@@ -552,4 +561,26 @@ pub fn prove_all(
     }
     cache.save();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_key_changes_with_the_rule_the_encoding_and_the_solver() {
+        let key = cache_key("r: x\n    => x", "f00d", "z3 4.8.12");
+        for other in [
+            cache_key("r: x\n    => 0", "f00d", "z3 4.8.12"),
+            cache_key("r: x\n    => x", "f00e", "z3 4.8.12"),
+            cache_key("r: x\n    => x", "f00d", "z3 4.8.13"),
+            cache_key("r: x\n    => x", "f00d", "cvc5 4.8.12"),
+        ] {
+            assert_ne!(key, other);
+        }
+        assert_eq!(key, cache_key("r: x\n    => x", "f00d", "z3 4.8.12"));
+        // The build's fingerprint: 128 bits in hex.
+        assert_eq!(ENCODING_FINGERPRINT.len(), 32);
+        assert!(ENCODING_FINGERPRINT.chars().all(|c| c.is_ascii_hexdigit()));
+    }
 }

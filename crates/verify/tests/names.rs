@@ -26,7 +26,7 @@ fn rename(text: &str) -> String {
             .count();
         let ends_word = bytes
             .get(i + 1 + digits)
-            .is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
+            .map_or(true, |b| !(b.is_ascii_alphanumeric() || *b == b'_'));
         if bytes[i] == b'i' && starts_word && digits > 0 && ends_word {
             let n: usize = text[i + 1..i + 1 + digits].parse().unwrap();
             out.push_str(LOOK_ALIKES[n]);

@@ -115,18 +115,17 @@ struct Conditions {
 
 /// The value of a pattern (or target) tree and the root's no-overflow
 /// condition; the rest goes into `c`.
-fn tree(p: &Pattern, env: &HashMap<String, Val<Sym>>, c: &mut Conditions) -> (Term, Option<Term>) {
+/// A variable (a pattern variable or an assigned name) is its solver
+/// variable, `var_name`.
+fn tree(p: &Pattern, c: &mut Conditions) -> (Term, Option<Term>) {
     match p {
         Pattern::Const(v, _) => (Term::word(*v), None),
-        Pattern::Var(name, _) => match env[name] {
-            Val::Int(w) => (w.term(), None),
-            _ => (Term::name(&var_name(name)), None),
-        },
+        Pattern::Var(name, _) => (Term::name(&var_name(name)), None),
         Pattern::Op(op, args, _) => {
             let terms: Vec<Term> = args
                 .iter()
                 .map(|a| {
-                    let (t, ovf) = tree(a, env, c);
+                    let (t, ovf) = tree(a, c);
                     c.no_overflow.extend(ovf);
                     t
                 })
@@ -211,7 +210,7 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
     }
     let mut cases = Vec::new();
     let mut pattern = Conditions::default();
-    let (source, source_ovf) = tree(&rule.pattern, &env, &mut pattern);
+    let (source, source_ovf) = tree(&rule.pattern, &mut pattern);
     assumptions.extend(pattern.defined);
     assumptions.extend(pattern.no_overflow);
     assumptions.extend(pattern.lemmas);
@@ -246,7 +245,7 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
     }
     let _ = scope;
     let mut built = Conditions::default();
-    let (target, target_ovf) = tree(&rule.target, &env, &mut built);
+    let (target, target_ovf) = tree(&rule.target, &mut built);
     assumptions.extend(built.lemmas);
     let mut goal = Term::and_all(built.defined);
     goal = goal.and(&Term::and_all(built.no_overflow));

@@ -4,8 +4,10 @@
 //! reports critical pairs that do not rejoin; `list` prints the rules
 //! compiled into this binary.
 //!
-//! Exit codes: 0 all good, 1 a rule is wrong or can never apply, 3 the
-//! solver could not decide some rule, 2 usage or input error.
+//! Exit codes: 0 all good (for `prove`: every rule proved), 1 a rule is
+//! wrong or can never apply, 3 some rule is not proved otherwise (the
+//! solver could not decide it, or it is marked `SORRY_SMT`), 2 usage or
+//! input error.
 
 use crate::input::Failure;
 use crate::seconds::positive_seconds;
@@ -47,7 +49,8 @@ enum RulesCommand {
         /// Solver processes to run in parallel.
         #[arg(long, default_value_t = 2)]
         jobs: usize,
-        /// The proof cache (rules proved before, by rule text and solver).
+        /// The proof cache (rules proved before, by rule text, encoding
+        /// code and solver version).
         #[arg(long, default_value = "target/rule-proofs.json")]
         cache: PathBuf,
         /// Ignore and do not write the cache.
@@ -174,7 +177,10 @@ fn prove(
                 proved += 1;
                 cached += usize::from(proof.cached);
             }
-            Verdict::Skipped => sorry += 1,
+            Verdict::Skipped => {
+                sorry += 1;
+                writeln!(out, "{}\n", proof.message()).unwrap();
+            }
             Verdict::Unknown(_) => {
                 unknown += 1;
                 writeln!(out, "{}\n", proof.message()).unwrap();
@@ -194,7 +200,7 @@ fn prove(
     .unwrap();
     if wrong > 0 {
         Err(Failure::silent(1))
-    } else if unknown > 0 {
+    } else if unknown > 0 || sorry > 0 {
         Err(Failure::silent(3))
     } else {
         Ok(())

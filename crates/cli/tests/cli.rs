@@ -411,6 +411,59 @@ fn rules_check_reports_a_bad_rules_file_with_its_place() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `rules prove` on one rules file with a solver found through `path`
+/// (the system's PATH if `None`): exit code and output.
+fn rules_prove(name: &str, rules: &str, path: Option<&std::path::Path>) -> (Option<i32>, String) {
+    let dir = std::env::temp_dir().join(format!("traceopt-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.rules"), rules).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_traceopt"));
+    command.args([
+        "rules",
+        "prove",
+        "--no-cache",
+        "--solver",
+        "z3",
+        dir.to_str().unwrap(),
+    ]);
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    let out = command.output().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (out.status.code(), text(&out.stdout))
+}
+
+#[test]
+fn rules_prove_fails_on_a_sorry_or_undecided_rule() {
+    let proved = "kept: int_add(x, 0)\n    => x\n";
+    let (code, out) = rules_prove("proved-rules", proved, None);
+    assert_eq!(code, Some(0), "{out}");
+    let sorry = format!("{proved}unproved: int_sub(x, 0)\n    SORRY_SMT\n    => x\n");
+    let (code, out) = rules_prove("sorry-rules", &sorry, None);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(out.contains("skipped (SORRY_SMT) rule 'unproved'"), "{out}");
+    assert!(out.contains("1 proved"), "{out}");
+    // A "z3" that answers every check with unknown.
+    let bin = std::env::temp_dir().join(format!("traceopt-unknown-z3-{}", std::process::id()));
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = "#!/bin/sh\nwhile read -r l; do case \"$l\" in\n\
+        *:version*) echo '(:version \"0-fake\")';;\n\
+        *reason-unknown*) echo '(:reason-unknown \"fake\")';;\n\
+        *check-sat*) echo unknown;;\nesac; done\n";
+    let z3 = bin.join("z3");
+    std::fs::write(&z3, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&z3, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, out) = rules_prove("undecided-rules", proved, Some(&bin));
+    std::fs::remove_dir_all(&bin).unwrap();
+    assert_eq!(code, Some(3), "{out}");
+    assert!(
+        out.contains("unknown: the solver gave up on rule 'kept'"),
+        "{out}"
+    );
+}
+
 #[test]
 fn rules_confluence_reports_critical_pairs() {
     let out = traceopt(&["rules", "confluence", "../../rules"], "");

@@ -103,6 +103,8 @@ const EXTRA_TRACES: &[&str] = &[
     "[i0]\ni1 = int_mul(i0, 3)\ni2 = int_mul(i1, 5)\nfinish(i2)\n",
     "[i0]\ni1 = int_pydiv(i0, 8)\nfinish(i1)\n",
     "[i0]\ni1 = int_pymod(i0, 8)\nfinish(i1)\n",
+    // and_known_identity_of: x has bits in 0..3 only, y has them all.
+    "[i0, i1]\ni2 = int_and(i0, -16)\nguard_value(i2, 0) []\ni3 = int_and(i1, 15)\nguard_value(i3, 15) []\ni4 = int_and(i0, i1)\nfinish(i4)\n",
 ];
 
 /// Optimizes one test trace and proves the output; gives the rule counts.

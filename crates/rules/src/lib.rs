@@ -91,3 +91,31 @@ pub fn sources(files: &[RuleFile]) -> Vec<compile::Source<'_>> {
         })
         .collect()
 }
+
+/// The rules the optimizer may be built with, and those it may not: the
+/// ones marked `SORRY_SMT`, whose proof is skipped.
+pub fn proof_ready(
+    rules: Vec<compile::Source<'_>>,
+) -> (Vec<compile::Source<'_>>, Vec<compile::Source<'_>>) {
+    rules.into_iter().partition(|s| !s.rule.sorry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorry_rules_are_left_out_of_the_matcher() {
+        let text =
+            "kept: int_add(x, 0)\n    => x\nunproved: int_sub(x, 0)\n    SORRY_SMT\n    => x\n";
+        let file = load_text("t.rules", text).unwrap();
+        let (ready, unproved) = proof_ready(sources(std::slice::from_ref(&file)));
+        let names = |s: &[compile::Source]| -> Vec<String> {
+            s.iter().map(|s| s.rule.name.clone()).collect()
+        };
+        assert_eq!(names(&ready), ["kept"]);
+        assert_eq!(names(&unproved), ["unproved"]);
+        let code = compile::generate(&ready);
+        assert!(code.contains("\"kept\"") && !code.contains("unproved"));
+    }
+}

@@ -19,7 +19,8 @@
 //! A second query asks whether the rule can ever apply (its assumptions
 //! are satisfiable). A failed proof names the rule and its line and
 //! gives the counterexample value of every variable and of both sides.
-//! Results are cached by rule text, solver and prover version.
+//! Proved results are cached by rule text, the fingerprint of the
+//! encoding code and the solver's name and version (`cache_key`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -35,8 +36,10 @@ use traceopt_smt::{
     encode, Model, Name, Outcome, Sat, Solver, SolverError, SolverKind, Sort, Term,
 };
 
-/// Bump when the meaning of a proof changes, to invalidate the cache.
-const PROVER_VERSION: u32 = 1;
+/// A hash of the sources of this crate, `traceopt-smt` and
+/// `traceopt-domains`, taken by `build.rs`: what a proof's meaning
+/// depends on besides the rule and the solver.
+pub const ENCODING_FINGERPRINT: &str = env!("TRACEOPT_ENCODING_FINGERPRINT");
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
@@ -112,18 +115,17 @@ struct Conditions {
 
 /// The value of a pattern (or target) tree and the root's no-overflow
 /// condition; the rest goes into `c`.
-fn tree(p: &Pattern, env: &HashMap<String, Val<Sym>>, c: &mut Conditions) -> (Term, Option<Term>) {
+/// A variable (a pattern variable or an assigned name) is its solver
+/// variable, `var_name`.
+fn tree(p: &Pattern, c: &mut Conditions) -> (Term, Option<Term>) {
     match p {
         Pattern::Const(v, _) => (Term::word(*v), None),
-        Pattern::Var(name, _) => match env[name] {
-            Val::Int(w) => (w.term(), None),
-            _ => (Term::name(&var_name(name)), None),
-        },
+        Pattern::Var(name, _) => (Term::name(&var_name(name)), None),
         Pattern::Op(op, args, _) => {
             let terms: Vec<Term> = args
                 .iter()
                 .map(|a| {
-                    let (t, ovf) = tree(a, env, c);
+                    let (t, ovf) = tree(a, c);
                     c.no_overflow.extend(ovf);
                     t
                 })
@@ -208,7 +210,7 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
     }
     let mut cases = Vec::new();
     let mut pattern = Conditions::default();
-    let (source, source_ovf) = tree(&rule.pattern, &env, &mut pattern);
+    let (source, source_ovf) = tree(&rule.pattern, &mut pattern);
     assumptions.extend(pattern.defined);
     assumptions.extend(pattern.no_overflow);
     assumptions.extend(pattern.lemmas);
@@ -243,7 +245,7 @@ fn encode_rule(rule: &Rule, scope: &Scope) -> Encoding {
     }
     let _ = scope;
     let mut built = Conditions::default();
-    let (target, target_ovf) = tree(&rule.target, &env, &mut built);
+    let (target, target_ovf) = tree(&rule.target, &mut built);
     assumptions.extend(built.lemmas);
     let mut goal = Term::and_all(built.defined);
     goal = goal.and(&Term::and_all(built.no_overflow));
@@ -448,7 +450,7 @@ impl Cache {
         }
     }
     fn key(rule: &Rule, solver: &str) -> String {
-        format!("v{PROVER_VERSION} {solver}\n{}", rule.text)
+        cache_key(&rule.text, ENCODING_FINGERPRINT, solver)
     }
     pub fn save(&self) {
         if let Some(path) = &self.path {
@@ -457,6 +459,12 @@ impl Cache {
             }
         }
     }
+}
+
+/// The cache key of a rule's proof: its text, the fingerprint of the
+/// encoding code, and the solver (name and version, as `z3 4.8.12`).
+pub fn cache_key(text: &str, fingerprint: &str, solver: &str) -> String {
+    format!("{fingerprint} {solver}\n{text}")
 }
 
 /// The outcome for one rule.
@@ -493,8 +501,8 @@ pub fn prove_all(
     cache: &mut Cache,
     rules: &[crate::compile::Source],
 ) -> Result<Vec<Proof>, SolverError> {
-    let first = Solver::start(kind, timeout)?;
-    let solver_name = format!("{:?}", first.kind());
+    let mut first = Solver::start(kind, timeout)?;
+    let solver_name = format!("{} {}", first.kind().binary(), first.version()?);
     let kind = Some(first.kind());
     let keys: Vec<String> = rules
         .iter()
@@ -552,4 +560,26 @@ pub fn prove_all(
     }
     cache.save();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_key_changes_with_the_rule_the_encoding_and_the_solver() {
+        let key = cache_key("r: x\n    => x", "f00d", "z3 4.8.12");
+        for other in [
+            cache_key("r: x\n    => 0", "f00d", "z3 4.8.12"),
+            cache_key("r: x\n    => x", "f00e", "z3 4.8.12"),
+            cache_key("r: x\n    => x", "f00d", "z3 4.8.13"),
+            cache_key("r: x\n    => x", "f00d", "cvc5 4.8.12"),
+        ] {
+            assert_ne!(key, other);
+        }
+        assert_eq!(key, cache_key("r: x\n    => x", "f00d", "z3 4.8.12"));
+        // The build's fingerprint: 128 bits in hex.
+        assert_eq!(ENCODING_FINGERPRINT.len(), 32);
+        assert!(ENCODING_FINGERPRINT.chars().all(|c| c.is_ascii_hexdigit()));
+    }
 }

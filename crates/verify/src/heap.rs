@@ -256,6 +256,8 @@ pub(crate) struct Memory {
     arrays: BTreeMap<Cell, Term>,
     allocations: u32,
     calls: u32,
+    /// A `guard_exception` has taken the last call's exception.
+    exception_taken: bool,
     /// Facts about the initial heap met by reads since the last op.
     facts: Vec<Term>,
 }
@@ -368,10 +370,12 @@ impl Memory {
             .collect()
     }
 
-    /// The exception state after the last call (0: none).
+    /// The exception state after the last call (0: none, or taken by a
+    /// `guard_exception`).
     fn exception(&mut self, world: &mut World, solver: &mut Solver) -> Result<Term, SolverError> {
         match self.calls {
             0 => Ok(Term::word(0)),
+            _ if self.exception_taken => Ok(Term::word(0)),
             k => world.call_unknown(solver, "exc", k),
         }
     }
@@ -389,6 +393,7 @@ impl Memory {
         let mut observed = args.to_vec();
         observed.extend(self.snapshot(world, solver)?);
         self.calls += 1;
+        self.exception_taken = false;
         let k = self.calls;
         let writes = descr.and_then(Descr::as_call).map(|c| &c.writes);
         let cells: Vec<Cell> = world.cells.clone();
@@ -536,6 +541,8 @@ pub(crate) fn encode_heap_op(
         GuardException => {
             e.guard = Some(memory.exception(world, solver)?.eq(&args[0]));
             e.value = Some(world.call_unknown(solver, "excvalue", memory.calls)?);
+            // Past the guard the exception is caught: none is pending.
+            memory.exception_taken = true;
         }
         GuardNotForced | GuardNotForced2 => {
             let forced = world.call_unknown(solver, "forced", memory.calls)?;

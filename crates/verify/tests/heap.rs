@@ -156,3 +156,20 @@ fn arrays_lengths_and_floats() {
     let before = "[f0]\nf1 = float_add(f0, 0.0)\nfinish(f1)\n";
     not_proved(before, "[f0]\nfinish(f0)\n");
 }
+
+#[test]
+fn a_caught_exception_is_no_longer_pending() {
+    // Past guard_exception, guard_no_exception holds: so the two ends
+    // below are reached, and they differ.
+    let before = "[i0]\ni1 = call_i(123, i0, descr=plaincalldescr)\np2 = guard_exception(ConstClass(node_vtable)) []\n\
+                  guard_no_exception() []\nfinish(1)\n";
+    let after = "[i0]\ni1 = call_i(123, i0, descr=plaincalldescr)\np2 = guard_exception(ConstClass(node_vtable)) []\n\
+                 guard_no_exception() []\nfinish(2)\n";
+    not_proved(before, after);
+    // Without the call there is no exception to catch.
+    let before = "[i0]\np2 = guard_exception(ConstClass(node_vtable)) []\nfinish(1)\n";
+    proved(
+        before,
+        "[i0]\np2 = guard_exception(ConstClass(node_vtable)) []\nfinish(2)\n",
+    );
+}

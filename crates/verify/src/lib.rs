@@ -107,7 +107,8 @@ struct Side {
     lemmas: Vec<Term>,
     guards: Vec<Guard>,
     /// The heap's arrays at the end.
-    heap: Vec<Term>,
+    /// The heap at the end.
+    memory: Memory,
 }
 
 /// A guard: its op, its condition, and the condition of reaching it.
@@ -333,8 +334,8 @@ fn check(
     let result = (|| {
         begin(&[before, after], &inputs, &vars, &mut world, solver)?;
         let mut shared = Shared::default();
-        let b = encode_side(before, "BEFORE", "b", &mut shared, &mut world, solver)?;
-        let a = encode_side(after, "AFTER", "a", &mut shared, &mut world, solver)?;
+        let mut b = encode_side(before, "BEFORE", "b", &mut shared, &mut world, solver)?;
+        let mut a = encode_side(after, "AFTER", "a", &mut shared, &mut world, solver)?;
         let same_end = match (&b.end, &a.end) {
             (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
                 Term::and_all(bv.iter().zip(av).map(|(x, y)| same(x, y)))
@@ -351,7 +352,11 @@ fn check(
         } else {
             Term::Bool(false)
         };
-        let same_heap = Term::and_all(b.heap.iter().zip(&a.heap).map(|(x, y)| same_array(x, y)));
+        // Taken once both traces are encoded, so that both cover every
+        // kind of cell either one touches.
+        let b_heap = b.memory.snapshot(&mut world, solver)?;
+        let a_heap = a.memory.snapshot(&mut world, solver)?;
+        let same_heap = Term::and_all(b_heap.iter().zip(&a_heap).map(|(x, y)| same_array(x, y)));
         let mut assumed: Vec<Term> = world.lemmas.clone();
         assumed.extend(b.lemmas.iter().chain(&a.lemmas).cloned());
         assumed.extend(b.defined.iter().cloned());
@@ -684,7 +689,6 @@ fn encode_side(
             values[id] = Some(shared.define(solver, name, Sort::Bv(64), value)?);
         }
     }
-    let heap = memory.snapshot(world, solver)?;
     Ok(Side {
         pass,
         defined,
@@ -692,7 +696,7 @@ fn encode_side(
         escapes,
         lemmas,
         guards,
-        heap,
+        memory,
     })
 }
 

@@ -173,3 +173,11 @@ fn a_caught_exception_is_no_longer_pending() {
         "[i0]\np2 = guard_exception(ConstClass(node_vtable)) []\nfinish(2)\n",
     );
 }
+
+#[test]
+fn a_write_only_the_optimized_trace_makes_is_a_difference() {
+    let after = "[p0]\nsetfield_gc(p0, 1, descr=valuedescr)\nfinish(0)\n";
+    not_proved("[p0]\nfinish(0)\n", after);
+    let after = "[p0]\nsetarrayitem_gc(p0, 0, 1, descr=arraydescr)\nfinish(0)\n";
+    not_proved("[p0]\nfinish(0)\n", after);
+}

@@ -40,7 +40,7 @@ use traceopt_smt::encode::{encode, truthy};
 
 mod heap;
 use heap::{encode_heap_op, Memory, World};
-use traceopt_smt::{Fun, Outcome, Solver, SolverError, Sort, Term};
+use traceopt_smt::{Fun, Model, Outcome, Solver, SolverError, Sort, Term};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
@@ -182,11 +182,7 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
         Outcome::Proved => Verdict::Proved,
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
         Outcome::Counterexample(model) => {
-            let values: Vec<i64> = inputs.iter().map(|n| model.i64(n).unwrap_or(0)).collect();
-            let esc: Vec<i64> = escape_vars
-                .iter()
-                .map(|n| model.i64(n).unwrap_or(0))
-                .collect();
+            let (values, esc) = (words(&model, &inputs), words(&model, &escape_vars));
             let run = replay_run(trace, &values, &esc);
             let text = describe(trace, &run);
             if !run.is_ok_and(|r| !matches!(r.outcome, Ended::GuardFailed { .. })) {
@@ -297,6 +293,11 @@ fn solver_inputs(traces: &[&Trace], side: &'static str) -> Result<Unknowns, Veri
     })
 }
 
+/// The model's values of the named words (0 where it gives none).
+fn words(model: &Model, names: &[String]) -> Vec<i64> {
+    names.iter().map(|n| model.i64(n).unwrap_or(0)).collect()
+}
+
 /// Input values paired with the trace's names for them.
 fn named_inputs(trace: &Trace, values: &[i64]) -> Vec<(String, i64)> {
     (0..values.len())
@@ -398,11 +399,7 @@ fn check(
         Outcome::Proved => Verdict::Proved,
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
         Outcome::Counterexample(model) => {
-            let values: Vec<i64> = inputs.iter().map(|n| model.i64(n).unwrap_or(0)).collect();
-            let esc: Vec<i64> = escape_vars
-                .iter()
-                .map(|n| model.i64(n).unwrap_or(0))
-                .collect();
+            let (values, esc) = (words(&model, &inputs), words(&model, &escape_vars));
             let difference = match (replay(before, after, &values, &esc), what.is_empty()) {
                 (Some(difference), true) => difference,
                 (Some(difference), false) => format!("{what}: {difference}"),

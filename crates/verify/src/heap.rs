@@ -126,8 +126,9 @@ impl World {
         Ok(r.eq(&Term::word(0)).or(&r.bv(Fun::BvUlt, &base)))
     }
 
-    /// An object from before, named by a constant (`ConstPtr(name)`,
-    /// a string constant): constants of other names are other objects.
+    /// An object from before, named by a constant: a `ConstPtr`'s object
+    /// (its name, or a namespace's `object=`) or a string constant's text
+    /// (as the interpreter names them). Other names are other objects.
     pub fn old_object(&mut self, solver: &mut Solver, name: &str) -> Result<Term, SolverError> {
         let var = Name::user(name).part("ptr");
         let fresh = !self.declared.contains(&var);

@@ -35,7 +35,7 @@ use std::fmt;
 use traceopt_interp::{
     ending, run, same_ending, Alike, Env, Heap, InterpError, Limits, Outcome as Ended, Run, Val,
 };
-use traceopt_ir::{Arg, Const, Opcode, Trace, Type, ValueId};
+use traceopt_ir::{Arg, Const, NamedConst, Opcode, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
 
 mod heap;
@@ -602,7 +602,7 @@ fn encode_side(
                         unsupported(format!("{} of a value without one", op.opcode))
                     })?
                 }
-                Arg::Const(c) => constant(trace.constant(c), world, solver)?,
+                Arg::Const(c) => constant(trace, trace.constant(c), world, solver)?,
             });
         }
         let descr = op.descr.map(|d| trace.descr(d));
@@ -698,12 +698,25 @@ fn encode_side(
 }
 
 /// The word of a constant.
-fn constant(c: &Const, world: &mut World, solver: &mut Solver) -> Result<Term, SolverError> {
+fn constant(
+    trace: &Trace,
+    c: &Const,
+    world: &mut World,
+    solver: &mut Solver,
+) -> Result<Term, SolverError> {
     Ok(match c {
         Const::Int(x) => Term::word(*x),
         Const::Float(bits) => Term::word(*bits as i64),
         Const::Null => Term::word(0),
-        Const::Ptr(name) => world.old_object(solver, &format!("ConstPtr({name})"))?,
+        Const::Ptr(name) => {
+            // A namespace may give two names one object (`object=`).
+            let ns = trace.namespace.as_ref();
+            let object = match ns.and_then(|ns| ns.constant(name)) {
+                Some(NamedConst::Ptr(info)) => &*info.object,
+                _ => &**name,
+            };
+            world.old_object(solver, object)?
+        }
         Const::Class(name) => world.class(solver, name)?,
         Const::IntName(name) => world.named_int(solver, name)?,
         string @ Const::String { .. } => {

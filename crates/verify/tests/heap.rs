@@ -181,3 +181,42 @@ fn a_write_only_the_optimized_trace_makes_is_a_difference() {
     let after = "[p0]\nsetarrayitem_gc(p0, 0, 1, descr=arraydescr)\nfinish(0)\n";
     not_proved("[p0]\nfinish(0)\n", after);
 }
+
+/// Each fact the heap's meaning assumes, shown needed: the optimization
+/// beside it is proved with the fact and would not be without it.
+#[test]
+fn each_assumed_fact_is_needed_somewhere() {
+    // Old objects point to old objects (or null): not to a fresh one.
+    let before = "[p0]\np1 = new(descr=ssize)\np2 = getfield_gc_r(p0, descr=nextdescr)\ni3 = ptr_eq(p1, p2)\nfinish(i3, p1)\n";
+    proved(
+        before,
+        "[p0]\np1 = new(descr=ssize)\np2 = getfield_gc_r(p0, descr=nextdescr)\nfinish(0, p1)\n",
+    );
+    // A fresh object is not null.
+    let before = "[i0]\np1 = new(descr=ssize)\nguard_nonnull(p1) []\nfinish(p1)\n";
+    proved(before, "[i0]\np1 = new(descr=ssize)\nfinish(p1)\n");
+    // Lengths are not negative.
+    let before = "[p0]\ni1 = arraylen_gc(p0, descr=arraydescr)\ni2 = int_lt(i1, 0)\nfinish(i2)\n";
+    proved(
+        before,
+        "[p0]\ni1 = arraylen_gc(p0, descr=arraydescr)\nfinish(0)\n",
+    );
+    // Two classes are two values.
+    let before = "[p0]\nguard_class(p0, ConstClass(node_vtable)) []\nguard_class(p0, ConstClass(node_vtable2)) []\nfinish(p0)\n";
+    let trace = traceopt_ir::parse_trace_with(before, "t", Some(namespace())).unwrap();
+    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
+    assert_eq!(
+        traceopt_verify::verify_never_ends(&trace, &mut solver).unwrap(),
+        Verdict::Proved
+    );
+    // Two constant objects are two objects...
+    let before = "[i0]\ni1 = ptr_eq(ConstPtr(myptr), ConstPtr(myptrb))\nfinish(i1)\n";
+    proved(before, "[i0]\nfinish(0)\n");
+    // ... unless the namespace says they are one (myptr is nodeaddr).
+    let before = "[i0]\ni1 = ptr_eq(ConstPtr(myptr), ConstPtr(nodeaddr))\nfinish(i1)\n";
+    proved(before, "[i0]\nfinish(1)\n");
+    not_proved(before, "[i0]\nfinish(0)\n");
+    // A float comparison gives 0 or 1.
+    let before = "[f0, f1]\ni2 = float_lt(f0, f1)\ni3 = int_and(i2, 1)\nfinish(i3)\n";
+    proved(before, "[f0, f1]\ni2 = float_lt(f0, f1)\nfinish(i2)\n");
+}

@@ -332,13 +332,18 @@ impl Solver {
     /// fuzzed traces), and than its own QF_BV tactic, whose extra steps
     /// time out on some of them.
     pub fn prove_bv(&mut self, goal: &Term, vars: &[String]) -> Result<Outcome, SolverError> {
+        self.prove_bv_names(goal, &invented(vars))
+    }
+
+    /// `prove_bv`, reading the values of names of any space.
+    pub fn prove_bv_names(&mut self, goal: &Term, vars: &[Name]) -> Result<Outcome, SolverError> {
         let command = match self.kind {
             SolverKind::Z3 => {
                 "(check-sat-using (then simplify propagate-values solve-eqs simplify bit-blast sat))"
             }
             SolverKind::Cvc5 => PLAIN_CHECK,
         };
-        self.prove_with(goal, &invented(vars), command)
+        self.prove_with(goal, vars, command)
     }
 
     /// `prove` for a goal without quantifiers that also uses arrays or
@@ -346,14 +351,14 @@ impl Solver {
     /// for `prove_bv` and hands it to its SMT core: its incremental core
     /// alone, which it uses once `push` has been seen, takes minutes on
     /// queries this way proves in a second.
-    pub fn prove_smt(&mut self, goal: &Term, vars: &[String]) -> Result<Outcome, SolverError> {
+    pub fn prove_smt(&mut self, goal: &Term, vars: &[Name]) -> Result<Outcome, SolverError> {
         let command = match self.kind {
             SolverKind::Z3 => {
                 "(check-sat-using (then simplify propagate-values solve-eqs simplify smt))"
             }
             SolverKind::Cvc5 => PLAIN_CHECK,
         };
-        self.prove_with(goal, &invented(vars), command)
+        self.prove_with(goal, vars, command)
     }
 
     fn prove_with(

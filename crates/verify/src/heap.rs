@@ -30,20 +30,23 @@
 //! results, which is all the optimizer may assume of them; moving floats
 //! through the heap keeps their bits exactly.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use traceopt_ir::{Descr, DescrKind, Flags, Opcode, Type};
+use traceopt_interp::{Heap, HeapObject, ObjId, Val};
+
+use traceopt_ir::{Descr, DescrKind, Flags, NamedConst, Namespace, Opcode, Type};
 use traceopt_smt::encode::flag;
-use traceopt_smt::{Fun, Name, Solver, SolverError, Sort, Term};
+use traceopt_smt::{Fun, Model, Name, Solver, SolverError, Sort, Term};
 
 /// A kind of heap cell: one SMT array each.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub(crate) enum Cell {
     /// A struct field: object to value.
     Field(Box<str>),
-    /// An array descr's items, or an interior field of an array of
-    /// structs: (object, index) to value.
+    /// An array descr's items: (object, index) to value.
     Item(Box<str>),
+    /// An interior field of an array of structs: (object, index) to value.
+    Interior(Box<str>),
     /// Raw memory of a descr: address to value.
     Raw(Box<str>),
     /// An object's class (immutable).
@@ -59,7 +62,7 @@ impl Cell {
     /// Keys are objects (64 bits) or (object, index) pairs (128 bits).
     fn sort(&self) -> Sort {
         let index = match self {
-            Cell::Item(_) | Cell::StrChar(_) => 128,
+            Cell::Item(_) | Cell::Interior(_) | Cell::StrChar(_) => 128,
             _ => 64,
         };
         Sort::Array { index, value: 64 }
@@ -83,9 +86,14 @@ pub(crate) struct World {
     /// Facts about the shared names (constants are distinct objects from
     /// before, ...), to assume.
     pub lemmas: Vec<Term>,
-    classes: Vec<Term>,
-    /// The objects constants name, each distinct from the others.
-    objects: Vec<Term>,
+    /// Class constants by name, each distinct from the others.
+    classes: Vec<(Box<str>, Term)>,
+    /// The objects constants name, by identity, each distinct from the
+    /// others.
+    objects: Vec<(Box<str>, Term)>,
+    /// Every read of the initial heap, named, so that a counterexample
+    /// gives the heap it needs (`replay_heap`).
+    reads: Vec<Read>,
     /// Whether an uninterpreted function was used.
     functions: bool,
 }
@@ -137,10 +145,10 @@ impl World {
             let base = self.base(solver)?;
             let old = r.bv(Fun::BvUlt, &base).and(&r.eq(&Term::word(0)).not());
             self.lemmas.push(old);
-            for other in &self.objects {
+            for (_, other) in &self.objects {
                 self.lemmas.push(r.eq(other).not());
             }
-            self.objects.push(r.clone());
+            self.objects.push((name.into(), r.clone()));
         }
         Ok(r)
     }
@@ -153,10 +161,10 @@ impl World {
         let c = self.var(solver, var, Sort::Bv(64))?;
         if fresh {
             self.lemmas.push(c.eq(&Term::word(0)).not());
-            for other in &self.classes {
+            for (_, other) in &self.classes {
                 self.lemmas.push(c.eq(other).not());
             }
-            self.classes.push(c.clone());
+            self.classes.push((name.into(), c.clone()));
         }
         Ok(c)
     }
@@ -164,6 +172,60 @@ impl World {
     /// A named integer constant (`ConstInt(name)`).
     pub fn named_int(&mut self, solver: &mut Solver, name: &str) -> Result<Term, SolverError> {
         self.var(solver, Name::user(name).part("int"), Sort::Bv(64))
+    }
+
+    /// Names a read of the initial heap: its object, its index (for a
+    /// keyed cell) and the value, for `replay_heap`.
+    fn record_read(
+        &mut self,
+        solver: &mut Solver,
+        cell: &Cell,
+        obj: &Term,
+        key: &Term,
+        value: &Term,
+        ty: Type,
+    ) -> Result<(), SolverError> {
+        let n = self.reads.len();
+        let name = |part: &str| format!("read{n}_{part}");
+        solver.define(&name("obj"), Sort::Bv(64), obj)?;
+        solver.define(&name("value"), Sort::Bv(64), value)?;
+        let keyed = cell.sort()
+            == (Sort::Array {
+                index: 128,
+                value: 64,
+            });
+        if keyed {
+            let index = key.un(Fun::Extract(63, 0));
+            solver.define(&name("index"), Sort::Bv(64), &index)?;
+        }
+        self.reads.push(Read {
+            cell: cell.clone(),
+            names: (
+                Name::invented(&name("obj")),
+                keyed.then(|| Name::invented(&name("index"))),
+                Name::invented(&name("value")),
+            ),
+            ty,
+        });
+        Ok(())
+    }
+
+    /// The names whose values a counterexample needs for `replay_heap`.
+    pub fn watched(&self) -> Vec<Name> {
+        let base = Name::invented("base");
+        let mut names: Vec<Name> = self.declared.get(&base).cloned().into_iter().collect();
+        for read in &self.reads {
+            names.push(read.names.0.clone());
+            names.extend(read.names.1.clone());
+            names.push(read.names.2.clone());
+        }
+        for (name, _) in &self.classes {
+            names.push(Name::user(name).part("class"));
+        }
+        for (name, _) in &self.objects {
+            names.push(Name::user(name).part("ptr"));
+        }
+        names
     }
 
     /// Registers the kinds of cell an op touches, so that the calls and
@@ -250,6 +312,196 @@ impl World {
     }
 }
 
+/// A read of the initial heap: which cell, the names of its object, index
+/// and value, and whether it holds a reference.
+struct Read {
+    cell: Cell,
+    names: (Name, Option<Name>, Name),
+    ty: Type,
+}
+
+/// What a counterexample says the world was: the heap before the traces
+/// (the objects they read, with what they read of them), the values of
+/// class constants and the objects constants name.
+pub(crate) struct Before {
+    pub heap: Heap,
+    /// The object of each word below `base` that names one.
+    pub objects: HashMap<u64, ObjId>,
+    pub classes: HashMap<Box<str>, i64>,
+    /// The object of each constant, by identity.
+    pub constants: HashMap<Box<str>, ObjId>,
+}
+
+impl Before {
+    /// The value a word of type `ty` stands for: `None` for a reference
+    /// to no object from before.
+    pub fn value(&self, word: u64, ty: Type) -> Option<Val> {
+        Some(match ty {
+            Type::Float => Val::Float(f64::from_bits(word)),
+            Type::Ref if word == 0 => Val::NULL,
+            Type::Ref => Val::Ref(Some(*self.objects.get(&word)?)),
+            _ => Val::Int(word as i64),
+        })
+    }
+}
+
+/// The largest array or string a replay builds.
+const REPLAY_LENGTH: u64 = 4096;
+
+/// Builds the heap before the traces from a counterexample: an object for
+/// every word below `base` that an input, a constant or a read names, of
+/// the kind its reads show (instance, array, string), holding what the
+/// reads read. `None` if the model cannot be built (an object read as two
+/// kinds, a length too long to build).
+pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> Option<Before> {
+    let base = model.u64("base").unwrap_or(u64::MAX);
+    let old = |w: u64| w != 0 && w < base;
+    let word = |name: &Name| model.u64(name);
+    // The kind of each old word, from the cells read at it.
+    let mut kinds: BTreeMap<u64, Kind> = BTreeMap::new();
+    let mut kind_of = |w: u64, k: Kind| -> Option<()> {
+        match kinds.insert(w, k) {
+            Some(other) if other != k && other != Kind::Any && k != Kind::Any => None,
+            Some(other) if k == Kind::Any => {
+                kinds.insert(w, other);
+                Some(())
+            }
+            _ => Some(()),
+        }
+    };
+    for &w in ref_inputs.iter().filter(|&&w| old(w)) {
+        kind_of(w, Kind::Any)?;
+    }
+    let mut constants_words = Vec::new();
+    for (name, _) in &world.objects {
+        let w = word(&Name::user(name).part("ptr"))?;
+        constants_words.push((name.clone(), w));
+        kind_of(w, Kind::Any)?;
+    }
+    for read in world
+        .reads
+        .iter()
+        .filter(|r| !matches!(r.cell, Cell::Raw(_)))
+    {
+        let obj = word(&read.names.0)?;
+        if old(obj) {
+            kind_of(obj, Kind::of(&read.cell))?;
+        }
+        let value = word(&read.names.2)?;
+        if read.ty == Type::Ref && old(obj) && old(value) {
+            kind_of(value, Kind::Any)?;
+        }
+    }
+    // Objects first, then their contents.
+    let mut before = Before {
+        heap: Heap::new(),
+        objects: HashMap::new(),
+        classes: HashMap::new(),
+        constants: HashMap::new(),
+    };
+    let length = |w: u64, cell: &Cell| -> Option<u64> {
+        let read = world
+            .reads
+            .iter()
+            .find(|r| &r.cell == cell && word(&r.names.0) == Some(w))?;
+        word(&read.names.2)
+    };
+    for (&w, &kind) in &kinds {
+        let object = match kind {
+            Kind::Any | Kind::Instance => HeapObject::Object {
+                class: length(w, &Cell::Class).unwrap_or(0) as i64,
+                fields: BTreeMap::new(),
+            },
+            Kind::Array => {
+                let n = length(w, &Cell::Length).unwrap_or(0);
+                (n <= REPLAY_LENGTH).then_some(())?;
+                HeapObject::Array {
+                    items: vec![Val::Int(0); n as usize],
+                    interior: BTreeMap::new(),
+                }
+            }
+            Kind::String(unicode) => {
+                let n = length(w, &Cell::StrLength(unicode)).unwrap_or(0);
+                (n <= REPLAY_LENGTH).then_some(())?;
+                if unicode {
+                    HeapObject::Unicode(vec![0; n as usize])
+                } else {
+                    HeapObject::Str(vec![0; n as usize])
+                }
+            }
+        };
+        before.objects.insert(w, before.heap.alloc(object));
+    }
+    for read in world
+        .reads
+        .iter()
+        .filter(|r| !matches!(r.cell, Cell::Raw(_)))
+    {
+        let obj = word(&read.names.0)?;
+        let Some(&id) = before.objects.get(&obj) else {
+            continue; // a fresh object's cell: not part of the heap before
+        };
+        let raw = word(&read.names.2)?;
+        let index = read.names.1.as_ref().and_then(word).unwrap_or(0) as usize;
+        let value = before.value(raw, read.ty)?;
+        match (&read.cell, before.heap.get_mut(id)?) {
+            (Cell::Field(d), HeapObject::Object { fields, .. }) => {
+                fields.insert(d.clone(), value);
+            }
+            (Cell::Item(_), HeapObject::Array { items, .. }) => {
+                if let Some(item) = items.get_mut(index) {
+                    *item = value; // out of bounds: the read was undefined
+                }
+            }
+            (Cell::Interior(d), HeapObject::Array { items, interior }) if index < items.len() => {
+                interior.insert((index, d.clone()), value);
+            }
+            (Cell::StrChar(_), HeapObject::Str(bytes)) => {
+                if let Some(b) = bytes.get_mut(index) {
+                    *b = u8::try_from(raw).ok()?;
+                }
+            }
+            (Cell::StrChar(_), HeapObject::Unicode(chars)) => {
+                if let Some(c) = chars.get_mut(index) {
+                    *c = u32::try_from(raw).ok()?;
+                }
+            }
+            _ => {}
+        }
+    }
+    for (name, _) in &world.classes {
+        let w = word(&Name::user(name).part("class"))?;
+        before.classes.insert(name.clone(), w as i64);
+    }
+    for (name, w) in constants_words {
+        if let Some(&id) = before.objects.get(&w) {
+            before.constants.insert(name, id);
+        }
+    }
+    Some(before)
+}
+
+/// What an object of the heap before is, by the cells read at it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// Nothing read says: an instance.
+    Any,
+    Instance,
+    Array,
+    String(bool),
+}
+
+impl Kind {
+    fn of(cell: &Cell) -> Kind {
+        match cell {
+            Cell::Field(_) | Cell::Class => Kind::Instance,
+            Cell::Item(_) | Cell::Interior(_) | Cell::Length => Kind::Array,
+            Cell::StrLength(u) | Cell::StrChar(u) => Kind::String(*u),
+            Cell::Raw(_) => Kind::Any,
+        }
+    }
+}
+
 /// One trace's heap: the current version of each array, and how many
 /// objects and calls it has made.
 #[derive(Default)]
@@ -277,6 +529,32 @@ pub(crate) struct Effect {
     pub observed: Option<Vec<Term>>,
 }
 
+/// A heap place: a kind of cell, the object, the key in the cell's array
+/// (the object, or the object and an index), and the type it holds.
+struct Place {
+    cell: Cell,
+    obj: Term,
+    key: Term,
+    ty: Type,
+}
+
+impl Place {
+    fn new(cell: Cell, obj: &Term, key: Term, ty: Type) -> Place {
+        Place {
+            cell,
+            obj: obj.clone(),
+            key,
+            ty,
+        }
+    }
+}
+
+/// The type a store's descr says the place holds (an int if it does not
+/// say).
+fn stored_type(descr: Option<&Descr>) -> Type {
+    descr.and_then(Descr::value_type).unwrap_or(Type::Int)
+}
+
 /// The 128-bit key of (object, index).
 fn pair(obj: &Term, index: &Term) -> Term {
     obj.bv(Fun::Concat, index)
@@ -299,17 +577,18 @@ impl Memory {
         }
     }
 
-    /// Reads a cell; `reference` says it holds a reference.
+    /// Reads a place.
     fn read(
         &mut self,
         world: &mut World,
         solver: &mut Solver,
-        cell: Cell,
-        obj: &Term,
-        key: Term,
-        reference: bool,
+        place: Place,
     ) -> Result<Term, SolverError> {
+        let Place { cell, obj, key, ty } = place;
+        let obj = &obj;
         let initial = world.initial(solver, &cell)?.select(&key);
+        world.record_read(solver, &cell, obj, &key, &initial, ty)?;
+        let reference = ty == Type::Ref;
         let base = world.base(solver)?;
         let old = obj.bv(Fun::BvUlt, &base);
         if !matches!(cell, Cell::Raw(_)) {
@@ -324,14 +603,18 @@ impl Memory {
         Ok(self.current(world, solver, &cell)?.select(&key))
     }
 
+    /// Writes a place. What it held before the traces is named too (as a
+    /// read of the initial heap), so that a counterexample in which a
+    /// write makes the difference gives the value it overwrote.
     fn write(
         &mut self,
         world: &mut World,
         solver: &mut Solver,
-        cell: Cell,
-        key: Term,
+        place: Place,
         value: &Term,
     ) -> Result<(), SolverError> {
+        let (cell, key) = (place.cell.clone(), place.key.clone());
+        self.read(world, solver, place)?;
         let array = self.current(world, solver, &cell)?.store(&key, value);
         self.arrays.insert(cell, array);
         Ok(())
@@ -350,10 +633,16 @@ impl Memory {
             .base(solver)?
             .bv(Fun::BvAdd, &Term::word(i64::from(self.allocations)));
         if let Some(class) = class {
-            self.write(world, solver, Cell::Class, obj.clone(), &class)?;
+            let place = Place::new(Cell::Class, &obj, obj.clone(), Type::Int);
+            self.write(world, solver, place, &class)?;
         }
         if let Some((cell, n)) = length {
-            self.write(world, solver, cell, obj.clone(), &n)?;
+            self.write(
+                world,
+                solver,
+                Place::new(cell, &obj, obj.clone(), Type::Int),
+                &n,
+            )?;
         }
         Ok(obj)
     }
@@ -400,7 +689,7 @@ impl Memory {
         let cells: Vec<Cell> = world.cells.clone();
         for cell in cells.iter().filter(|c| !c.immutable()) {
             let name = match cell {
-                Cell::Field(d) | Cell::Item(d) | Cell::Raw(d) => d,
+                Cell::Field(d) | Cell::Item(d) | Cell::Interior(d) | Cell::Raw(d) => d,
                 _ => "",
             };
             if writes.map_or(true, |w| w.may_touch(name)) {
@@ -428,8 +717,10 @@ fn cell_of(opcode: Opcode, descr: Option<&Descr>) -> Option<Cell> {
         GetfieldGcI | GetfieldGcR | GetfieldGcF | SetfieldGc => Cell::Field(text()),
         GetfieldRawI | GetfieldRawR | GetfieldRawF | SetfieldRaw => Cell::Raw(text()),
         GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
-        | GetarrayitemGcPureR | GetarrayitemGcPureF | SetarrayitemGc | GetinteriorfieldGcI
-        | GetinteriorfieldGcR | GetinteriorfieldGcF | SetinteriorfieldGc => Cell::Item(text()),
+        | GetarrayitemGcPureR | GetarrayitemGcPureF | SetarrayitemGc => Cell::Item(text()),
+        GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF | SetinteriorfieldGc => {
+            Cell::Interior(text())
+        }
         Strlen | Strgetitem | Strsetitem => Cell::StrChar(false),
         Unicodelen | Unicodegetitem | Unicodesetitem => Cell::StrChar(true),
         _ => return None,
@@ -452,7 +743,6 @@ pub(crate) fn encode_heap_op(
         return Ok(None); // the checker reports it
     }
     let mut e = Effect::default();
-    let reference = opcode.result_type() == Type::Ref;
     match opcode {
         // Markers and hints that change nothing the validator sees;
         // guard_future_condition is a place where the optimizer may put
@@ -475,8 +765,11 @@ pub(crate) fn encode_heap_op(
         AssertNotNone => e.defined = Some(nonnull(&args[0])),
         RecordExactValueI | RecordExactValueR => e.defined = Some(args[0].eq(&args[1])),
         RecordExactClass => {
-            let class =
-                memory.read(world, solver, Cell::Class, &args[0], args[0].clone(), false)?;
+            let class = memory.read(
+                world,
+                solver,
+                Place::new(Cell::Class, &args[0], args[0].clone(), Type::Int),
+            )?;
             e.defined = Some(nonnull(&args[0]).and(&class.eq(&args[1])));
         }
         SameAsR
@@ -515,8 +808,11 @@ pub(crate) fn encode_heap_op(
             }
         }
         GuardSubclass | GuardGcType => {
-            let class =
-                memory.read(world, solver, Cell::Class, &args[0], args[0].clone(), false)?;
+            let class = memory.read(
+                world,
+                solver,
+                Place::new(Cell::Class, &args[0], args[0].clone(), Type::Int),
+            )?;
             let fun = world.function(solver, opcode.name(), 2)?;
             e.defined = Some(nonnull(&args[0]));
             e.guard = Some(nonnull(&Term::apply(&fun, &[class, args[1].clone()])));
@@ -528,8 +824,11 @@ pub(crate) fn encode_heap_op(
         GuardNonnull => e.guard = Some(nonnull(&args[0])),
         GuardIsnull => e.guard = Some(args[0].eq(&Term::word(0))),
         GuardClass | GuardNonnullClass => {
-            let class =
-                memory.read(world, solver, Cell::Class, &args[0], args[0].clone(), false)?;
+            let class = memory.read(
+                world,
+                solver,
+                Place::new(Cell::Class, &args[0], args[0].clone(), Type::Int),
+            )?;
             let same = class.eq(&args[1]);
             if opcode == GuardClass {
                 e.defined = Some(nonnull(&args[0]));
@@ -556,21 +855,30 @@ pub(crate) fn encode_heap_op(
         GetfieldGcI | GetfieldGcR | GetfieldGcF => {
             let cell = cell_of(opcode, descr).unwrap();
             e.defined = Some(nonnull(&args[0]));
-            e.value =
-                Some(memory.read(world, solver, cell, &args[0], args[0].clone(), reference)?);
+            e.value = Some(memory.read(
+                world,
+                solver,
+                Place::new(cell, &args[0], args[0].clone(), opcode.result_type()),
+            )?);
         }
         SetfieldGc => {
             let cell = cell_of(opcode, descr).unwrap();
             e.defined = Some(nonnull(&args[0]));
-            memory.write(world, solver, cell, args[0].clone(), &args[1])?;
+            let place = Place::new(cell, &args[0], args[0].clone(), stored_type(descr));
+            memory.write(world, solver, place, &args[1])?;
         }
         GetfieldRawI | GetfieldRawR | GetfieldRawF => {
             let cell = cell_of(opcode, descr).unwrap();
-            e.value = Some(memory.read(world, solver, cell, &args[0], args[0].clone(), false)?);
+            e.value = Some(memory.read(
+                world,
+                solver,
+                Place::new(cell, &args[0], args[0].clone(), Type::Int),
+            )?);
         }
         SetfieldRaw => {
             let cell = cell_of(opcode, descr).unwrap();
-            memory.write(world, solver, cell, args[0].clone(), &args[1])?;
+            let place = Place::new(cell, &args[0], args[0].clone(), stored_type(descr));
+            memory.write(world, solver, place, &args[1])?;
         }
         GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
         | GetarrayitemGcPureR | GetarrayitemGcPureF | GetinteriorfieldGcI | GetinteriorfieldGcR
@@ -580,35 +888,38 @@ pub(crate) fn encode_heap_op(
                 world, memory, solver, opcode, &args[0], &args[1],
             )?);
             let key = pair(&args[0], &args[1]);
-            e.value = Some(memory.read(world, solver, cell, &args[0], key, reference)?);
+            e.value = Some(memory.read(
+                world,
+                solver,
+                Place::new(cell, &args[0], key, opcode.result_type()),
+            )?);
         }
         SetarrayitemGc | SetinteriorfieldGc | Strsetitem | Unicodesetitem => {
             let cell = cell_of(opcode, descr).unwrap();
             e.defined = Some(in_bounds(
                 world, memory, solver, opcode, &args[0], &args[1],
             )?);
-            memory.write(world, solver, cell, pair(&args[0], &args[1]), &args[2])?;
+            let ty = match opcode {
+                Strsetitem | Unicodesetitem => Type::Int,
+                _ => stored_type(descr),
+            };
+            let place = Place::new(cell, &args[0], pair(&args[0], &args[1]), ty);
+            memory.write(world, solver, place, &args[2])?;
         }
         ArraylenGc | Strlen | Unicodelen => {
             let cell = length_cell(opcode);
             e.defined = Some(nonnull(&args[0]));
-            let n = memory.read(world, solver, cell, &args[0], args[0].clone(), false)?;
+            let n = memory.read(
+                world,
+                solver,
+                Place::new(cell, &args[0], args[0].clone(), Type::Int),
+            )?;
             e.lemmas.push(Term::word(0).bv(Fun::BvSle, &n));
             e.value = Some(n);
         }
         New => e.value = Some(memory.allocate(world, solver, None, None)?),
         NewWithVtable => {
-            let class = match descr.map(|d| &d.kind) {
-                Some(DescrKind::Size(size)) if size.vtable.is_some() => {
-                    world.class(solver, size.vtable.as_deref().unwrap())?
-                }
-                // A size descr that does not name its class: a class of
-                // its own.
-                _ => world.class(
-                    solver,
-                    &descr.map_or_else(String::new, |d| d.text.to_string()),
-                )?,
-            };
+            let class = world.class(solver, &class_of_size(descr))?;
             e.value = Some(memory.allocate(world, solver, Some(class), None)?);
         }
         NewArray | NewArrayClear | Newstr | Newunicode => {
@@ -637,6 +948,27 @@ pub(crate) fn encode_heap_op(
     Ok(Some(e))
 }
 
+/// The name of the class `new_with_vtable` of a size descr makes: the
+/// descr's `vtable`, or (a size descr that does not name its class) a
+/// class of its own, named by the descr.
+pub(crate) fn class_of_size(descr: Option<&Descr>) -> String {
+    match descr.map(|d| &d.kind) {
+        Some(DescrKind::Size(size)) if size.vtable.is_some() => {
+            size.vtable.as_deref().unwrap().into()
+        }
+        _ => descr.map_or_else(String::new, |d| d.text.to_string()),
+    }
+}
+
+/// The identity of the object a `ConstPtr(name)` names: the namespace's
+/// `object=` (two names may share one), else the name.
+pub(crate) fn constant_identity<'n>(namespace: Option<&'n Namespace>, name: &'n str) -> &'n str {
+    match namespace.and_then(|ns| ns.constant(name)) {
+        Some(NamedConst::Ptr(info)) => &info.object,
+        _ => name,
+    }
+}
+
 /// Where an op's object keeps its length.
 fn length_cell(opcode: Opcode) -> Cell {
     match opcode {
@@ -658,7 +990,11 @@ fn in_bounds(
     obj: &Term,
     index: &Term,
 ) -> Result<Term, SolverError> {
-    let n = memory.read(world, solver, length_cell(opcode), obj, obj.clone(), false)?;
+    let n = memory.read(
+        world,
+        solver,
+        Place::new(length_cell(opcode), obj, obj.clone(), Type::Int),
+    )?;
     let above = Term::word(0).bv(Fun::BvSle, index);
     let below = index.bv(Fun::BvSlt, &n);
     Ok(Term::and_all([nonnull(obj), above, below]))

@@ -32,15 +32,17 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 use traceopt_interp::{
-    ending, run, same_ending, Alike, Env, Heap, InterpError, Limits, Outcome as Ended, Run, Val,
+    ending, run_with_heap, same_ending, stable_address, Alike, Env, Heap, InterpError, Limits,
+    ObjId, Outcome as Ended, Run, Val,
 };
-use traceopt_ir::{Arg, Const, NamedConst, Opcode, Trace, Type, ValueId};
+use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
 
 mod heap;
-use heap::{encode_heap_op, Memory, World};
-use traceopt_smt::{Fun, Model, Outcome, Solver, SolverError, Sort, Term};
+use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
+use traceopt_smt::{Fun, Model, Name, Outcome, Solver, SolverError, Sort, Term};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
@@ -175,15 +177,15 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
         Ok::<_, VerifyError>(prove(solver, &world, &goal, &vars)?)
     })();
     solver.pop()?;
-    if let (Ok(Outcome::Counterexample(_)), false) = (&result, replayable(&[trace], &world)) {
-        return Ok(Verdict::Unreplayed(NOT_REPLAYED.into()));
-    }
     Ok(match result? {
         Outcome::Proved => Verdict::Proved,
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
         Outcome::Counterexample(model) => {
             let (values, esc) = (words(&model, &inputs), words(&model, &escape_vars));
-            let run = replay_run(trace, &values, &esc);
+            let Some(start) = Start::from_model(trace, &world, &model, &values, &esc) else {
+                return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
+            };
+            let run = replay_run(trace, &start);
             let text = describe(trace, &run);
             if !run.is_ok_and(|r| !matches!(r.outcome, Ended::GuardFailed { .. })) {
                 return Ok(Verdict::Unreplayed(format!(
@@ -208,20 +210,8 @@ struct Unknowns {
 }
 
 /// Why a counterexample was not replayed.
-const NOT_REPLAYED: &str = "the solver found a counterexample that involves references, floats or \
-     the heap, which the interpreter does not replay yet: not a verdict";
-
-/// Whether counterexamples to a query over `traces` can be replayed: all
-/// inputs integers, only bitvectors in the query.
-fn replayable(traces: &[&Trace], world: &World) -> bool {
-    let ints = traces
-        .iter()
-        .all(|t| t.inputs.iter().all(|&ty| ty == Type::Int));
-    let no_objects_from_outside = traces
-        .iter()
-        .all(|t| t.ops.iter().all(|op| op.opcode != Opcode::EscapeR));
-    ints && no_objects_from_outside && !world.beyond_bitvectors()
-}
+const NOT_BUILT: &str = "the solver's counterexample asks for a heap the interpreter cannot \
+     build (an object read as two kinds, or too long an array): not a verdict";
 
 /// Declares the unknowns of traces that share their inputs, registers the
 /// heap cells their ops touch, and states that reference inputs are null
@@ -257,10 +247,12 @@ fn prove(
     goal: &Term,
     vars: &[String],
 ) -> Result<Outcome, SolverError> {
+    let mut names: Vec<Name> = vars.iter().map(|v| Name::invented(v)).collect();
+    names.extend(world.watched());
     if world.beyond_bitvectors() {
-        solver.prove_smt(goal, vars)
+        solver.prove_smt(goal, &names)
     } else {
-        solver.prove_bv(goal, vars)
+        solver.prove_bv_names(goal, &names)
     }
 }
 
@@ -387,20 +379,15 @@ fn check(
     })();
     solver.pop()?;
     let (what, outcome) = result?;
-    if matches!(outcome, Outcome::Counterexample(_)) && !replayable(&[before, after], &world) {
-        let what = if what.is_empty() {
-            what
-        } else {
-            format!(": {what}")
-        };
-        return Ok(Verdict::Unreplayed(format!("{NOT_REPLAYED}{what}")));
-    }
     Ok(match outcome {
         Outcome::Proved => Verdict::Proved,
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
         Outcome::Counterexample(model) => {
             let (values, esc) = (words(&model, &inputs), words(&model, &escape_vars));
-            let difference = match (replay(before, after, &values, &esc), what.is_empty()) {
+            let Some(start) = Start::from_model(before, &world, &model, &values, &esc) else {
+                return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
+            };
+            let difference = match (replay(before, after, &start), what.is_empty()) {
                 (Some(difference), true) => difference,
                 (Some(difference), false) => format!("{what}: {difference}"),
                 // A broken alignment refutes the aligned form even when the
@@ -408,7 +395,7 @@ fn check(
                 (None, false) => format!("{what} (the two runs end alike on these inputs)"),
                 (None, true) => {
                     return Ok(Verdict::Unreplayed(format!(
-                        "the solver's counterexample {values:?} does not replay in the interpreter (an encoding bug, or a solver that lies)"
+                        "the solver's counterexample {values:?} does not replay in the interpreter (a meaning the validator gives an op that the interpreter does not, an encoding bug, or a solver that lies)"
                     )))
                 }
             };
@@ -709,13 +696,7 @@ fn constant(
         Const::Float(bits) => Term::word(*bits as i64),
         Const::Null => Term::word(0),
         Const::Ptr(name) => {
-            // A namespace may give two names one object (`object=`).
-            let ns = trace.namespace.as_ref();
-            let object = match ns.and_then(|ns| ns.constant(name)) {
-                Some(NamedConst::Ptr(info)) => &*info.object,
-                _ => &**name,
-            };
-            world.old_object(solver, object)?
+            world.old_object(solver, constant_identity(trace.namespace.as_deref(), name))?
         }
         Const::Class(name) => world.class(solver, name)?,
         Const::IntName(name) => world.named_int(solver, name)?,
@@ -729,33 +710,95 @@ fn constant(
     })
 }
 
-/// Gives the k-th escape the counterexample's k-th value.
-struct ReplayEnv {
+/// What a counterexample says the runs start from: the inputs, the heap
+/// before the traces, and what the environment gives (escape results,
+/// classes, constant objects).
+struct Start {
+    inputs: Vec<Val>,
     escapes: Vec<i64>,
+    before: Before,
+    namespace: Option<Arc<Namespace>>,
+}
+
+impl Start {
+    /// `None` if the model's heap cannot be built.
+    fn from_model(
+        trace: &Trace,
+        world: &World,
+        model: &Model,
+        inputs: &[i64],
+        escapes: &[i64],
+    ) -> Option<Start> {
+        // Words that may name objects from before: reference inputs and
+        // escape results.
+        let refs: Vec<u64> = inputs
+            .iter()
+            .zip(&trace.inputs)
+            .filter(|(_, &ty)| ty == Type::Ref)
+            .map(|(&w, _)| w as u64)
+            .chain(escapes.iter().map(|&w| w as u64))
+            .collect();
+        let before = replay_heap(world, model, &refs)?;
+        let inputs = inputs
+            .iter()
+            .zip(&trace.inputs)
+            .map(|(&w, &ty)| before.value(w as u64, ty))
+            .collect::<Option<Vec<Val>>>()?;
+        Some(Start {
+            inputs,
+            escapes: escapes.to_vec(),
+            before,
+            namespace: trace.namespace.clone(),
+        })
+    }
+}
+
+/// The environment of a replay: what the counterexample says of escape
+/// results, classes and constant objects; the interpreter's defaults for
+/// the rest.
+struct ReplayEnv<'s> {
+    start: &'s Start,
     next: usize,
 }
 
-impl Env for ReplayEnv {
+impl Env for ReplayEnv<'_> {
     fn escape(&mut self, _heap: &mut Heap, _op_index: usize, result: Type, _args: &[Val]) -> Val {
-        let value = self.escapes.get(self.next).copied().unwrap_or(0);
+        let word = self.start.escapes.get(self.next).copied().unwrap_or(0);
         self.next += 1;
-        match result {
-            Type::Int => Val::Int(value),
-            Type::Float => Val::Float(f64::from_bits(value as u64)),
-            other => Val::zero(other),
+        let value = self.start.before.value(word as u64, result);
+        value.unwrap_or_else(|| Val::zero(result))
+    }
+
+    fn class_address(&mut self, name: &str) -> i64 {
+        let known = self.start.before.classes.get(name).copied();
+        known.unwrap_or_else(|| stable_address(name))
+    }
+
+    fn class_of_size_descr(&mut self, descr: &Descr) -> i64 {
+        self.class_address(&class_of_size(Some(descr)))
+    }
+
+    fn const_ptr(&mut self, name: &str, heap: &mut Heap) -> ObjId {
+        let identity = constant_identity(self.start.namespace.as_deref(), name);
+        match self.start.before.constants.get(identity) {
+            Some(&id) => id,
+            None => heap.alloc_object(0),
         }
     }
 }
 
-/// A run of `trace` on the counterexample's inputs and escape results
-/// (an error: the trace is undefined there).
-fn replay_run(trace: &Trace, inputs: &[i64], escapes: &[i64]) -> Result<Run, InterpError> {
-    let mut env = ReplayEnv {
-        escapes: escapes.to_vec(),
-        next: 0,
-    };
-    let vals: Vec<Val> = inputs.iter().map(|&x| Val::Int(x)).collect();
-    run(trace, &vals, &mut env, Limits { max_iterations: 1 })
+/// A run of `trace` from a counterexample's start (an error: the trace is
+/// undefined there).
+fn replay_run(trace: &Trace, start: &Start) -> Result<Run, InterpError> {
+    let mut env = ReplayEnv { start, next: 0 };
+    let heap = start.before.heap.clone();
+    run_with_heap(
+        trace,
+        &start.inputs,
+        heap,
+        &mut env,
+        Limits { max_iterations: 1 },
+    )
 }
 
 /// How a run went, in words, naming a failed guard by its line.
@@ -776,9 +819,11 @@ fn describe(trace: &Trace, run: &Result<Run, InterpError>) -> String {
 /// The first difference between the two runs on these inputs, or `None`
 /// if they behave alike: both leave at a guard, or both reach their end
 /// alike (`same_ending`), having escaped alike values.
-fn replay(before: &Trace, after: &Trace, inputs: &[i64], escapes: &[i64]) -> Option<String> {
-    let b = replay_run(before, inputs, escapes);
-    let a = replay_run(after, inputs, escapes);
+fn replay(before: &Trace, after: &Trace, start: &Start) -> Option<String> {
+    let b = replay_run(before, start);
+    let a = replay_run(after, start);
+    // Objects from before are themselves in both runs.
+    let shared = start.before.heap.len();
     let both = || {
         format!(
             "BEFORE {}; AFTER {}",
@@ -807,7 +852,7 @@ fn replay(before: &Trace, after: &Trace, inputs: &[i64], escapes: &[i64]) -> Opt
             a_run.escaped.len()
         ));
     }
-    let mut alike = Alike::new(&b_run.heap, &a_run.heap, 0);
+    let mut alike = Alike::new(&b_run.heap, &a_run.heap, shared);
     for (k, ((_, x), (_, y))) in b_run.escaped.iter().zip(&a_run.escaped).enumerate() {
         if x.len() != y.len() {
             return Some(format!(
@@ -823,5 +868,5 @@ fn replay(before: &Trace, after: &Trace, inputs: &[i64], escapes: &[i64]) -> Opt
             }
         }
     }
-    same_ending(b_run, a_run, 0).err()
+    same_ending(b_run, a_run, shared).err()
 }

@@ -15,7 +15,9 @@
 //! in the table asks z3, then cvc5. The longest proofs start first, so
 //! that the workers finish together. A proof the solvers cannot decide is
 //! a failure, never a pass; so is a group that proves fewer facts than it
-//! says it has.
+//! says it has. Before the goal, each solver is asked whether the
+//! assumptions can hold at all (in the same process): contradictory
+//! assumptions would prove any goal, so a vacuous proof is a failure.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -41,6 +43,8 @@ pub struct Config {
     pub only: Option<String>,
     /// Ask every solver every query, to record their times.
     pub measure: bool,
+    /// Write each query to this directory as a plain SMT-LIB file.
+    pub dump: Option<PathBuf>,
 }
 
 /// The solver's `--version` text, if it runs.
@@ -71,6 +75,7 @@ impl Config {
             cache: None,
             only: None,
             measure: false,
+            dump: None,
         }
     }
 
@@ -92,6 +97,7 @@ impl Config {
             .unwrap_or(cores);
         config.only = var("PROOF_ONLY");
         config.measure = var("PROOF_MEASURE").is_some_and(|v| v == "1");
+        config.dump = var("PROOF_DUMP").map(PathBuf::from);
         let cache = cache_enabled(var("CI").as_deref(), var("PROOF_CACHE").as_deref());
         if cache && !config.measure {
             config.cache = Some(Path::new(env!("CARGO_TARGET_TMPDIR")).join("domain-proofs.cache"));
@@ -150,6 +156,11 @@ impl Suite {
             width: self.width,
             body: Box::new(body),
         });
+    }
+
+    /// The names of the proofs, in the order added.
+    pub fn names(&self) -> Vec<String> {
+        self.jobs.iter().map(|j| j.name.clone()).collect()
     }
 
     /// Runs the proofs (those `config.only` selects), longest first.
@@ -378,6 +389,14 @@ enum Command {
     Assert(Term),
 }
 
+/// A solver's answer to a proof.
+enum Answer {
+    /// No value satisfies the assumptions.
+    Vacuous,
+    /// The assumptions are satisfiable (or that is unknown): the outcome.
+    Checked(Outcome),
+}
+
 /// One worker's view: the proof at hand and the solvers to ask.
 pub struct Prover<'a> {
     config: &'a Config,
@@ -453,8 +472,10 @@ impl<'a> Prover<'a> {
         order
     }
 
-    /// Asks a new process of `kind`.
-    fn ask(&self, kind: SolverKind, goal: &Term) -> Outcome {
+    /// Asks a new process of `kind` whether the assumptions can hold at
+    /// all (a contradiction would prove any goal), then whether the goal
+    /// follows from them.
+    fn ask(&self, kind: SolverKind, goal: &Term) -> Answer {
         let answer = Solver::start(Some(kind), self.config.timeout).and_then(|mut solver| {
             for command in &self.commands {
                 match command {
@@ -462,9 +483,39 @@ impl<'a> Prover<'a> {
                     Command::Assert(fact) => solver.assert(fact)?,
                 }
             }
-            solver.prove_bv(goal, &self.names)
+            // "false" is provable exactly when the assumptions are not
+            // satisfiable.
+            match solver.prove_bv(&Term::Bool(false), &[])? {
+                Outcome::Proved => return Ok(Answer::Vacuous),
+                Outcome::Unknown(why) => {
+                    let why = format!("are the assumptions satisfiable? {why}");
+                    return Ok(Answer::Checked(Outcome::Unknown(why)));
+                }
+                Outcome::Counterexample(_) => {}
+            }
+            solver.prove_bv(goal, &self.names).map(Answer::Checked)
         });
-        answer.unwrap_or_else(|e| Outcome::Unknown(e.to_string()))
+        answer.unwrap_or_else(|e| Answer::Checked(Outcome::Unknown(e.to_string())))
+    }
+
+    /// Writes the query as a plain SMT-LIB file (`PROOF_DUMP`), for
+    /// timing other solvers on it.
+    fn dump(&self, dir: &Path, goal: &Term) {
+        let mut text = String::from("(set-logic QF_BV)\n");
+        for command in &self.commands {
+            let _ = match command {
+                Command::Declare(name, sort) => writeln!(text, "(declare-const {name} {sort})"),
+                Command::Assert(fact) => writeln!(text, "(assert {fact})"),
+            };
+        }
+        let _ = writeln!(text, "(assert {})\n(check-sat)", goal.not());
+        let file: String = self
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let _ = std::fs::create_dir_all(dir);
+        let _ = std::fs::write(dir.join(format!("{file}.smt2")), text);
     }
 
     /// The cache key of the proof so far, for one solver.
@@ -492,11 +543,25 @@ impl<'a> Prover<'a> {
             self.result = Some(result);
             return;
         }
+        if let Some(dir) = &self.config.dump {
+            self.dump(dir, &goal);
+        }
         let mut unknown = Vec::new();
         for solver in self.order() {
             let kind = solver.0;
             let started = Instant::now();
-            let outcome = self.ask(kind, &goal);
+            let outcome = match self.ask(kind, &goal) {
+                Answer::Checked(outcome) => outcome,
+                Answer::Vacuous => {
+                    result.failure = Some(format!(
+                        "{}: VACUOUS: the assumptions are contradictory ({}), so the goal \
+                         proves nothing",
+                        self.name,
+                        kind.binary()
+                    ));
+                    break;
+                }
+            };
             let seconds = started.elapsed().as_secs_f64();
             let decided = !matches!(outcome, Outcome::Unknown(_));
             result.times.push((kind, decided.then_some(seconds)));

@@ -289,11 +289,16 @@ fn the_cache_is_off_in_ci_and_for_cold_runs() {
 
 #[test]
 fn the_times_table_reads_back() {
-    let table = "# comment\n    1.50        -  g: a b\n       -     0.20  g: c\n";
+    use traceopt_smt::SolverKind::{Bitwuzla, Cvc5, Yices, Z3};
+    let table = "# comment\n    1.50        -     0.90     2.00  g: a b\n       -     0.20        -        -  g: c\n";
     let times = Times::parse(table);
-    assert_eq!(times.estimate("g: a b"), Some(1.5));
-    assert_eq!(times.estimate("g: c"), Some(0.2));
-    assert_eq!(times.estimate("g: d"), None);
-    assert_eq!(times.first_choice("g: a b"), traceopt_smt::SolverKind::Z3);
-    assert_eq!(times.first_choice("g: c"), traceopt_smt::SolverKind::Cvc5);
+    let all = [Z3, Cvc5, Bitwuzla, Yices];
+    assert_eq!(times.estimate("g: a b", &all), Some(0.9));
+    assert_eq!(times.estimate("g: a b", &[Z3, Cvc5]), Some(1.5));
+    assert_eq!(times.estimate("g: c", &all), Some(0.2));
+    assert_eq!(times.estimate("g: d", &all), None);
+    assert_eq!(times.first_choice("g: a b", &all), Bitwuzla);
+    assert_eq!(times.first_choice("g: a b", &[Z3, Cvc5]), Z3);
+    assert_eq!(times.first_choice("g: c", &all), Cvc5);
+    assert_eq!(times.first_choice("g: d", &[Cvc5, Z3]), Cvc5);
 }

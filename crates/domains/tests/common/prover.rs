@@ -58,9 +58,10 @@ fn version(kind: SolverKind) -> Option<String> {
 }
 
 impl Config {
-    /// Every solver found, a fixed timeout, two workers, no cache.
+    /// Every solver found (z3 and cvc5; Bitwuzla and Yices when
+    /// installed), a fixed timeout, two workers, no cache.
     pub fn plain(timeout: Duration) -> Config {
-        let solvers: Vec<_> = [SolverKind::Z3, SolverKind::Cvc5]
+        let solvers: Vec<_> = SolverKind::ALL
             .into_iter()
             .filter_map(|kind| Some((kind, version(kind)?)))
             .collect();
@@ -79,7 +80,8 @@ impl Config {
         }
     }
 
-    /// From the environment: `PROOF_SOLVER=z3|cvc5` (that one only),
+    /// From the environment: `PROOF_SOLVER=z3|cvc5|bitwuzla|yices` (that
+    /// one only),
     /// `PROOF_TIMEOUT=seconds` (default 120), `PROOF_JOBS` (default: one
     /// per core), `PROOF_ONLY=text`, `PROOF_MEASURE=1`, and the cache in
     /// `target/tmp` unless `CI=true` or `PROOF_CACHE=off`.
@@ -103,6 +105,13 @@ impl Config {
             config.cache = Some(Path::new(env!("CARGO_TARGET_TMPDIR")).join("domain-proofs.cache"));
         }
         config
+    }
+}
+
+impl Config {
+    /// The solvers in use.
+    pub fn kinds(&self) -> Vec<SolverKind> {
+        self.solvers.iter().map(|s| s.0).collect()
     }
 }
 
@@ -168,6 +177,7 @@ impl Suite {
         let started = Instant::now();
         let times = Times::recorded();
         let cache = Cache::open(config.cache.as_deref());
+        let kinds = config.kinds();
         let mut order: Vec<&Job> = self
             .jobs
             .iter()
@@ -175,7 +185,7 @@ impl Suite {
             .collect();
         // Unrecorded proofs first: they may be long.
         order.sort_by(|a, b| {
-            let estimate = |j: &Job| times.estimate(&j.name).unwrap_or(f64::INFINITY);
+            let estimate = |j: &Job| times.estimate(&j.name, &kinds).unwrap_or(f64::INFINITY);
             estimate(b).total_cmp(&estimate(a))
         });
         let next = AtomicUsize::new(0);
@@ -309,16 +319,13 @@ impl Report {
             .proofs
             .iter()
             .map(|p| {
-                let time = |kind| {
+                let mut row = String::new();
+                for kind in SolverKind::ALL {
                     let t = p.times.iter().find(|(k, _)| *k == kind).and_then(|t| t.1);
-                    t.map_or("-".to_string(), |s| format!("{s:.2}"))
-                };
-                let row = format!(
-                    "{:>8} {:>8}  {}",
-                    time(SolverKind::Z3),
-                    time(SolverKind::Cvc5),
-                    p.name
-                );
+                    let t = t.map_or("-".to_string(), |s| format!("{s:.2}"));
+                    write!(row, "{t:>8} ").unwrap();
+                }
+                write!(row, " {}", p.name).unwrap();
                 (p.name.as_str(), row)
             })
             .collect();
@@ -334,15 +341,17 @@ impl Report {
 
 const TIMES_HEADER: &str = "\
 # Seconds each domain proof took with each solver (\"-\": no answer in
-# time), both solvers at work at once, as written to target/tmp by
-# `PROOF_MEASURE=1 PROOF_TIMEOUT=60 cargo test -p traceopt-domains --test
-# proofs`. The harness asks the faster solver first and starts the
-# longest proofs first. Rewrite it when proofs are added or get slower.
-#     z3     cvc5  proof
+# time, or not installed), the solvers at work at once, as written to
+# target/tmp by `PROOF_MEASURE=1 PROOF_TIMEOUT=60 cargo test -p
+# traceopt-domains --test proofs every_domain`. The harness asks the
+# fastest installed solver first and starts the longest proofs first.
+# Rewrite it when proofs are added or get slower.
+#     z3     cvc5 bitwuzla    yices  proof
 ";
 
-/// The recorded times of `tests/proof-times.txt`.
-pub struct Times(Vec<(String, Option<f64>, Option<f64>)>);
+/// The recorded times of `tests/proof-times.txt`: per proof, each
+/// solver's (in `SolverKind::ALL` order), `None` where it had no answer.
+pub struct Times(Vec<(String, Vec<Option<f64>>)>);
 
 impl Times {
     pub fn recorded() -> Times {
@@ -350,37 +359,49 @@ impl Times {
     }
 
     pub fn parse(text: &str) -> Times {
+        let row = |line: &str| {
+            let mut rest = line.trim_start();
+            let mut times = Vec::new();
+            for _ in SolverKind::ALL {
+                let (time, more) = rest.split_once(' ')?;
+                times.push(time.parse().ok());
+                rest = more.trim_start();
+            }
+            Some((rest.trim().to_string(), times))
+        };
         let rows = text
             .lines()
             .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
-            .filter_map(|line| {
-                let (z3, rest) = line.trim_start().split_once(' ')?;
-                let (cvc5, name) = rest.trim_start().split_once(' ')?;
-                Some((name.trim().to_string(), z3.parse().ok(), cvc5.parse().ok()))
-            })
+            .filter_map(row)
             .collect();
         Times(rows)
     }
 
-    fn row(&self, name: &str) -> Option<(Option<f64>, Option<f64>)> {
-        self.0.iter().find(|r| r.0 == name).map(|r| (r.1, r.2))
+    /// The recorded times of the given solvers for `name`, fastest first.
+    fn ranked(&self, name: &str, among: &[SolverKind]) -> Vec<(SolverKind, f64)> {
+        let Some((_, times)) = self.0.iter().find(|r| r.0 == name) else {
+            return Vec::new();
+        };
+        let mut ranked: Vec<(SolverKind, f64)> = SolverKind::ALL
+            .into_iter()
+            .zip(times)
+            .filter_map(|(kind, t)| Some((kind, (*t)?)))
+            .filter(|(kind, _)| among.contains(kind))
+            .collect();
+        ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
+        ranked
     }
 
-    /// The faster solver's recorded time.
-    pub fn estimate(&self, name: &str) -> Option<f64> {
-        match self.row(name)? {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+    /// The fastest recorded time of the given solvers.
+    pub fn estimate(&self, name: &str, among: &[SolverKind]) -> Option<f64> {
+        self.ranked(name, among).first().map(|r| r.1)
     }
 
-    /// The solver to ask first: the faster one on record, z3 by default.
-    pub fn first_choice(&self, name: &str) -> SolverKind {
-        match self.row(name) {
-            Some((Some(z3), Some(cvc5))) if cvc5 < z3 => SolverKind::Cvc5,
-            Some((None, Some(_))) => SolverKind::Cvc5,
-            _ => SolverKind::Z3,
-        }
+    /// The solver to ask first among the given ones: the fastest on
+    /// record, else the first given.
+    pub fn first_choice(&self, name: &str, among: &[SolverKind]) -> SolverKind {
+        let fastest = self.ranked(name, among).first().map(|r| r.0);
+        fastest.unwrap_or(among[0])
     }
 }
 
@@ -466,7 +487,7 @@ impl<'a> Prover<'a> {
 
     /// The solvers in the order to ask them.
     fn order(&self) -> Vec<&'a (SolverKind, String)> {
-        let first = self.times.first_choice(&self.name);
+        let first = self.times.first_choice(&self.name, &self.config.kinds());
         let mut order: Vec<_> = self.config.solvers.iter().collect();
         order.sort_by_key(|(kind, _)| *kind != first);
         order

@@ -93,9 +93,10 @@ fn int_bound_transfer_functions(s: &mut Suite) {
     fwd!(s, Bound, SameAsI, |a| a);
 }
 
-/// Division: the bit-blasted 64-bit dividers are beyond the solver in
+/// Division: the bit-blasted 64-bit dividers are beyond the solvers in
 /// these queries, so the bound functions are proved on narrower words
-/// (same generic code); at 64 bits we prove that the word trait's floor
+/// (same generic code; at 10 bits `pydiv`'s interval takes Bitwuzla 21 s
+/// and z3 more than 30); at 64 bits we prove that the word trait's floor
 /// division and modulo (`bvsmod`, a primitive), which the narrow proofs
 /// take as the meaning, agree with the validator's `int_pydiv` and
 /// `int_pymod`.
@@ -437,9 +438,10 @@ fn known_bits_lattice_and_queries(s: &mut Suite) {
         show KB::constant(x));
 }
 
-/// Multiplication: the solver cannot finish these at 64 bits (bit-blasted
+/// Multiplication: the solvers cannot finish these at 64 bits (bit-blasted
 /// products), so they are proved on narrower words, running the same
-/// generic code (`NARROW_WIDTHS`).
+/// generic code (see `WIDTHS`: at 10 bits z3 and Bitwuzla both time out
+/// after 30 s on the soundness proofs).
 fn multiplication(s: &mut Suite) {
     fwd!(s, Bits, IntMul, |a, b| a.mul(b));
     fwd!(s, Bound, IntMul, |a, b| a.mul_raw(b));
@@ -452,9 +454,10 @@ fn multiplication(s: &mut Suite) {
 /// The public functions built from proved pieces (a raw function or
 /// constraint, then `intersect` or `normalize`), also proved end to end
 /// on the code as composed, so that no public function relies on the
-/// composition argument alone. At 64 bits each of these takes the solver
-/// 30 to 80 s (the bounds searches of `normalize` unrolled); at 6 bits
-/// the same generic code is proved in seconds.
+/// composition argument alone. At 64 bits each of these takes z3 30 to
+/// 80 s (the bounds searches of `normalize` unrolled); at 12 bits z3
+/// takes up to 30 s and Bitwuzla up to 5 (at 16, Bitwuzla up to 16 s,
+/// z3 more than 30).
 fn composed_functions_end_to_end(s: &mut Suite) {
     use traceopt_domains::{Operand, Relation};
     bound_fact!(s, "intersect", |a, b, r, x, y, z|
@@ -627,7 +630,7 @@ const WIDTHS: &[Proofs] = &[
     Proofs {
         group: "bound division",
         proves: "bound `int_pydiv`, `int_pymod` (raw): sound, constants kept",
-        widths: &[4, 5, 6],
+        widths: &[4, 6, 8],
         count: 2 * 3,
         add: int_bound_division,
     },
@@ -662,7 +665,7 @@ const WIDTHS: &[Proofs] = &[
     Proofs {
         group: "product lemma",
         proves: "the sign of the exact product, which the validator assumes for `int_mul_ovf`",
-        widths: &[4, 8],
+        widths: &[4, 8, 16],
         count: 1,
         add: product_lemma,
     },
@@ -676,7 +679,7 @@ const WIDTHS: &[Proofs] = &[
     Proofs {
         group: "composed",
         proves: "the public functions as composed (raw function or constraint, then `intersect` or `normalize`), end to end",
-        widths: &[6],
+        widths: &[6, 12],
         count: 9 + 6 + 3,
         add: composed_functions_end_to_end,
     },

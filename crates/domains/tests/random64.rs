@@ -337,3 +337,22 @@ fn bound_mul_cannot_overflow() {
         }
     });
 }
+
+/// The test bites: transfer functions wrong by a little are caught.
+#[test]
+fn weakened_functions_are_caught() {
+    fn add_upper_one_short(a: B, b: B) -> B {
+        let r = a.add(b);
+        IntBound {
+            upper: r.upper.wrapping_sub(1),
+            ..r
+        }
+    }
+    fn and_claims_bit_0(a: K, b: K) -> K {
+        let r = a.and(b);
+        KnownBits::new(r.ones & !1, r.unknowns & !1)
+    }
+    let add = std::panic::catch_unwind(|| bound_binary(IntAdd, Any, &[add_upper_one_short]));
+    let and = std::panic::catch_unwind(|| bits_binary(IntAnd, Any, and_claims_bit_0));
+    assert!(add.is_err() && and.is_err());
+}

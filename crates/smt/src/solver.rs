@@ -11,6 +11,12 @@
 //! (its words quoted), and the next query starts in a fresh process.
 //! Unknown is never turned into proved.
 //!
+//! z3 and cvc5 are the solvers the project requires; Bitwuzla (through
+//! the `bitwuzla-smt2` wrapper of its Python bindings) and Yices
+//! (`yices-smt2`) are optional kinds for quantifier-free bitvector
+//! queries, installed by `scripts/install-solvers --with-bitwuzla` and
+//! `--with-yices`.
+//!
 //! Every command is also kept per scope, so that a query can be written out
 //! as a self-contained `.smt2` file (`dump_to`) and re-run by hand with
 //! `z3 FILE` or `cvc5 FILE`.

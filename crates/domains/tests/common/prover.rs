@@ -80,8 +80,8 @@ impl Config {
         }
     }
 
-    /// From the environment: `PROOF_SOLVER=z3|cvc5|bitwuzla|yices` (that
-    /// one only),
+    /// From the environment: `PROOF_SOLVER=z3|cvc5|bitwuzla|yices` (those
+    /// only, a comma-separated list),
     /// `PROOF_TIMEOUT=seconds` (default 120), `PROOF_JOBS` (default: one
     /// per core), `PROOF_ONLY=text`, `PROOF_MEASURE=1`, and the cache in
     /// `target/tmp` unless `CI=true` or `PROOF_CACHE=off`.
@@ -89,9 +89,13 @@ impl Config {
         let var = |name| std::env::var(name).ok();
         let seconds = var("PROOF_TIMEOUT").and_then(|s| s.parse().ok());
         let mut config = Config::plain(Duration::from_secs(seconds.unwrap_or(120)));
-        if let Some(kind) = var("PROOF_SOLVER").and_then(|s| SolverKind::from_name(&s)) {
-            config.solvers.retain(|&(k, _)| k == kind);
-            assert!(!config.solvers.is_empty(), "PROOF_SOLVER: not found");
+        if let Some(names) = var("PROOF_SOLVER") {
+            let kinds: Vec<_> = names.split(',').filter_map(SolverKind::from_name).collect();
+            config.solvers.retain(|(k, _)| kinds.contains(k));
+            assert!(
+                !config.solvers.is_empty(),
+                "PROOF_SOLVER={names}: not found"
+            );
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         config.jobs = var("PROOF_JOBS")

@@ -10,9 +10,10 @@
 //! proof found in the cache (`cache.rs`) starts no solver at all.
 //!
 //! Which solver: `tests/proof-times.txt` records every proof's time with
-//! z3 and with cvc5 (as written by `PROOF_MEASURE=1`). A proof asks the
-//! faster of the two first and the other if the first gives up; one not
-//! in the table asks z3, then cvc5. The longest proofs start first, so
+//! z3, cvc5, Bitwuzla and Yices (as written by `PROOF_MEASURE=1`). A
+//! proof asks the fastest installed solver on record first and the others
+//! if it gives up; one not in the table asks z3, then cvc5 (then Bitwuzla
+//! and Yices, when installed). The longest proofs start first, so
 //! that the workers finish together. A proof the solvers cannot decide is
 //! a failure, never a pass; so is a group that proves fewer facts than it
 //! says it has. Before the goal, each solver is asked whether the
@@ -110,9 +111,7 @@ impl Config {
         }
         config
     }
-}
 
-impl Config {
     /// The solvers in use.
     pub fn kinds(&self) -> Vec<SolverKind> {
         self.solvers.iter().map(|s| s.0).collect()

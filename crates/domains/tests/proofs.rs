@@ -6,18 +6,16 @@
 
 mod common;
 
+use std::fmt::Write as _;
+
 use common::*;
-use traceopt_domains::symbolic::Sym;
+use traceopt_domains::symbolic::{self, Sym};
 use traceopt_domains::{Bit, IntBound, KnownBits, Word};
 use traceopt_ir::Opcode;
+use traceopt_smt::{Fun, SolverKind, Term};
 
 type KB<W> = KnownBits<W>;
 
-/// Widths for the proofs the solver cannot finish at 64 bits.
-const NARROW_WIDTHS: [u32; 3] = [4, 6, 8];
-/// Division by bounds of unknown sign takes four corner quotients; at 8
-/// bits the solver does not finish that in minutes.
-const DIVISION_WIDTHS: [u32; 3] = [4, 5, 6];
 type IB<W> = IntBound<W>;
 
 /// States a forward proof once for both word types.
@@ -41,7 +39,6 @@ macro_rules! fwd {
 }
 
 fn known_bits_transfer_functions(s: &mut Suite) {
-    s.group("known bits transfer", 22 * 2);
     fwd!(s, Bits, IntInvert, |a| a.invert());
     fwd!(s, Bits, IntAnd, |a, b| a.and(b));
     fwd!(s, Bits, IntOr, |a, b| a.or(b));
@@ -67,7 +64,6 @@ fn known_bits_transfer_functions(s: &mut Suite) {
 }
 
 fn int_bound_transfer_functions(s: &mut Suite) {
-    s.group("bound transfer", 27 * 3);
     fwd!(s, Bound, IntAdd, |a, b| a.add_raw(b));
     fwd!(s, Bound, IntSub, |a, b| a.sub_raw(b));
     fwd!(s, Bound, IntAnd, |a, b| a.and_raw(b));
@@ -97,14 +93,14 @@ fn int_bound_transfer_functions(s: &mut Suite) {
     fwd!(s, Bound, SameAsI, |a| a);
 }
 
-/// Division: the bit-blasted 64-bit dividers are beyond the solver in
+/// Division: the bit-blasted 64-bit dividers are beyond the solvers in
 /// these queries, so the bound functions are proved on narrower words
-/// (same generic code); at 64 bits we prove that the word trait's floor
+/// (same generic code; at 10 bits `pydiv`'s interval takes Bitwuzla 21 s
+/// and z3 more than 30); at 64 bits we prove that the word trait's floor
 /// division and modulo (`bvsmod`, a primitive), which the narrow proofs
 /// take as the meaning, agree with the validator's `int_pydiv` and
 /// `int_pymod`.
-fn int_bound_division(s: &mut Suite) {
-    s.group("bound division", 2 + DIVISION_WIDTHS.len() * 2 * 3);
+fn division_meaning(s: &mut Suite) {
     for op in [Opcode::IntPydiv, Opcode::IntPymod] {
         s.add(&format!("{op} is the word trait's"), move |p| {
             let (x, y) = (p.word("x"), p.word("y"));
@@ -120,11 +116,11 @@ fn int_bound_division(s: &mut Suite) {
             });
         });
     }
-    for width in DIVISION_WIDTHS {
-        s.set_width(width);
-        fwd!(s, Bound, IntPydiv, |a, b| a.pydiv_raw(b));
-        fwd!(s, Bound, IntPymod, |a, b| a.pymod_raw(b));
-    }
+}
+
+fn int_bound_division(s: &mut Suite) {
+    fwd!(s, Bound, IntPydiv, |a, b| a.pydiv_raw(b));
+    fwd!(s, Bound, IntPymod, |a, b| a.pymod_raw(b));
 }
 
 /// States a proof about bounds `a`, `b`, a bound `r` and members `x`, `y`,
@@ -165,7 +161,6 @@ macro_rules! bound_fact {
 }
 
 fn int_bound_lattice_and_queries(s: &mut Suite) {
-    s.group("bound lattice and queries", 21);
     // Normalization is `with_prefix` applied to the results of the two
     // searches (`min_signed_at_least`, `max_signed_at_most`), which are
     // proved in `known_bits_lattice_and_queries` to find the nearest
@@ -247,7 +242,6 @@ fn int_bound_lattice_and_queries(s: &mut Suite) {
 }
 
 fn int_bound_refinements(s: &mut Suite) {
-    s.group("bound refinements", 6 + 11 * 2);
     use traceopt_domains::{Operand, Relation};
     let relations = [
         (Relation::Lt, Opcode::IntLt),
@@ -381,7 +375,6 @@ macro_rules! bits_fact {
 }
 
 fn known_bits_lattice_and_queries(s: &mut Suite) {
-    s.group("known bits lattice and queries", 11);
     bits_fact!(s, "is_and_identity", |a, b, x, y, t|
         pre a.is_and_identity(b); goal (x & y).eq(x); show a.is_and_identity(b));
     bits_fact!(s, "disagrees", |a, b, x, y, t|
@@ -445,32 +438,28 @@ fn known_bits_lattice_and_queries(s: &mut Suite) {
         show KB::constant(x));
 }
 
-/// Multiplication: the solver cannot finish these at 64 bits (bit-blasted
+/// Multiplication: the solvers cannot finish these at 64 bits (bit-blasted
 /// products), so they are proved on narrower words, running the same
-/// generic code (`NARROW_WIDTHS`).
-fn multiplication_on_narrow_words(s: &mut Suite) {
-    s.group("multiplication", NARROW_WIDTHS.len() * (2 + 3 * 3 + 1));
-    for width in NARROW_WIDTHS {
-        s.set_width(width);
-        fwd!(s, Bits, IntMul, |a, b| a.mul(b));
-        fwd!(s, Bound, IntMul, |a, b| a.mul_raw(b));
-        fwd!(s, Bound, IntMulOvf, |a, b| a.mul_ovf_raw(b));
-        fwd!(s, Bound, UintMulHigh, |a, b| a.uint_mul_high_raw(b));
-        bound_fact!(s, "mul_cannot_overflow", |a, b, r, x, y, z|
-            pre a.mul_cannot_overflow(b); goal !x.mul_overflows(y); show a.mul_cannot_overflow(b));
-    }
+/// generic code (see `WIDTHS`: at 10 bits z3 and Bitwuzla both time out
+/// after 30 s on the soundness proofs).
+fn multiplication(s: &mut Suite) {
+    fwd!(s, Bits, IntMul, |a, b| a.mul(b));
+    fwd!(s, Bound, IntMul, |a, b| a.mul_raw(b));
+    fwd!(s, Bound, IntMulOvf, |a, b| a.mul_ovf_raw(b));
+    fwd!(s, Bound, UintMulHigh, |a, b| a.uint_mul_high_raw(b));
+    bound_fact!(s, "mul_cannot_overflow", |a, b, r, x, y, z|
+        pre a.mul_cannot_overflow(b); goal !x.mul_overflows(y); show a.mul_cannot_overflow(b));
 }
 
 /// The public functions built from proved pieces (a raw function or
 /// constraint, then `intersect` or `normalize`), also proved end to end
 /// on the code as composed, so that no public function relies on the
-/// composition argument alone. At 64 bits each of these takes the solver
-/// 30 to 80 s (the bounds searches of `normalize` unrolled); at 6 bits
-/// the same generic code is proved in seconds.
+/// composition argument alone. At 64 bits each of these takes z3 30 to
+/// 80 s (the bounds searches of `normalize` unrolled); at 12 bits z3
+/// takes up to 30 s and Bitwuzla up to 5 (at 16, Bitwuzla up to 16 s,
+/// z3 more than 30).
 fn composed_functions_end_to_end(s: &mut Suite) {
     use traceopt_domains::{Operand, Relation};
-    s.group("composed", 9 + 6 + 3);
-    s.set_width(6);
     bound_fact!(s, "intersect", |a, b, r, x, y, z|
         pre b.contains(x);
         goal { let (i, e) = a.intersect(b); !e & i.contains(x) & i.is_normalized() };
@@ -565,21 +554,157 @@ fn composed_functions_end_to_end(s: &mut Suite) {
     }
 }
 
-/// Every proof above, shared out to the cores. A proof the solver refutes
-/// or cannot decide fails the test, as does a group short of its count.
+/// The lemma the validator assumes about `int_mul_ovf` (`Encoded::lemma`,
+/// crates/smt/src/encode.rs): the exact (double-width) product of x and
+/// y is negative exactly when both are nonzero and their signs differ.
+fn product_lemma_statement(x: Sym, y: Sym) -> Term {
+    let bits = symbolic::width();
+    let wide = |v: Sym| v.term().un(Fun::SignExtend(bits));
+    let exact = wide(x).bv(Fun::BvMul, &wide(y));
+    let zero = Term::Bv {
+        value: 0,
+        width: 2 * bits,
+    };
+    let expected = x.ne(lit(0)) & y.ne(lit(0)) & x.is_negative().differs(y.is_negative());
+    exact.bv(Fun::BvSlt, &zero).eq(&expected.term())
+}
+
+fn product_lemma(s: &mut Suite) {
+    s.add("the exact product's sign", |p| {
+        let (x, y) = (p.word("x"), p.word("y"));
+        p.prove(bit(product_lemma_statement(x, y)), |m| {
+            format!("{} * {}", val(m, "x"), val(m, "y"))
+        });
+    });
+}
+
+/// The encoder's lemma is the statement `product_lemma` proves.
+fn product_lemma_as_encoded(s: &mut Suite) {
+    s.add("the encoder's lemma is the statement", |p| {
+        let (x, y) = (p.word("x"), p.word("y"));
+        let encoded = traceopt_smt::encode(Opcode::IntMulOvf, &[x.term(), y.term()], None)
+            .and_then(|e| e.lemma)
+            .expect("int_mul_ovf has a lemma");
+        let same = encoded.eq(&product_lemma_statement(x, y));
+        p.prove(bit(same), |m| format!("{} * {}", val(m, "x"), val(m, "y")));
+    });
+}
+
+/// A row of the widths table: a group of proofs, what they prove, and the
+/// word widths they are proved at (the same generic code at each).
+struct Proofs {
+    group: &'static str,
+    proves: &'static str,
+    widths: &'static [u32],
+    /// Proofs at each width (a group short of its count fails).
+    count: usize,
+    add: fn(&mut Suite),
+}
+
+/// Which proofs hold at which widths. This table drives the suite, and
+/// the documents state it (`the_widths_table_is_documented`). A width
+/// below 64 is where the solvers finish within the CI budget: bit-blasted
+/// products and quotients grow with the square of the width.
+const WIDTHS: &[Proofs] = &[
+    Proofs {
+        group: "known bits transfer",
+        proves: "every known-bits transfer function but `int_mul`: sound, constants kept",
+        widths: &[64],
+        count: 22 * 2,
+        add: known_bits_transfer_functions,
+    },
+    Proofs {
+        group: "bound transfer",
+        proves: "every bound transfer function but multiplication and division (raw): sound, constants kept",
+        widths: &[64],
+        count: 27 * 3,
+        add: int_bound_transfer_functions,
+    },
+    Proofs {
+        group: "division meaning",
+        proves: "the word trait's floor division and modulo are the validator's `int_pydiv`, `int_pymod`",
+        widths: &[64],
+        count: 2,
+        add: division_meaning,
+    },
+    Proofs {
+        group: "bound division",
+        proves: "bound `int_pydiv`, `int_pymod` (raw): sound, constants kept",
+        widths: &[4, 6, 8],
+        count: 2 * 3,
+        add: int_bound_division,
+    },
+    Proofs {
+        group: "bound lattice and queries",
+        proves: "`with_prefix` (normalization), intersection, join, widening, constructors, queries",
+        widths: &[64],
+        count: 21,
+        add: int_bound_lattice_and_queries,
+    },
+    Proofs {
+        group: "bound refinements",
+        proves: "the constraints from relations and from known results",
+        widths: &[64],
+        count: 6 + 11 * 2,
+        add: int_bound_refinements,
+    },
+    Proofs {
+        group: "known bits lattice and queries",
+        proves: "meet, join, the extremes and the nearest-member searches",
+        widths: &[64],
+        count: 11,
+        add: known_bits_lattice_and_queries,
+    },
+    Proofs {
+        group: "multiplication",
+        proves: "known-bits `int_mul`; bound `int_mul`, `int_mul_ovf`, `uint_mul_high` (raw); `mul_cannot_overflow`",
+        widths: &[4, 6, 8],
+        count: 2 + 3 * 3 + 1,
+        add: multiplication,
+    },
+    Proofs {
+        group: "product lemma",
+        proves: "the sign of the exact product, which the validator assumes for `int_mul_ovf`",
+        widths: &[4, 8, 16],
+        count: 1,
+        add: product_lemma,
+    },
+    Proofs {
+        group: "product lemma as encoded",
+        proves: "the validator's 64-bit lemma is that statement",
+        widths: &[64],
+        count: 1,
+        add: product_lemma_as_encoded,
+    },
+    Proofs {
+        group: "composed",
+        proves: "the public functions as composed (raw function or constraint, then `intersect` or `normalize`), end to end",
+        widths: &[6, 12],
+        count: 9 + 6 + 3,
+        add: composed_functions_end_to_end,
+    },
+];
+
+/// The proofs of the table's rows.
+fn suite(rows: &[Proofs]) -> Suite {
+    let mut s = Suite::new();
+    for row in rows {
+        s.group(row.group, row.count * row.widths.len());
+        for &width in row.widths {
+            s.set_width(width);
+            (row.add)(&mut s);
+        }
+    }
+    s
+}
+
+/// Every proof of the table, shared out to the cores. A proof the solver
+/// refutes or cannot decide fails the test, as does a vacuous one and a
+/// group short of its count.
 #[test]
 fn every_domain_function_is_proved() {
-    let mut s = Suite::new();
-    known_bits_transfer_functions(&mut s);
-    int_bound_transfer_functions(&mut s);
-    int_bound_division(&mut s);
-    int_bound_lattice_and_queries(&mut s);
-    int_bound_refinements(&mut s);
-    known_bits_lattice_and_queries(&mut s);
-    multiplication_on_narrow_words(&mut s);
-    composed_functions_end_to_end(&mut s);
     let config = Config::from_env();
-    let report = s.run(&config);
+    let report = suite(WIDTHS).run(&config);
     report.print_summary();
     if config.measure {
         let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("proof-times.txt");
@@ -587,4 +712,92 @@ fn every_domain_function_is_proved() {
         eprintln!("times written to {}", path.display());
     }
     report.check();
+}
+
+/// The solvers CI installs (`scripts/test`); Bitwuzla and Yices are
+/// optional.
+const CI_SOLVERS: [SolverKind; 2] = [SolverKind::Z3, SolverKind::Cvc5];
+
+/// The widths table as markdown, with the solver CI asks first and the
+/// recorded solver time of each row (`tests/proof-times.txt`).
+fn widths_markdown() -> String {
+    let times = Times::recorded();
+    let mut text = String::from(
+        "| Proofs | What is proved | Width (bits) | Proofs | Solver asked first | Seconds on record |\n\
+         |---|---|---|---:|---|---:|\n",
+    );
+    let mut total = 0;
+    for row in WIDTHS {
+        let names = suite(std::slice::from_ref(row)).names();
+        total += names.len();
+        let mut solvers: Vec<(&str, usize)> = Vec::new();
+        let mut seconds = 0.0;
+        for name in &names {
+            let kind = times.first_choice(name, &CI_SOLVERS).binary();
+            match solvers.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => solvers.push((kind, 1)),
+            }
+            seconds += times.estimate(name, &CI_SOLVERS).unwrap_or(0.0);
+        }
+        solvers.sort_by_key(|s| std::cmp::Reverse(s.1));
+        let solvers: Vec<String> = solvers.iter().map(|(k, n)| format!("{k} ({n})")).collect();
+        let widths: Vec<String> = row.widths.iter().map(u32::to_string).collect();
+        writeln!(
+            text,
+            "| {} | {} | {} | {} | {} | {seconds:.1} |",
+            row.group,
+            row.proves,
+            widths.join(", "),
+            names.len(),
+            solvers.join(", "),
+        )
+        .unwrap();
+    }
+    writeln!(
+        text,
+        "\n{total} proofs. A proof at a width below 64 runs the same generic code \
+         on narrower words: it shows the code sound at that width, which is \
+         evidence for, not a proof of, the 64-bit case (the 64-bit randomized test \
+         `crates/domains/tests/random64.rs` samples that). Each proof first checks \
+         that its assumptions are satisfiable."
+    )
+    .unwrap();
+    text
+}
+
+const BEGIN: &str = "<!-- proof-widths:begin (generated by crates/domains/tests/proofs.rs; UPDATE_DOCS=1 rewrites it) -->\n";
+const END: &str = "<!-- proof-widths:end -->";
+
+/// README.md, docs/ARCHITECTURE.md and docs/PROOF-WIDTHS.md (which
+/// `traceopt rules --help` includes) state the table above, between
+/// markers; `UPDATE_DOCS=1` rewrites them.
+#[test]
+fn the_widths_table_is_documented() {
+    let table = widths_markdown();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let update = std::env::var("UPDATE_DOCS").is_ok_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for doc in ["README.md", "docs/ARCHITECTURE.md", "docs/PROOF-WIDTHS.md"] {
+        let path = root.join(doc);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let section = |t: &str| Some((t.find(BEGIN)? + BEGIN.len(), t.find(END)?));
+        let Some((start, end)) = section(&text) else {
+            stale.push(format!("{doc}: no proof-widths section"));
+            continue;
+        };
+        if text[start..end] != table {
+            if update {
+                let new = format!("{}{table}{}", &text[..start], &text[end..]);
+                std::fs::write(&path, new).unwrap();
+            } else {
+                stale.push(format!("{doc}: the proof-widths section is out of date"));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{}\nrun `UPDATE_DOCS=1 cargo test -p traceopt-domains --test proofs the_widths_table` to rewrite",
+        stale.join("\n")
+    );
 }

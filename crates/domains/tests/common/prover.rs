@@ -10,12 +10,15 @@
 //! proof found in the cache (`cache.rs`) starts no solver at all.
 //!
 //! Which solver: `tests/proof-times.txt` records every proof's time with
-//! z3 and with cvc5 (as written by `PROOF_MEASURE=1`). A proof asks the
-//! faster of the two first and the other if the first gives up; one not
-//! in the table asks z3, then cvc5. The longest proofs start first, so
+//! z3, cvc5, Bitwuzla and Yices (as written by `PROOF_MEASURE=1`). A
+//! proof asks the fastest installed solver on record first and the others
+//! if it gives up; one not in the table asks z3, then cvc5 (then Bitwuzla
+//! and Yices, when installed). The longest proofs start first, so
 //! that the workers finish together. A proof the solvers cannot decide is
 //! a failure, never a pass; so is a group that proves fewer facts than it
-//! says it has.
+//! says it has. Before the goal, each solver is asked whether the
+//! assumptions can hold at all (in the same process): contradictory
+//! assumptions would prove any goal, so a vacuous proof is a failure.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -41,6 +44,8 @@ pub struct Config {
     pub only: Option<String>,
     /// Ask every solver every query, to record their times.
     pub measure: bool,
+    /// Write each query to this directory as a plain SMT-LIB file.
+    pub dump: Option<PathBuf>,
 }
 
 /// The solver's `--version` text, if it runs.
@@ -54,9 +59,10 @@ fn version(kind: SolverKind) -> Option<String> {
 }
 
 impl Config {
-    /// Every solver found, a fixed timeout, two workers, no cache.
+    /// Every solver found (z3 and cvc5; Bitwuzla and Yices when
+    /// installed), a fixed timeout, two workers, no cache.
     pub fn plain(timeout: Duration) -> Config {
-        let solvers: Vec<_> = [SolverKind::Z3, SolverKind::Cvc5]
+        let solvers: Vec<_> = SolverKind::ALL
             .into_iter()
             .filter_map(|kind| Some((kind, version(kind)?)))
             .collect();
@@ -71,10 +77,12 @@ impl Config {
             cache: None,
             only: None,
             measure: false,
+            dump: None,
         }
     }
 
-    /// From the environment: `PROOF_SOLVER=z3|cvc5` (that one only),
+    /// From the environment: `PROOF_SOLVER=z3|cvc5|bitwuzla|yices` (those
+    /// only, a comma-separated list),
     /// `PROOF_TIMEOUT=seconds` (default 120), `PROOF_JOBS` (default: one
     /// per core), `PROOF_ONLY=text`, `PROOF_MEASURE=1`, and the cache in
     /// `target/tmp` unless `CI=true` or `PROOF_CACHE=off`.
@@ -82,9 +90,13 @@ impl Config {
         let var = |name| std::env::var(name).ok();
         let seconds = var("PROOF_TIMEOUT").and_then(|s| s.parse().ok());
         let mut config = Config::plain(Duration::from_secs(seconds.unwrap_or(120)));
-        if let Some(kind) = var("PROOF_SOLVER").and_then(|s| SolverKind::from_name(&s)) {
-            config.solvers.retain(|&(k, _)| k == kind);
-            assert!(!config.solvers.is_empty(), "PROOF_SOLVER: not found");
+        if let Some(names) = var("PROOF_SOLVER") {
+            let kinds: Vec<_> = names.split(',').filter_map(SolverKind::from_name).collect();
+            config.solvers.retain(|(k, _)| kinds.contains(k));
+            assert!(
+                !config.solvers.is_empty(),
+                "PROOF_SOLVER={names}: not found"
+            );
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         config.jobs = var("PROOF_JOBS")
@@ -92,11 +104,17 @@ impl Config {
             .unwrap_or(cores);
         config.only = var("PROOF_ONLY");
         config.measure = var("PROOF_MEASURE").is_some_and(|v| v == "1");
+        config.dump = var("PROOF_DUMP").map(PathBuf::from);
         let cache = cache_enabled(var("CI").as_deref(), var("PROOF_CACHE").as_deref());
         if cache && !config.measure {
             config.cache = Some(Path::new(env!("CARGO_TARGET_TMPDIR")).join("domain-proofs.cache"));
         }
         config
+    }
+
+    /// The solvers in use.
+    pub fn kinds(&self) -> Vec<SolverKind> {
+        self.solvers.iter().map(|s| s.0).collect()
     }
 }
 
@@ -152,11 +170,17 @@ impl Suite {
         });
     }
 
+    /// The names of the proofs, in the order added.
+    pub fn names(&self) -> Vec<String> {
+        self.jobs.iter().map(|j| j.name.clone()).collect()
+    }
+
     /// Runs the proofs (those `config.only` selects), longest first.
     pub fn run(self, config: &Config) -> Report {
         let started = Instant::now();
         let times = Times::recorded();
         let cache = Cache::open(config.cache.as_deref());
+        let kinds = config.kinds();
         let mut order: Vec<&Job> = self
             .jobs
             .iter()
@@ -164,7 +188,7 @@ impl Suite {
             .collect();
         // Unrecorded proofs first: they may be long.
         order.sort_by(|a, b| {
-            let estimate = |j: &Job| times.estimate(&j.name).unwrap_or(f64::INFINITY);
+            let estimate = |j: &Job| times.estimate(&j.name, &kinds).unwrap_or(f64::INFINITY);
             estimate(b).total_cmp(&estimate(a))
         });
         let next = AtomicUsize::new(0);
@@ -298,16 +322,13 @@ impl Report {
             .proofs
             .iter()
             .map(|p| {
-                let time = |kind| {
+                let mut row = String::new();
+                for kind in SolverKind::ALL {
                     let t = p.times.iter().find(|(k, _)| *k == kind).and_then(|t| t.1);
-                    t.map_or("-".to_string(), |s| format!("{s:.2}"))
-                };
-                let row = format!(
-                    "{:>8} {:>8}  {}",
-                    time(SolverKind::Z3),
-                    time(SolverKind::Cvc5),
-                    p.name
-                );
+                    let t = t.map_or("-".to_string(), |s| format!("{s:.2}"));
+                    write!(row, "{t:>8} ").unwrap();
+                }
+                write!(row, " {}", p.name).unwrap();
                 (p.name.as_str(), row)
             })
             .collect();
@@ -323,15 +344,17 @@ impl Report {
 
 const TIMES_HEADER: &str = "\
 # Seconds each domain proof took with each solver (\"-\": no answer in
-# time), both solvers at work at once, as written to target/tmp by
-# `PROOF_MEASURE=1 PROOF_TIMEOUT=60 cargo test -p traceopt-domains --test
-# proofs`. The harness asks the faster solver first and starts the
-# longest proofs first. Rewrite it when proofs are added or get slower.
-#     z3     cvc5  proof
+# time, or not installed), the solvers at work at once, as written to
+# target/tmp by `PROOF_MEASURE=1 PROOF_TIMEOUT=60 cargo test -p
+# traceopt-domains --test proofs every_domain`. The harness asks the
+# fastest installed solver first and starts the longest proofs first.
+# Rewrite it when proofs are added or get slower.
+#     z3     cvc5 bitwuzla    yices  proof
 ";
 
-/// The recorded times of `tests/proof-times.txt`.
-pub struct Times(Vec<(String, Option<f64>, Option<f64>)>);
+/// The recorded times of `tests/proof-times.txt`: per proof, each
+/// solver's (in `SolverKind::ALL` order), `None` where it had no answer.
+pub struct Times(Vec<(String, Vec<Option<f64>>)>);
 
 impl Times {
     pub fn recorded() -> Times {
@@ -339,43 +362,63 @@ impl Times {
     }
 
     pub fn parse(text: &str) -> Times {
+        let row = |line: &str| {
+            let mut rest = line.trim_start();
+            let mut times = Vec::new();
+            for _ in SolverKind::ALL {
+                let (time, more) = rest.split_once(' ')?;
+                times.push(time.parse().ok());
+                rest = more.trim_start();
+            }
+            Some((rest.trim().to_string(), times))
+        };
         let rows = text
             .lines()
             .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
-            .filter_map(|line| {
-                let (z3, rest) = line.trim_start().split_once(' ')?;
-                let (cvc5, name) = rest.trim_start().split_once(' ')?;
-                Some((name.trim().to_string(), z3.parse().ok(), cvc5.parse().ok()))
-            })
+            .filter_map(row)
             .collect();
         Times(rows)
     }
 
-    fn row(&self, name: &str) -> Option<(Option<f64>, Option<f64>)> {
-        self.0.iter().find(|r| r.0 == name).map(|r| (r.1, r.2))
+    /// The recorded times of the given solvers for `name`, fastest first.
+    fn ranked(&self, name: &str, among: &[SolverKind]) -> Vec<(SolverKind, f64)> {
+        let Some((_, times)) = self.0.iter().find(|r| r.0 == name) else {
+            return Vec::new();
+        };
+        let mut ranked: Vec<(SolverKind, f64)> = SolverKind::ALL
+            .into_iter()
+            .zip(times)
+            .filter_map(|(kind, t)| Some((kind, (*t)?)))
+            .filter(|(kind, _)| among.contains(kind))
+            .collect();
+        ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
+        ranked
     }
 
-    /// The faster solver's recorded time.
-    pub fn estimate(&self, name: &str) -> Option<f64> {
-        match self.row(name)? {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+    /// The fastest recorded time of the given solvers.
+    pub fn estimate(&self, name: &str, among: &[SolverKind]) -> Option<f64> {
+        self.ranked(name, among).first().map(|r| r.1)
     }
 
-    /// The solver to ask first: the faster one on record, z3 by default.
-    pub fn first_choice(&self, name: &str) -> SolverKind {
-        match self.row(name) {
-            Some((Some(z3), Some(cvc5))) if cvc5 < z3 => SolverKind::Cvc5,
-            Some((None, Some(_))) => SolverKind::Cvc5,
-            _ => SolverKind::Z3,
-        }
+    /// The solver to ask first among the given ones: the fastest on
+    /// record, else the first given.
+    pub fn first_choice(&self, name: &str, among: &[SolverKind]) -> SolverKind {
+        let fastest = self.ranked(name, among).first().map(|r| r.0);
+        fastest.unwrap_or(among[0])
     }
 }
 
 enum Command {
     Declare(String, Sort),
     Assert(Term),
+}
+
+/// A solver's answer to a proof.
+enum Answer {
+    /// No value satisfies the assumptions.
+    Vacuous,
+    /// The assumptions are satisfiable (or that is unknown): the outcome.
+    Checked(Outcome),
 }
 
 /// One worker's view: the proof at hand and the solvers to ask.
@@ -447,14 +490,16 @@ impl<'a> Prover<'a> {
 
     /// The solvers in the order to ask them.
     fn order(&self) -> Vec<&'a (SolverKind, String)> {
-        let first = self.times.first_choice(&self.name);
+        let first = self.times.first_choice(&self.name, &self.config.kinds());
         let mut order: Vec<_> = self.config.solvers.iter().collect();
         order.sort_by_key(|(kind, _)| *kind != first);
         order
     }
 
-    /// Asks a new process of `kind`.
-    fn ask(&self, kind: SolverKind, goal: &Term) -> Outcome {
+    /// Asks a new process of `kind` whether the assumptions can hold at
+    /// all (a contradiction would prove any goal), then whether the goal
+    /// follows from them.
+    fn ask(&self, kind: SolverKind, goal: &Term) -> Answer {
         let answer = Solver::start(Some(kind), self.config.timeout).and_then(|mut solver| {
             for command in &self.commands {
                 match command {
@@ -462,9 +507,39 @@ impl<'a> Prover<'a> {
                     Command::Assert(fact) => solver.assert(fact)?,
                 }
             }
-            solver.prove_bv(goal, &self.names)
+            // "false" is provable exactly when the assumptions are not
+            // satisfiable.
+            match solver.prove_bv(&Term::Bool(false), &[])? {
+                Outcome::Proved => return Ok(Answer::Vacuous),
+                Outcome::Unknown(why) => {
+                    let why = format!("are the assumptions satisfiable? {why}");
+                    return Ok(Answer::Checked(Outcome::Unknown(why)));
+                }
+                Outcome::Counterexample(_) => {}
+            }
+            solver.prove_bv(goal, &self.names).map(Answer::Checked)
         });
-        answer.unwrap_or_else(|e| Outcome::Unknown(e.to_string()))
+        answer.unwrap_or_else(|e| Answer::Checked(Outcome::Unknown(e.to_string())))
+    }
+
+    /// Writes the query as a plain SMT-LIB file (`PROOF_DUMP`), for
+    /// timing other solvers on it.
+    fn dump(&self, dir: &Path, goal: &Term) {
+        let mut text = String::from("(set-logic QF_BV)\n");
+        for command in &self.commands {
+            let _ = match command {
+                Command::Declare(name, sort) => writeln!(text, "(declare-const {name} {sort})"),
+                Command::Assert(fact) => writeln!(text, "(assert {fact})"),
+            };
+        }
+        let _ = writeln!(text, "(assert {})\n(check-sat)", goal.not());
+        let file: String = self
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let _ = std::fs::create_dir_all(dir);
+        let _ = std::fs::write(dir.join(format!("{file}.smt2")), text);
     }
 
     /// The cache key of the proof so far, for one solver.
@@ -492,11 +567,25 @@ impl<'a> Prover<'a> {
             self.result = Some(result);
             return;
         }
+        if let Some(dir) = &self.config.dump {
+            self.dump(dir, &goal);
+        }
         let mut unknown = Vec::new();
         for solver in self.order() {
             let kind = solver.0;
             let started = Instant::now();
-            let outcome = self.ask(kind, &goal);
+            let outcome = match self.ask(kind, &goal) {
+                Answer::Checked(outcome) => outcome,
+                Answer::Vacuous => {
+                    result.failure = Some(format!(
+                        "{}: VACUOUS: the assumptions are contradictory ({}), so the goal \
+                         proves nothing",
+                        self.name,
+                        kind.binary()
+                    ));
+                    break;
+                }
+            };
             let seconds = started.elapsed().as_secs_f64();
             let decided = !matches!(outcome, Outcome::Unknown(_));
             result.times.push((kind, decided.then_some(seconds)));

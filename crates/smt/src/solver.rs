@@ -394,7 +394,7 @@ impl Solver {
             SolverKind::Z3 => {
                 "(check-sat-using (then simplify propagate-values solve-eqs simplify smt))"
             }
-            SolverKind::Cvc5 => PLAIN_CHECK,
+            SolverKind::Cvc5 | SolverKind::Bitwuzla | SolverKind::Yices => PLAIN_CHECK,
         };
         self.prove_with(goal, vars, command)
     }

@@ -184,13 +184,27 @@ impl Ctx<'_> {
     }
 
     /// A value about to be stored through `descr` must have its cell type.
-    fn check_cell(&self, descr: &Descr, value: Val) -> Result<(), InterpError> {
+    /// The value a store puts in a cell of `descr`: of the cell's type,
+    /// and for an integer cell narrower than a word, its low bytes
+    /// (extended as the cell is signed or not), as a store to memory keeps.
+    fn cell_value(&self, descr: &Descr, value: Val) -> Result<Val, InterpError> {
         match descr.value_type() {
             Some(ty) if ty != value.ty() => Err(self.err(
                 ErrorKind::TypeMismatch,
                 format!("{} holds {ty}s, given {} {value}", descr.text, value.ty()),
             )),
-            _ => Ok(()),
+            _ => Ok(match (descr.narrow_int(), value) {
+                (Some((bytes, signed)), Val::Int(x)) => {
+                    let unused = 64 - 8 * bytes;
+                    let low = x << unused;
+                    Val::Int(if signed {
+                        low >> unused
+                    } else {
+                        ((low as u64) >> unused) as i64
+                    })
+                }
+                _ => value,
+            }),
         }
     }
 
@@ -577,7 +591,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             }
             SetarrayitemGc => {
                 let (id, value) = (o.nonnull(0)?, o.arg(2)?);
-                o.check_cell(o.descr()?, value)?;
+                let value = o.cell_value(o.descr()?, value)?;
                 let (items, _) = self.array_mut(o, id)?;
                 let i = o.index(1, items.len())?;
                 items[i] = value;
@@ -592,7 +606,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             }
             SetinteriorfieldGc => {
                 let (id, value, descr) = (o.nonnull(0)?, o.arg(2)?, o.descr()?);
-                o.check_cell(descr, value)?;
+                let value = o.cell_value(descr, value)?;
                 let (items, interior) = self.array_mut(o, id)?;
                 let i = o.index(1, items.len())?;
                 interior.insert((i, descr.text.clone()), value);
@@ -1124,7 +1138,7 @@ impl<'t, 'e> Machine<'t, 'e> {
 
     fn set_field(&mut self, o: &Ctx) -> Result<(), InterpError> {
         let (id, value, descr) = (o.nonnull(0)?, o.arg(1)?, o.descr()?);
-        o.check_cell(descr, value)?;
+        let value = o.cell_value(descr, value)?;
         match self.object_mut(o, id)? {
             HeapObject::Object { fields, .. } => {
                 fields.insert(descr.text.clone(), value);

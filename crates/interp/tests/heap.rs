@@ -547,3 +547,19 @@ fn force_token_is_one_object_per_run_and_vrefs_are_objects() {
         vec![(6, ints(&[1, 0]))]
     );
 }
+
+#[test]
+fn narrow_cells_keep_their_low_bytes() {
+    let text = "[i0]
+        p1 = new_array(1, descr=<ArrayU 1>)
+        setarrayitem_gc(p1, 0, 300, descr=<ArrayU 1>)
+        i2 = getarrayitem_gc_i(p1, 0, descr=<ArrayU 1>)
+        p3 = new_array(1, descr=<ArrayS 1>)
+        setarrayitem_gc(p3, 0, 200, descr=<ArrayS 1>)
+        i4 = getarrayitem_gc_i(p3, 0, descr=<ArrayS 1>)
+        i5 = int_mul(i4, 1000)
+        i6 = int_add(i5, i2)
+        finish(i6)";
+    // 44 and -56.
+    assert_eq!(finished(go(text, &ints(&[0]))), ints(&[-55956]));
+}

@@ -342,6 +342,27 @@ impl Descr {
         }
     }
 
+    /// For an integer field, interior field or array item narrower than a
+    /// word: its size in bytes and whether it is signed (a char field:
+    /// 1 byte, unsigned). It holds only what fits.
+    pub fn narrow_int(&self) -> Option<(u32, bool)> {
+        let (cell, size) = match &self.kind {
+            DescrKind::Field(f) => (f.cell, f.size.map(i64::from)),
+            DescrKind::InteriorField(i) => (i.field.cell, i.field.size.map(i64::from)),
+            DescrKind::Array(a) => (a.cell, Some(a.item_size)),
+            _ => return None,
+        };
+        let signed = match cell {
+            CellKind::Signed => true,
+            CellKind::Unsigned => false,
+            _ => return None,
+        };
+        match size {
+            Some(bytes @ 1..=7) => Some((bytes as u32, signed)),
+            _ => None,
+        }
+    }
+
     pub fn as_call(&self) -> Option<&CallDescr> {
         match &self.kind {
             DescrKind::Call(call) => Some(call),

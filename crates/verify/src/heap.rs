@@ -536,6 +536,8 @@ struct Place {
     obj: Term,
     key: Term,
     ty: Type,
+    /// An integer cell narrower than a word: its bytes and signedness.
+    narrow: Option<(u32, bool)>,
 }
 
 impl Place {
@@ -545,6 +547,30 @@ impl Place {
             obj: obj.clone(),
             key,
             ty,
+            narrow: None,
+        }
+    }
+
+    /// The place as its descr sizes it: a field or item of 1, 2 or 4
+    /// bytes holds only what fits (a char field: 0 to 255).
+    fn sized_by(mut self, descr: Option<&Descr>) -> Place {
+        self.narrow = descr.and_then(Descr::narrow_int);
+        self
+    }
+
+    /// `value` as the place keeps it: the low bytes, extended.
+    fn fit(&self, value: &Term) -> Term {
+        match self.narrow {
+            None => value.clone(),
+            Some((bytes, signed)) => {
+                let bits = 8 * bytes;
+                let low = value.un(Fun::Extract(bits - 1, 0));
+                if signed {
+                    low.un(Fun::SignExtend(64 - bits))
+                } else {
+                    low.un(Fun::ZeroExtend(64 - bits))
+                }
+            }
         }
     }
 }
@@ -584,9 +610,16 @@ impl Memory {
         solver: &mut Solver,
         place: Place,
     ) -> Result<Term, SolverError> {
-        let Place { cell, obj, key, ty } = place;
+        let initial = world.initial(solver, &place.cell)?.select(&place.key);
+        // What a narrow place held before the traces fits it (and writes
+        // fit what they store).
+        if place.narrow.is_some() {
+            self.facts.push(place.fit(&initial).eq(&initial));
+        }
+        let Place {
+            cell, obj, key, ty, ..
+        } = place;
         let obj = &obj;
-        let initial = world.initial(solver, &cell)?.select(&key);
         world.record_read(solver, &cell, obj, &key, &initial, ty)?;
         let reference = ty == Type::Ref;
         let base = world.base(solver)?;
@@ -614,8 +647,9 @@ impl Memory {
         value: &Term,
     ) -> Result<(), SolverError> {
         let (cell, key) = (place.cell.clone(), place.key.clone());
+        let value = place.fit(value);
         self.read(world, solver, place)?;
-        let array = self.current(world, solver, &cell)?.store(&key, value);
+        let array = self.current(world, solver, &cell)?.store(&key, &value);
         self.arrays.insert(cell, array);
         Ok(())
     }
@@ -858,13 +892,14 @@ pub(crate) fn encode_heap_op(
             e.value = Some(memory.read(
                 world,
                 solver,
-                Place::new(cell, &args[0], args[0].clone(), opcode.result_type()),
+                Place::new(cell, &args[0], args[0].clone(), opcode.result_type()).sized_by(descr),
             )?);
         }
         SetfieldGc => {
             let cell = cell_of(opcode, descr).unwrap();
             e.defined = Some(nonnull(&args[0]));
-            let place = Place::new(cell, &args[0], args[0].clone(), stored_type(descr));
+            let place =
+                Place::new(cell, &args[0], args[0].clone(), stored_type(descr)).sized_by(descr);
             memory.write(world, solver, place, &args[1])?;
         }
         GetfieldRawI | GetfieldRawR | GetfieldRawF => {
@@ -877,7 +912,8 @@ pub(crate) fn encode_heap_op(
         }
         SetfieldRaw => {
             let cell = cell_of(opcode, descr).unwrap();
-            let place = Place::new(cell, &args[0], args[0].clone(), stored_type(descr));
+            let place =
+                Place::new(cell, &args[0], args[0].clone(), stored_type(descr)).sized_by(descr);
             memory.write(world, solver, place, &args[1])?;
         }
         GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
@@ -891,7 +927,7 @@ pub(crate) fn encode_heap_op(
             e.value = Some(memory.read(
                 world,
                 solver,
-                Place::new(cell, &args[0], key, opcode.result_type()),
+                Place::new(cell, &args[0], key, opcode.result_type()).sized_by(descr),
             )?);
         }
         SetarrayitemGc | SetinteriorfieldGc | Strsetitem | Unicodesetitem => {
@@ -903,7 +939,7 @@ pub(crate) fn encode_heap_op(
                 Strsetitem | Unicodesetitem => Type::Int,
                 _ => stored_type(descr),
             };
-            let place = Place::new(cell, &args[0], pair(&args[0], &args[1]), ty);
+            let place = Place::new(cell, &args[0], pair(&args[0], &args[1]), ty).sized_by(descr);
             memory.write(world, solver, place, &args[2])?;
         }
         ArraylenGc | Strlen | Unicodelen => {

@@ -792,13 +792,21 @@ impl Env for ReplayEnv<'_> {
 fn replay_run(trace: &Trace, start: &Start) -> Result<Run, InterpError> {
     let mut env = ReplayEnv { start, next: 0 };
     let heap = start.before.heap.clone();
-    run_with_heap(
-        trace,
-        &start.inputs,
-        heap,
-        &mut env,
-        Limits { max_iterations: 1 },
-    )
+    // A test fragment stops without jump or finish; the validator takes
+    // its end as reached there, and so does the replay.
+    let ended;
+    let trace = match trace.ops.last().map(|op| op.opcode) {
+        Some(Opcode::Jump | Opcode::Finish) => trace,
+        _ => {
+            let mut whole = trace.clone();
+            let finish = traceopt_ir::Op::new(Opcode::Finish, Vec::new());
+            whole.push(finish, "", traceopt_ir::Pos::default());
+            ended = whole;
+            &ended
+        }
+    };
+    let limits = Limits { max_iterations: 1 };
+    run_with_heap(trace, &start.inputs, heap, &mut env, limits)
 }
 
 /// How a run went, in words, naming a failed guard by its line.

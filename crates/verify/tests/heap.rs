@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use traceopt_ir::{parse_trace_with, Namespace};
+use traceopt_ir::{check, parse_trace_with, CheckOptions, Namespace};
 use traceopt_smt::Solver;
 use traceopt_verify::{verify, Verdict};
 
@@ -25,6 +25,14 @@ fn verdict(before: &str, after: &str) -> Verdict {
     let ns = Some(namespace());
     let before = parse_trace_with(before, "before", ns.clone()).unwrap_or_else(|e| panic!("{e}"));
     let after = parse_trace_with(after, "after", ns).unwrap_or_else(|e| panic!("{e}"));
+    let options = CheckOptions {
+        require_fail_args: false,
+        partial: false,
+    };
+    for (trace, name) in [(&before, "before"), (&after, "after")] {
+        let errors = check(trace, name, options);
+        assert!(errors.is_empty(), "{}", errors[0]);
+    }
     let mut solver = Solver::start(None, Duration::from_secs(20))
         .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
     verify(&before, &after, &mut solver).unwrap()
@@ -79,16 +87,16 @@ fn a_write_to_an_object_that_may_alias_is_not_forgotten() {
     not_proved(before, after);
     // A fresh object is not an alias of anything older.
     let before = "[p0, i1, i2]\np1 = new(descr=ssize)\nsetfield_gc(p0, i1, descr=adescr)\nsetfield_gc(p1, i2, descr=adescr)\n\
-                  i3 = getfield_gc_i(p0, descr=adescr)\nfinish(i3, p1)\n";
-    let after = "[p0, i1, i2]\np1 = new(descr=ssize)\nsetfield_gc(p0, i1, descr=adescr)\nsetfield_gc(p1, i2, descr=adescr)\nfinish(i1, p1)\n";
+                  i3 = getfield_gc_i(p0, descr=adescr)\njump(i3, p1)\n";
+    let after = "[p0, i1, i2]\np1 = new(descr=ssize)\nsetfield_gc(p0, i1, descr=adescr)\nsetfield_gc(p1, i2, descr=adescr)\njump(i1, p1)\n";
     proved(before, after);
 }
 
 #[test]
 fn fresh_objects_are_cleared_distinct_and_of_their_class() {
     let before = "[p0]\np1 = new_with_vtable(descr=nodesize)\ni2 = getfield_gc_i(p1, descr=valuedescr)\n\
-                  guard_class(p1, ConstClass(node_vtable)) []\ni3 = ptr_eq(p1, p0)\nfinish(i2, i3, p1)\n";
-    let after = "[p0]\np1 = new_with_vtable(descr=nodesize)\nfinish(0, 0, p1)\n";
+                  guard_class(p1, ConstClass(node_vtable)) []\ni3 = ptr_eq(p1, p0)\njump(i2, i3, p1)\n";
+    let after = "[p0]\np1 = new_with_vtable(descr=nodesize)\njump(0, 0, p1)\n";
     proved(before, after);
     // The class of an input is not known.
     let before = "[p0]\nguard_class(p0, ConstClass(node_vtable)) []\nfinish(p0)\n";
@@ -112,12 +120,12 @@ fn calls_write_what_their_effect_info_says() {
     let load_twice = |call: &str| {
         format!(
             "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = call_i(123, i1, descr={call})\n\
-             i3 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i3, i2)\n"
+             i3 = getfield_gc_i(p0, descr=valuedescr)\njump(i3, i2)\n"
         )
     };
     let load_once = |call: &str| {
         format!(
-            "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = call_i(123, i1, descr={call})\nfinish(i1, i2)\n"
+            "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = call_i(123, i1, descr={call})\njump(i1, i2)\n"
         )
     };
     // A call that writes only adescr keeps valuedescr.
@@ -127,7 +135,7 @@ fn calls_write_what_their_effect_info_says() {
     // A call with other arguments is another call.
     let other =
         "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = call_i(123, 7, descr=writeadescr)\n\
-                 i3 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i3, i2)\n";
+                 i3 = getfield_gc_i(p0, descr=valuedescr)\njump(i3, i2)\n";
     not_proved_nor_replayed(&load_twice("writeadescr"), other);
     // The heap a call sees is part of it.
     let before = "[p0, i5]\nsetfield_gc(p0, i5, descr=valuedescr)\ni2 = call_i(123, 1, descr=nonwritedescr)\n\
@@ -152,8 +160,8 @@ fn pure_calls_of_equal_arguments_are_equal() {
 fn arrays_lengths_and_floats() {
     let before = "[i0, i1]\np2 = new_array(5, descr=arraydescr)\nsetarrayitem_gc(p2, 1, i0, descr=arraydescr)\n\
                   i3 = getarrayitem_gc_i(p2, 1, descr=arraydescr)\ni4 = arraylen_gc(p2, descr=arraydescr)\n\
-                  i5 = getarrayitem_gc_i(p2, 2, descr=arraydescr)\nfinish(i3, i4, i5, p2)\n";
-    let after = "[i0, i1]\np2 = new_array(5, descr=arraydescr)\nsetarrayitem_gc(p2, 1, i0, descr=arraydescr)\nfinish(i0, 5, 0, p2)\n";
+                  i5 = getarrayitem_gc_i(p2, 2, descr=arraydescr)\njump(i3, i4, i5, p2)\n";
+    let after = "[i0, i1]\np2 = new_array(5, descr=arraydescr)\nsetarrayitem_gc(p2, 1, i0, descr=arraydescr)\njump(i0, 5, 0, p2)\n";
     proved(before, after);
     // Out of bounds is undefined: anything goes after it.
     let before = "[p0]\ni1 = getarrayitem_gc_i(p0, -1, descr=arraydescr)\nfinish(i1)\n";
@@ -199,10 +207,10 @@ fn a_write_only_the_optimized_trace_makes_is_a_difference() {
 #[test]
 fn each_assumed_fact_is_needed_somewhere() {
     // Old objects point to old objects (or null): not to a fresh one.
-    let before = "[p0]\np1 = new(descr=ssize)\np2 = getfield_gc_r(p0, descr=nextdescr)\ni3 = ptr_eq(p1, p2)\nfinish(i3, p1)\n";
+    let before = "[p0]\np1 = new(descr=ssize)\np2 = getfield_gc_r(p0, descr=nextdescr)\ni3 = ptr_eq(p1, p2)\njump(i3, p1)\n";
     proved(
         before,
-        "[p0]\np1 = new(descr=ssize)\np2 = getfield_gc_r(p0, descr=nextdescr)\nfinish(0, p1)\n",
+        "[p0]\np1 = new(descr=ssize)\np2 = getfield_gc_r(p0, descr=nextdescr)\njump(0, p1)\n",
     );
     // A fresh object is not null.
     let before = "[i0]\np1 = new(descr=ssize)\nguard_nonnull(p1) []\nfinish(p1)\n";
@@ -231,4 +239,30 @@ fn each_assumed_fact_is_needed_somewhere() {
     // A float comparison gives 0 or 1.
     let before = "[f0, f1]\ni2 = float_lt(f0, f1)\ni3 = int_and(i2, 1)\nfinish(i3)\n";
     proved(before, "[f0, f1]\ni2 = float_lt(f0, f1)\nfinish(i2)\n");
+}
+
+#[test]
+fn a_narrow_field_holds_what_fits() {
+    // chardescr is one unsigned byte: what it holds is below 256...
+    let before = "[p0]\ni0 = getfield_gc_i(p0, descr=chardescr)\ni1 = int_lt(i0, 256)\nguard_true(i1) []\nfinish(i0)\n";
+    proved(
+        before,
+        "[p0]\ni0 = getfield_gc_i(p0, descr=chardescr)\nfinish(i0)\n",
+    );
+    // ... and a store keeps the low byte: 300 reads back as 44.
+    let before = "[p0]\nsetfield_gc(p0, 300, descr=chardescr)\ni1 = getfield_gc_i(p0, descr=chardescr)\nfinish(i1)\n";
+    proved(
+        before,
+        "[p0]\nsetfield_gc(p0, 300, descr=chardescr)\nfinish(44)\n",
+    );
+    not_proved(
+        before,
+        "[p0]\nsetfield_gc(p0, 300, descr=chardescr)\nfinish(300)\n",
+    );
+    // A word-sized field holds any word.
+    let before = "[p0]\ni0 = getfield_gc_i(p0, descr=valuedescr)\ni1 = int_lt(i0, 256)\nguard_true(i1) []\nfinish(i0)\n";
+    not_proved(
+        before,
+        "[p0]\ni0 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i0)\n",
+    );
 }

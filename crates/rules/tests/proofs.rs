@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use traceopt_rules::prove::{prove_all, prove_rule, Proof, Verdict};
+use traceopt_rules::prove::{prove_all, prove_rule, Cache, Proof, Verdict};
 use traceopt_rules::{load_dir, load_text, sources};
 use traceopt_smt::{Solver, SolverKind};
 
@@ -191,4 +191,43 @@ fn undefined_targets_are_caught() {
     // wherever the pattern is.
     let text = "bad_shift: int_mul(x, 0)\n    => int_lshift(x, 64)\n";
     assert!(matches!(verdict_of(text), Verdict::Wrong(_)));
+}
+
+#[test]
+fn the_cache_answers_only_for_the_rule_it_proved() {
+    // A correct rule is proved and cached; a wrong one, met next with the
+    // same cache, must still be refuted (not taken for the proved one),
+    // and the correct one is then answered from the cache.
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cache-test-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let right = load_text("right.rules", "plus_zero: int_add(x, 0)\n    => x\n").unwrap();
+    let wrong = load_text("wrong.rules", "plus_one: int_add(x, 1)\n    => x\n").unwrap();
+    let timeout = Duration::from_secs(60);
+    let mut cache = Cache::open(Some(&path));
+    let first = prove_all(
+        None,
+        timeout,
+        1,
+        &mut cache,
+        &sources(std::slice::from_ref(&right)),
+    )
+    .expect("an SMT solver");
+    assert_eq!(
+        (&first[0].verdict, first[0].cached),
+        (&Verdict::Proved, false)
+    );
+    let mut cache = Cache::open(Some(&path));
+    let files = [right, wrong];
+    let second = prove_all(None, timeout, 1, &mut cache, &sources(&files)).unwrap();
+    assert_eq!(
+        (&second[0].verdict, second[0].cached),
+        (&Verdict::Proved, true)
+    );
+    assert!(
+        matches!(second[1].verdict, Verdict::Wrong(_)) && !second[1].cached,
+        "{}",
+        second[1].message()
+    );
+    let _ = std::fs::remove_file(&path);
 }

@@ -100,8 +100,7 @@ pub(crate) struct World {
 
 impl World {
     /// Whether the query needs more than bitvectors: arrays (a heap) or
-    /// uninterpreted functions. Such queries are not bit-blasted, and
-    /// their counterexamples are not replayed yet.
+    /// uninterpreted functions. Such queries are not bit-blasted.
     pub fn beyond_bitvectors(&self) -> bool {
         !self.cells.is_empty() || self.functions
     }

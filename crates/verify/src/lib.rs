@@ -28,7 +28,8 @@
 //! the first point where the two runs differ and both values; if the replay
 //! shows no difference, the result is `Unreplayed` (an encoding bug or a
 //! solver that lies), never a claim.
-//! Only the integer ops are encoded; anything else is reported by name.
+//! Integer ops are encoded here; the heap, calls and the other
+//! non-integer ops in `heap.rs`. An op neither knows is reported by name.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;

@@ -109,7 +109,14 @@ impl Resume<'_> {
         match item {
             FailArg::Arg(arg) => write_arg(out, self.trace, self.names, arg),
             FailArg::Hole => out.push_str("None"),
-            FailArg::Virtual(i) => out.push_str(&self.virtuals[i as usize]),
+            // A dangling index (a trace built by a program; the checker
+            // reports it) prints as a name no value has, never a panic.
+            FailArg::Virtual(i) => match self.virtuals.get(i as usize) {
+                Some(name) => out.push_str(name),
+                None => {
+                    let _ = write!(out, "missing_virtual_{i}");
+                }
+            },
         }
     }
 

@@ -199,3 +199,18 @@ fn the_printer_renames_a_virtual_whose_name_a_value_took() {
         trace.ops[0].virtuals[0].fields
     );
 }
+
+#[test]
+fn a_dangling_virtual_prints_and_is_reported_not_a_panic() {
+    let mut trace = parse_trace("[i0]\nguard_true(i0) [i0]\nfinish(i0)\n", "t").unwrap();
+    trace.ops[0].fail_args = Some(vec![FailArg::Virtual(3)]);
+    assert!(print_trace(&trace).contains("[missing_virtual_3]"));
+    let errors = check(&trace, "t", CHECK);
+    assert!(
+        errors[0]
+            .to_string()
+            .contains("refers to an id that does not exist"),
+        "{}",
+        errors[0]
+    );
+}

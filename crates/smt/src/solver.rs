@@ -459,7 +459,19 @@ impl Solver {
             }
         };
         if !errors.is_empty() {
-            return Err(self.error(errors.join("; ")));
+            let all = errors.join("; ");
+            // z3 under its timeout can cancel a command of the query
+            // (`push canceled`) instead of answering `unknown`: whatever it
+            // answers after that is about another query, so this one is
+            // undecided and the process is replaced.
+            if errors.iter().all(|error| error.contains("canceled")) {
+                self.discard();
+                return Ok(Sat::Unknown(format!(
+                    "timeout after {}s ({all})",
+                    self.timeout.as_secs_f64()
+                )));
+            }
+            return Err(self.error(all));
         }
         match answer.as_str() {
             "unsat" => Ok(Sat::Unsat),
@@ -834,6 +846,11 @@ mod tests {
                     "while read -r l; do case \"$l\" in *check-sat*) echo hello;; esac; done",
                 ),
                 (
+                    "cancels",
+                    "while read -r l; do case \"$l\" in *check-sat*) \
+                     echo '(error \"line 3 column 7: push canceled\")'; echo unsat;; esac; done",
+                ),
+                (
                     "no-model",
                     "while read -r l; do case \"$l\" in *check-sat*) echo sat;; \
                      *get-value*) echo '((i.x #x01))';; esac; done",
@@ -902,6 +919,15 @@ mod tests {
                 error,
                 "z3 reported an error: unexpected answer 'hello' to check-sat"
             );
+        }
+        // A cancelled command is a timeout, never the answer printed after it.
+        let mut solver = Solver::launch(SolverKind::Z3, fake("cancels"), timeout).unwrap();
+        match solver.check(&[]).unwrap() {
+            Sat::Unknown(reason) => assert!(
+                reason.starts_with("timeout after 5s ((error \"line 3 column 7: push canceled"),
+                "{reason}"
+            ),
+            other => panic!("{other:?}"),
         }
         let mut solver = Solver::launch(SolverKind::Z3, fake("no-model"), timeout).unwrap();
         let error = solver.check(&["y".into()]).unwrap_err().to_string();

@@ -6,17 +6,83 @@
 //! before are then invalid). Nothing is folded here: every operation
 //! becomes the SMT-LIB function of the same meaning, so what the solver
 //! sees is exactly what the domain code did.
+//!
+//! Products, floor division and floor modulo can instead be left
+//! [`Opaque`]: uninterpreted functions whose applications are recorded,
+//! so that a proof can assume only lemmas about them (proved on their own
+//! over the integers) where bit-blasting the real circuits is beyond the
+//! solvers.
 
 use std::cell::{Cell, RefCell};
 use std::ops::{BitAnd, BitOr, BitXor, Not};
 
-use traceopt_smt::{Fun, Term};
+use traceopt_smt::{Fun, Name, Sort, Term};
 
 use crate::word::{Bit, Merge, Word};
 
 thread_local! {
     static TERMS: RefCell<Vec<Term>> = const { RefCell::new(Vec::new()) };
     static WIDTH: Cell<u32> = const { Cell::new(64) };
+    static OPAQUE: Cell<bool> = const { Cell::new(false) };
+    static APPLIED: RefCell<Vec<(Opaque, Sym, Sym)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An operation a lemma-based proof leaves uninterpreted.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Opaque {
+    /// The exact product of two signed words, a word twice as wide.
+    SignedProduct,
+    /// The exact product of two unsigned words, a word twice as wide.
+    UnsignedProduct,
+    /// Floor division, Python's `//` (MININT // -1 wraps to MININT).
+    FloorDiv,
+    /// Floor modulo, Python's `%` (`bvsmod`).
+    FloorMod,
+}
+
+impl Opaque {
+    pub const ALL: [Opaque; 4] = [
+        Opaque::SignedProduct,
+        Opaque::UnsignedProduct,
+        Opaque::FloorDiv,
+        Opaque::FloorMod,
+    ];
+    /// The function's name in the solver.
+    pub fn name(self) -> Name {
+        Name::invented(match self {
+            Opaque::SignedProduct => "smul",
+            Opaque::UnsignedProduct => "umul",
+            Opaque::FloorDiv => "floordiv",
+            Opaque::FloorMod => "floormod",
+        })
+    }
+    /// The sort of its result at the current width.
+    pub fn result(self) -> Sort {
+        match self {
+            Opaque::SignedProduct | Opaque::UnsignedProduct => Sort::Bv(2 * width()),
+            Opaque::FloorDiv | Opaque::FloorMod => Sort::Bv(width()),
+        }
+    }
+    /// The application to `x` and `y`, recorded for the lemmas.
+    pub fn apply(self, x: Sym, y: Sym) -> Term {
+        APPLIED.with(|applied| applied.borrow_mut().push((self, x, y)));
+        Term::apply(&self.name(), &[x.term(), y.term()])
+    }
+}
+
+/// Leaves products, floor division and floor modulo uninterpreted (on this
+/// thread, from now on) or not.
+pub fn set_opaque(on: bool) {
+    OPAQUE.with(|o| o.set(on));
+}
+
+pub fn opaque() -> bool {
+    OPAQUE.with(|o| o.get())
+}
+
+/// The applications of opaque operations made since the last [`reset`].
+pub fn applied() -> Vec<(Opaque, Sym, Sym)> {
+    APPLIED.with(|applied| applied.borrow().clone())
 }
 
 /// Sets the width of the symbolic words built on this thread from now on
@@ -46,6 +112,7 @@ fn term_at(index: u32) -> Term {
 /// Forgets every symbolic value built on this thread so far.
 pub fn reset() {
     TERMS.with(|terms| terms.borrow_mut().clear());
+    APPLIED.with(|applied| applied.borrow_mut().clear());
 }
 
 /// A symbolic 64-bit word.
@@ -146,9 +213,16 @@ impl Bit for SymBit {
     }
 }
 
-/// The double-width product of the words extended by `extend`.
-fn wide_product(a: Sym, b: Sym, extend: fn(u32) -> Fun) -> Term {
-    let wide = |x: Sym| x.term().un(extend(width()));
+/// The double-width exact `product` of the words.
+fn wide_product(a: Sym, b: Sym, product: Opaque) -> Term {
+    if opaque() {
+        return product.apply(a, b);
+    }
+    let extend = match product {
+        Opaque::SignedProduct => Fun::SignExtend(width()),
+        _ => Fun::ZeroExtend(width()),
+    };
+    let wide = |x: Sym| x.term().un(extend);
     wide(a).bv(Fun::BvMul, &wide(b))
 }
 
@@ -179,6 +253,10 @@ impl Word for Sym {
         self.binary(Fun::BvSub, other)
     }
     fn mul(self, other: Sym) -> Sym {
+        if opaque() {
+            let product = wide_product(self, other, Opaque::SignedProduct);
+            return Sym::from_term(product.un(Fun::Extract(width() - 1, 0)));
+        }
         self.binary(Fun::BvMul, other)
     }
     fn neg(self) -> Sym {
@@ -200,11 +278,20 @@ impl Word for Sym {
         self.binary(Fun::BvSrem, other)
     }
     fn floormod(self, other: Sym) -> Sym {
+        if opaque() {
+            return Sym::from_term(Opaque::FloorMod.apply(self, other));
+        }
         self.binary(Fun::BvSmod, other)
+    }
+    fn floordiv(self, other: Sym) -> Sym {
+        if opaque() {
+            return Sym::from_term(Opaque::FloorDiv.apply(self, other));
+        }
+        crate::word::floor_division(self, other)
     }
     fn umul_high(self, other: Sym) -> Sym {
         let bits = width();
-        let product = wide_product(self, other, Fun::ZeroExtend);
+        let product = wide_product(self, other, Opaque::UnsignedProduct);
         Sym::from_term(product.un(Fun::Extract(2 * bits - 1, bits)))
     }
     fn add_overflows(self, other: Sym) -> SymBit {
@@ -214,7 +301,7 @@ impl Word for Sym {
         wide_differs(self, other, Fun::BvSub)
     }
     fn mul_overflows(self, other: Sym) -> SymBit {
-        let product = wide_product(self, other, Fun::SignExtend);
+        let product = wide_product(self, other, Opaque::SignedProduct);
         let bits = width();
         let low = product
             .un(Fun::Extract(bits - 1, 0))

@@ -126,12 +126,17 @@ pub trait Word:
     }
     /// Floor division (Python's `//`); the divisor must be non-zero.
     fn floordiv(self, other: Self) -> Self {
-        let quotient = self.sdiv(other);
-        let remainder = self.srem(other);
-        let adjust =
-            remainder.ne(Self::lit(0)) & remainder.is_negative().differs(other.is_negative());
-        Self::select(adjust, quotient.sub(Self::lit(1)), quotient)
+        floor_division(self, other)
     }
+}
+
+/// Floor division from truncating division: one less when the remainder
+/// is non-zero and of the other sign than the divisor.
+pub fn floor_division<W: Word>(x: W, y: W) -> W {
+    let quotient = x.sdiv(y);
+    let remainder = x.srem(y);
+    let adjust = remainder.ne(W::lit(0)) & remainder.is_negative().differs(y.is_negative());
+    W::select(adjust, quotient.sub(W::lit(1)), quotient)
 }
 
 /// Values that can be chosen between by a truth value: words, truth

@@ -21,7 +21,10 @@ type IB<W> = IntBound<W>;
 /// States a forward proof once for both word types.
 macro_rules! fwd {
     ($s:expr, $D:ty, $op:ident, |$a:ident $(, $b:ident)?| $body:expr) => {
-        forward::<$D>(
+        fwd!($s, $D, $op, |$a $(, $b)?| $body; parts 0..<$D as Domain>::PARTS.len())
+    };
+    ($s:expr, $D:ty, $op:ident, |$a:ident $(, $b:ident)?| $body:expr; parts $parts:expr) => {
+        forward_parts::<$D>(
             $s,
             Opcode::$op,
             |args: &[<$D as Domain>::Of<Sym>]| {
@@ -34,6 +37,7 @@ macro_rules! fwd {
                 $(let $b = args[1];)?
                 $body
             },
+            $parts,
         )
     };
 }
@@ -554,6 +558,152 @@ fn composed_functions_end_to_end(s: &mut Suite) {
     }
 }
 
+/// Multiplication at full width, by lemmas (`common/lemmas.rs`): products
+/// are opaque, known only through the monotonicity instances, so the
+/// solver reasons about comparisons instead of multiplier circuits. Only
+/// the interval parts: the bits part of a bound's product is known-bits
+/// `int_mul` (proved by induction, `known_bits_mul_by_induction`).
+fn multiplication_by_lemmas(s: &mut Suite) {
+    s.set_lemmas(true);
+    fwd!(s, Bound, IntMul, |a, b| a.mul_raw(b); parts 0..1);
+    fwd!(s, Bound, IntMulOvf, |a, b| a.mul_ovf_raw(b); parts 0..1);
+    fwd!(s, Bound, UintMulHigh, |a, b| a.uint_mul_high_raw(b); parts 0..1);
+    bound_fact!(s, "mul_cannot_overflow", |a, b, r, x, y, z|
+        pre a.mul_cannot_overflow(b); goal !x.mul_overflows(y); show a.mul_cannot_overflow(b));
+}
+
+/// Division and modulo at full width, by lemmas: both parts (the bits of
+/// a quotient or remainder are unknown unless both operands are
+/// constants, which the opaque functions keep).
+fn division_by_lemmas(s: &mut Suite) {
+    s.set_lemmas(true);
+    int_bound_division(s);
+}
+
+/// Integer terms for the lemma schemas.
+fn int_fun(fun: Fun, a: &Term, b: &Term) -> Term {
+    Term::app(fun, &[a.clone(), b.clone()])
+}
+fn int_le(a: &Term, b: &Term) -> Term {
+    int_fun(Fun::IntLe, a, b)
+}
+fn int_lt(a: &Term, b: &Term) -> Term {
+    int_fun(Fun::IntLt, a, b)
+}
+fn int_mul(a: &Term, b: &Term) -> Term {
+    int_fun(Fun::IntMul, a, b)
+}
+/// Floor division: SMT-LIB's `div` leaves a non-negative remainder, which
+/// is the floor for a positive divisor; for a negative one, negate both.
+fn int_floordiv(x: &Term, y: &Term) -> Term {
+    let zero = Term::Int(0);
+    let negated = |v: &Term| int_fun(Fun::IntSub, &zero, v);
+    Term::ite(
+        &int_lt(&zero, y),
+        &int_fun(Fun::IntDiv, x, y),
+        &int_fun(Fun::IntDiv, &negated(x), &negated(y)),
+    )
+}
+fn int_floormod(x: &Term, y: &Term) -> Term {
+    int_fun(Fun::IntSub, x, &int_mul(y, &int_floordiv(x, y)))
+}
+
+/// The lemma schemas of `common/lemmas.rs`, over the integers: true at
+/// every width where the bitvector operations are the exact ones (the
+/// instances' side conditions exclude the one wrapping case, MININT // -1;
+/// `lemma_instances` checks the instances against the bitvector
+/// operations).
+fn lemma_schemas(s: &mut Suite) {
+    let ite = |c: &Term, a: &Term, b: &Term| Term::ite(c, a, b);
+    s.add("products are monotonic in each factor", move |p| {
+        let zero = Term::Int(0);
+        let (u, v1, v2) = (p.int("u"), p.int("v1"), p.int("v2"));
+        let (p1, p2) = (int_mul(&u, &v1), int_mul(&u, &v2));
+        let second = int_le(&v1, &v2).implies(&ite(
+            &int_le(&zero, &u),
+            &int_le(&p1, &p2),
+            &int_le(&p2, &p1),
+        ));
+        let (q1, q2) = (int_mul(&v1, &u), int_mul(&v2, &u));
+        let first = int_le(&v1, &v2).implies(&ite(
+            &int_le(&zero, &u),
+            &int_le(&q1, &q2),
+            &int_le(&q2, &q1),
+        ));
+        p.prove(bit(second.and(&first)), |_| String::new());
+    });
+    s.add("factors of at most m make at most m squared", move |p| {
+        let zero = Term::Int(0);
+        let (u, v, m) = (p.int("u"), p.int("v"), p.int("m"));
+        let within = |x: &Term| int_le(&zero, x).and(&int_le(x, &m));
+        let goal = within(&u)
+            .and(&within(&v))
+            .implies(&int_le(&int_mul(&u, &v), &int_mul(&m, &m)));
+        p.prove(bit(goal), |_| String::new());
+    });
+    s.add("a product with a zero factor is zero", move |p| {
+        let zero = Term::Int(0);
+        let (u, v) = (p.int("u"), p.int("v"));
+        let zero_factor = u.eq(&zero).or(&v.eq(&zero));
+        let goal = zero_factor.implies(&int_mul(&u, &v).eq(&zero));
+        p.prove(bit(goal), |_| String::new());
+    });
+    s.add("floor quotients are monotonic in the dividend", move |p| {
+        let zero = Term::Int(0);
+        let (x1, x2, y) = (p.int("x1"), p.int("x2"), p.int("y"));
+        let (q1, q2) = (int_floordiv(&x1, &y), int_floordiv(&x2, &y));
+        let premise = int_le(&x1, &x2).and(&y.eq(&zero).not());
+        let goal = premise.implies(&ite(&int_lt(&zero, &y), &int_le(&q1, &q2), &int_le(&q2, &q1)));
+        p.prove(bit(goal), |_| String::new());
+    });
+    s.add("floor quotients are monotonic in the divisor on one side of zero", move |p| {
+        let zero = Term::Int(0);
+        let (x, y1, y2) = (p.int("x"), p.int("y1"), p.int("y2"));
+        let (q1, q2) = (int_floordiv(&x, &y1), int_floordiv(&x, &y2));
+        let same_side = int_lt(&zero, &y1).or(&int_lt(&y2, &zero));
+        let premise = int_le(&y1, &y2).and(&same_side);
+        let goal = premise.implies(&ite(&int_le(&zero, &x), &int_le(&q2, &q1), &int_le(&q1, &q2)));
+        p.prove(bit(goal), |_| String::new());
+    });
+    s.add("floor remainders lie between zero and the divisor", move |p| {
+        let zero = Term::Int(0);
+        let (x, y) = (p.int("x"), p.int("y"));
+        let r = int_floormod(&x, &y);
+        let (positive, negative) = (int_lt(&zero, &y), int_lt(&y, &zero));
+        let goal = Term::and_all([
+            positive.implies(&int_le(&zero, &r).and(&int_lt(&r, &y))),
+            positive.and(&int_le(&zero, &x)).implies(&int_le(&r, &x)),
+            negative.implies(&int_lt(&y, &r).and(&int_le(&r, &zero))),
+            negative.and(&int_le(&x, &zero)).implies(&int_le(&x, &r)),
+        ]);
+        p.prove(bit(goal), |_| String::new());
+    });
+}
+
+/// The lemma instances, as `common/lemmas.rs` writes them for a proof,
+/// hold for the real bitvector operations: exact products of the sign- or
+/// zero-extended words, the word trait's floor division, `bvsmod`. Two
+/// symbolic values per argument (the instances then relate them, and zero
+/// for products, in every combination).
+fn lemma_instances(s: &mut Suite) {
+    for op in traceopt_domains::symbolic::Opaque::ALL {
+        s.add(&format!("{op:?} instances"), move |p| {
+            let (x1, x2, y1, y2) = (p.word("x1"), p.word("x2"), p.word("y1"), p.word("y2"));
+            let applied = [(op, x1, y1), (op, x2, y2)];
+            let goal = common::lemma_instances(&applied, real_operation);
+            p.prove(goal, |m| {
+                format!(
+                    "x1 = {}, x2 = {}, y1 = {}, y2 = {}",
+                    val(m, "x1"),
+                    val(m, "x2"),
+                    val(m, "y1"),
+                    val(m, "y2")
+                )
+            });
+        });
+    }
+}
+
 /// The lemma the validator assumes about `int_mul_ovf` (`Encoded::lemma`,
 /// crates/smt/src/encode.rs): the exact (double-width) product of x and
 /// y is negative exactly when both are nonzero and their signs differ.
@@ -589,6 +739,9 @@ fn product_lemma_as_encoded(s: &mut Suite) {
         p.prove(bit(same), |m| format!("{} * {}", val(m, "x"), val(m, "y")));
     });
 }
+
+/// The width of a row whose proofs are about integers, not words.
+const INTEGERS: &[u32] = &[];
 
 /// A row of the widths table: a group of proofs, what they prove, and the
 /// word widths they are proved at (the same generic code at each).
@@ -677,6 +830,34 @@ const WIDTHS: &[Proofs] = &[
         add: product_lemma_as_encoded,
     },
     Proofs {
+        group: "multiplication by lemmas",
+        proves: "bound `int_mul`, `int_mul_ovf`, `uint_mul_high` (raw; the interval, the bits are known-bits `int_mul`); `mul_cannot_overflow`: sound, constants kept, with products opaque but for the lemmas",
+        widths: &[16, 64],
+        count: 3 * 2 + 1,
+        add: multiplication_by_lemmas,
+    },
+    Proofs {
+        group: "division by lemmas",
+        proves: "bound `int_pydiv`, `int_pymod` (raw): sound, constants kept, with quotients and remainders opaque but for the lemmas",
+        widths: &[16, 64],
+        count: 2 * 3,
+        add: division_by_lemmas,
+    },
+    Proofs {
+        group: "lemmas",
+        proves: "the monotonicity of products and floor quotients, the range of floor remainders, that the proofs by lemmas assume",
+        widths: INTEGERS,
+        count: 6,
+        add: lemma_schemas,
+    },
+    Proofs {
+        group: "lemma instances",
+        proves: "the lemmas as instantiated on bitvectors hold for the real operations",
+        widths: &[4, 6],
+        count: 4,
+        add: lemma_instances,
+    },
+    Proofs {
         group: "composed",
         proves: "the public functions as composed (raw function or constraint, then `intersect` or `normalize`), end to end",
         widths: &[6, 12],
@@ -689,7 +870,10 @@ const WIDTHS: &[Proofs] = &[
 fn suite(rows: &[Proofs]) -> Suite {
     let mut s = Suite::new();
     for row in rows {
-        s.group(row.group, row.count * row.widths.len());
+        s.group(row.group, row.count * row.widths.len().max(1));
+        if row.widths.is_empty() {
+            (row.add)(&mut s);
+        }
         for &width in row.widths {
             s.set_width(width);
             (row.add)(&mut s);
@@ -742,7 +926,10 @@ fn widths_markdown() -> String {
         }
         solvers.sort_by_key(|s| std::cmp::Reverse(s.1));
         let solvers: Vec<String> = solvers.iter().map(|(k, n)| format!("{k} ({n})")).collect();
-        let widths: Vec<String> = row.widths.iter().map(u32::to_string).collect();
+        let mut widths: Vec<String> = row.widths.iter().map(u32::to_string).collect();
+        if widths.is_empty() {
+            widths.push("any (integers)".into());
+        }
         writeln!(
             text,
             "| {} | {} | {} | {} | {} | {seconds:.1} |",

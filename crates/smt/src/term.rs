@@ -1,4 +1,5 @@
-//! Terms: bitvectors and booleans, printed as SMT-LIB 2.
+//! Terms: bitvectors and booleans (and, for the lemmas the domain proofs
+//! state about exact arithmetic, integers), printed as SMT-LIB 2.
 //!
 //! A small tree type of our own (no solver bindings): constants, named
 //! variables, applications of a fixed set of functions, and universal
@@ -21,6 +22,8 @@ pub enum Sort {
     Bv(u32),
     Bool,
     Array { index: u32, value: u32 },
+    /// Mathematical integers (lemmas about exact products and quotients).
+    Int,
 }
 
 impl fmt::Display for Sort {
@@ -28,6 +31,7 @@ impl fmt::Display for Sort {
         match self {
             Sort::Bv(w) => write!(f, "(_ BitVec {w})"),
             Sort::Bool => f.write_str("Bool"),
+            Sort::Int => f.write_str("Int"),
             Sort::Array { index, value } => {
                 write!(f, "(Array (_ BitVec {index}) (_ BitVec {value}))")
             }
@@ -77,6 +81,14 @@ pub enum Fun {
     /// An uninterpreted function: the first argument is its name
     /// (`Term::apply`), the rest its arguments.
     Apply,
+    /// Integer arithmetic: `+`, `-` (binary), `*`, SMT-LIB `div` (the
+    /// remainder is never negative), `<=`, `<`.
+    IntAdd,
+    IntSub,
+    IntMul,
+    IntDiv,
+    IntLe,
+    IntLt,
 }
 
 impl fmt::Display for Fun {
@@ -113,6 +125,12 @@ impl fmt::Display for Fun {
             Fun::Store => "store",
             Fun::Concat => "concat",
             Fun::Apply => "",
+            Fun::IntAdd => "+",
+            Fun::IntSub => "-",
+            Fun::IntMul => "*",
+            Fun::IntDiv => "div",
+            Fun::IntLe => "<=",
+            Fun::IntLt => "<",
         };
         f.write_str(name)
     }
@@ -126,6 +144,8 @@ pub enum Term {
         width: u32,
     },
     Bool(bool),
+    /// An integer constant.
+    Int(i64),
     /// A declared or defined name.
     Var(Name),
     App(Fun, Rc<[Term]>),
@@ -323,6 +343,8 @@ fn write_node(
             }
         }
         Term::Bool(b) => write!(f, "{b}"),
+        Term::Int(n) if *n < 0 => write!(f, "(- {})", n.unsigned_abs()),
+        Term::Int(n) => write!(f, "{n}"),
         Term::Var(name) => write!(f, "{name}"),
         Term::App(fun, args) => {
             write!(f, "({fun}")?;

@@ -8,10 +8,12 @@
 #![allow(dead_code, unused_imports)]
 
 mod cache;
+mod lemmas;
 mod prover;
 
 pub use cache::cache_enabled;
 pub use prover::{Config, Prover, Report, Suite, Times};
+pub use lemmas::{instances as lemma_instances, real as real_operation};
 
 use traceopt_domains::symbolic::{self, Sym, SymBit};
 use traceopt_domains::{IntBound, KnownBits, Word};
@@ -179,10 +181,11 @@ use traceopt_ir::Opcode;
 /// The concrete meaning of `op` on the given words, as the validator
 /// encodes it: (value, defined, did not overflow).
 pub fn meaning(op: Opcode, args: &[Sym]) -> (Sym, SymBit, SymBit) {
-    if symbolic::width() < 64 {
-        // Narrow proofs (multiplication and division): the SMT-LIB
-        // functions, and the word trait's floor division (proved equal to
-        // the validator's meaning at 64 bits in `proofs.rs`).
+    if symbolic::width() < 64 || symbolic::opaque() {
+        // Narrow proofs and proofs by lemmas (multiplication and
+        // division): the word trait's operations (its floor division
+        // proved equal to the validator's meaning at 64 bits in
+        // `proofs.rs`), opaque in proofs by lemmas.
         let (x, y) = (args[0], args[1]);
         return match op {
             Opcode::IntMul => (x.mul(y), tt(), tt()),
@@ -238,7 +241,18 @@ pub fn forward<D: Domain>(
     sym: Transfer<D, Sym>,
     conc: Transfer<D, i64>,
 ) {
-    for (i, part) in D::PARTS.iter().enumerate() {
+    forward_parts::<D>(s, op, sym, conc, 0..D::PARTS.len());
+}
+
+/// `forward` with only some of the soundness parts.
+pub fn forward_parts<D: Domain>(
+    s: &mut Suite,
+    op: Opcode,
+    sym: Transfer<D, Sym>,
+    conc: Transfer<D, i64>,
+    parts: std::ops::Range<usize>,
+) {
+    for (i, part) in D::PARTS.iter().enumerate().take(parts.end).skip(parts.start) {
         s.add(&format!("{} {op} is sound{part}", D::NAME), move |p| {
             sound::<D>(p, op, sym, conc, i)
         });

@@ -27,8 +27,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::cache::{cache_enabled, Cache, Key};
-use traceopt_domains::symbolic::{self, SymBit};
-use traceopt_smt::{Model, Outcome, Solver, SolverKind, Sort, Term};
+use traceopt_domains::symbolic::{self, Opaque, SymBit};
+use traceopt_smt::{Model, Name, Outcome, Solver, SolverKind, Sort, Term, ToName};
 
 /// How to run a suite.
 pub struct Config {
@@ -124,6 +124,7 @@ struct Job {
     group: usize,
     name: String,
     width: u32,
+    lemmas: bool,
     body: Body,
 }
 
@@ -133,6 +134,7 @@ pub struct Suite {
     groups: Vec<(String, usize)>,
     jobs: Vec<Job>,
     width: u32,
+    lemmas: bool,
 }
 
 impl Suite {
@@ -144,6 +146,13 @@ impl Suite {
     pub fn group(&mut self, name: &str, expected: usize) {
         self.groups.push((name.to_string(), expected));
         self.width = 64;
+        self.lemmas = false;
+    }
+
+    /// Whether the proofs added from now on are by lemmas
+    /// (`Prover::by_lemmas` before the body).
+    pub fn set_lemmas(&mut self, on: bool) {
+        self.lemmas = on;
     }
 
     /// The width of the words in the proofs added from now on.
@@ -166,6 +175,7 @@ impl Suite {
             group: self.groups.len() - 1,
             name,
             width: self.width,
+            lemmas: self.lemmas,
             body: Box::new(body),
         });
     }
@@ -410,7 +420,42 @@ impl Times {
 
 enum Command {
     Declare(String, Sort),
+    DeclareFun(Name, Vec<Sort>, Sort),
     Assert(Term),
+}
+
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Command::Declare(name, sort) => write!(f, "(declare-const {} {sort})", name.to_name()),
+            Command::DeclareFun(name, args, result) => {
+                let args: Vec<String> = args.iter().map(Sort::to_string).collect();
+                write!(f, "(declare-fun {name} ({}) {result})", args.join(" "))
+            }
+            Command::Assert(fact) => write!(f, "(assert {fact})"),
+        }
+    }
+}
+
+/// What a proof's query is made of, which decides how a solver is asked.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Theory {
+    /// Bitvectors and truth values: bit-blasted.
+    Bits,
+    /// Bitvectors with opaque operations (`Prover::by_lemmas`).
+    Functions,
+    /// Integers (`Prover::int`).
+    Integers,
+}
+
+impl Theory {
+    fn logic(self) -> &'static str {
+        match self {
+            Theory::Bits => "QF_BV",
+            Theory::Functions => "QF_UFBV",
+            Theory::Integers => "QF_NIA",
+        }
+    }
 }
 
 /// A solver's answer to a proof.
@@ -431,6 +476,7 @@ pub struct Prover<'a> {
     /// The cache key of the commands so far.
     key: Key,
     names: Vec<String>,
+    theory: Theory,
     result: Option<ProofResult>,
 }
 
@@ -444,6 +490,7 @@ impl<'a> Prover<'a> {
             commands: Vec::new(),
             key: Key::new(),
             names: Vec::new(),
+            theory: Theory::Bits,
             result: None,
         }
     }
@@ -451,11 +498,16 @@ impl<'a> Prover<'a> {
     fn run(&mut self, job: &Job) -> ProofResult {
         symbolic::reset();
         symbolic::set_width(job.width);
+        symbolic::set_opaque(false);
+        self.theory = Theory::Bits;
         self.name = job.name.clone();
         self.commands.clear();
         self.names.clear();
         self.key = Key::new();
         self.key.add(&job.name);
+        if job.lemmas {
+            self.by_lemmas();
+        }
         (job.body)(self);
         let mut result = self.result.take().unwrap_or_else(|| {
             let mut nothing = ProofResult::new(&job.name);
@@ -467,11 +519,28 @@ impl<'a> Prover<'a> {
     }
 
     fn command(&mut self, command: Command) {
-        match &command {
-            Command::Declare(name, sort) => self.key.add(&format!("(declare-const {name} {sort})")),
-            Command::Assert(fact) => self.key.add(&format!("(assert {fact})")),
-        }
+        self.key.add(&command.to_string());
         self.commands.push(command);
+    }
+
+    /// From now on products, floor division and floor modulo are opaque
+    /// functions: the proof assumes only the lemma instances about them
+    /// (`lemmas.rs`, each schema proved over the integers), added when
+    /// the goal is stated.
+    pub fn by_lemmas(&mut self) {
+        symbolic::set_opaque(true);
+        self.theory = Theory::Functions;
+        let word = Sort::Bv(symbolic::width());
+        for op in Opaque::ALL {
+            self.command(Command::DeclareFun(op.name(), vec![word, word], op.result()));
+        }
+    }
+
+    /// An integer variable (for lemmas about exact arithmetic).
+    pub fn int(&mut self, name: &str) -> Term {
+        self.theory = Theory::Integers;
+        self.command(Command::Declare(name.to_string(), Sort::Int));
+        Term::var(name)
     }
 
     /// A word variable of the current width.
@@ -504,12 +573,22 @@ impl<'a> Prover<'a> {
             for command in &self.commands {
                 match command {
                     Command::Declare(name, sort) => solver.declare(name, *sort)?,
+                    Command::DeclareFun(name, args, result) => {
+                        solver.declare_fun(name, args, *result)?
+                    }
                     Command::Assert(fact) => solver.assert(fact)?,
                 }
             }
+            let names: Vec<Name> = self.names.iter().map(|n| n.to_name()).collect();
+            let theory = self.theory;
+            let mut prove = |goal: &Term, names: &[Name]| match theory {
+                Theory::Bits => solver.prove_bv_names(goal, names),
+                Theory::Functions => solver.prove_smt(goal, names),
+                Theory::Integers => solver.prove_names(goal, names),
+            };
             // "false" is provable exactly when the assumptions are not
             // satisfiable.
-            match solver.prove_bv(&Term::Bool(false), &[])? {
+            match prove(&Term::Bool(false), &[])? {
                 Outcome::Proved => return Ok(Answer::Vacuous),
                 Outcome::Unknown(why) => {
                     let why = format!("are the assumptions satisfiable? {why}");
@@ -517,7 +596,7 @@ impl<'a> Prover<'a> {
                 }
                 Outcome::Counterexample(_) => {}
             }
-            solver.prove_bv(goal, &self.names).map(Answer::Checked)
+            prove(goal, &names).map(Answer::Checked)
         });
         answer.unwrap_or_else(|e| Answer::Checked(Outcome::Unknown(e.to_string())))
     }
@@ -525,12 +604,9 @@ impl<'a> Prover<'a> {
     /// Writes the query as a plain SMT-LIB file (`PROOF_DUMP`), for
     /// timing other solvers on it.
     fn dump(&self, dir: &Path, goal: &Term) {
-        let mut text = String::from("(set-logic QF_BV)\n");
+        let mut text = format!("(set-logic {})\n", self.theory.logic());
         for command in &self.commands {
-            let _ = match command {
-                Command::Declare(name, sort) => writeln!(text, "(declare-const {name} {sort})"),
-                Command::Assert(fact) => writeln!(text, "(assert {fact})"),
-            };
+            let _ = writeln!(text, "{command}");
         }
         let _ = writeln!(text, "(assert {})\n(check-sat)", goal.not());
         let file: String = self
@@ -554,6 +630,11 @@ impl<'a> Prover<'a> {
     /// failure records `explain`'s account of the counterexample.
     pub fn prove(&mut self, goal: SymBit, explain: impl Fn(&Model) -> String) {
         assert!(self.result.is_none(), "{}: one goal per proof", self.name);
+        if symbolic::opaque() {
+            // The goal is built: every opaque application is known.
+            let instances = super::lemmas::instances(&symbolic::applied(), Opaque::apply);
+            self.assume(instances);
+        }
         let goal = goal.term();
         self.key.add(&goal.to_string());
         let mut result = ProofResult::new(&self.name);
@@ -599,7 +680,13 @@ impl<'a> Prover<'a> {
                     }
                 }
                 Outcome::Counterexample(model) => {
-                    let mut text = format!("{}: NOT SOUND ({})\n", self.name, kind.binary());
+                    let verdict = match self.theory {
+                        // The opaque functions may take values the real
+                        // operations never do.
+                        Theory::Functions => "NOT PROVED: a counterexample under the lemmas",
+                        _ => "NOT SOUND",
+                    };
+                    let mut text = format!("{}: {verdict} ({})\n", self.name, kind.binary());
                     for name in &self.names {
                         let _ = writeln!(text, "    {name} = {}", model.i64(name).unwrap_or(0));
                     }

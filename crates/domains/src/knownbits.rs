@@ -215,32 +215,22 @@ impl<W: Word> KnownBits<W> {
         KnownBits::constant(w(0)).sub(self)
     }
     /// Product: the known part multiplied exactly, plus the sum of the
-    /// partial products that involve unknown bits, each entirely unknown.
+    /// partial products that involve unknown bits, each entirely unknown
+    /// (one [`MulStep`] per bit of `self`).
     pub fn mul(self, other: Self) -> Self {
-        let exact = self.ones.mul(other.ones);
-        let mut unknown_part = KnownBits::constant(w(0));
-        let (mut a, mut b) = (self, other);
+        let mut step = MulStep::start(self, other);
         for _ in 0..W::bits() {
-            if (a.ones | a.unknowns).eq(w(0)).known() == Some(true) {
+            if step.a.only_zero().known() == Some(true) {
                 break;
             }
-            let low_one = (a.ones & w(1)).ne(w(0));
-            let low_unknown = (a.unknowns & w(1)).ne(w(0));
-            unknown_part = cond(
-                low_one,
-                || unknown_part.add(KnownBits::new(w(0), b.unknowns)),
-                || {
-                    cond(
-                        low_unknown,
-                        || unknown_part.add(KnownBits::new(w(0), b.ones | b.unknowns)),
-                        || unknown_part,
-                    )
-                },
-            );
-            a = a.shift_by(|x| x.lshr_by(1));
-            b = b.shift_by(|x| x.shl_by(1));
+            step = step.next();
         }
-        KnownBits::constant(exact).add(unknown_part)
+        step.finish(self, other)
+    }
+
+    /// Is 0 the only member?
+    pub fn only_zero(self) -> W::Bit {
+        (self.ones | self.unknowns).eq(w(0))
     }
 
     fn shift_by(self, shift: impl Fn(W) -> W) -> Self {
@@ -364,6 +354,56 @@ impl KnownBits<i64> {
     /// The value, if every bit is known.
     pub fn as_constant(self) -> Option<i64> {
         (self.unknowns == 0).then_some(self.ones)
+    }
+}
+
+/// The state of [`KnownBits::mul`] between bits: the factors shifted
+/// (`a` right, `b` left) past the bits done, and the sum of the partial
+/// products so far that involve unknown bits. The proofs show one step
+/// sound and conclude by induction (`tests/proofs.rs`,
+/// `known_bits_mul_by_induction`).
+#[derive(Clone, Copy, Debug)]
+pub struct MulStep<W> {
+    pub a: KnownBits<W>,
+    pub b: KnownBits<W>,
+    pub sum: KnownBits<W>,
+}
+
+impl<W: Word> MulStep<W> {
+    pub fn start(a: KnownBits<W>, b: KnownBits<W>) -> Self {
+        MulStep {
+            a,
+            b,
+            sum: KnownBits::constant(w(0)),
+        }
+    }
+    /// Adds the partial product of `a`'s lowest bit: none for a 0, the
+    /// unknown bits of `b` for a 1 (its ones are in the exact part), all
+    /// of `b`'s possible bits for an unknown bit.
+    pub fn next(self) -> Self {
+        let MulStep { a, b, sum } = self;
+        let low_one = (a.ones & w(1)).ne(w(0));
+        let low_unknown = (a.unknowns & w(1)).ne(w(0));
+        let sum = cond(
+            low_one,
+            || sum.add(KnownBits::new(w(0), b.unknowns)),
+            || {
+                cond(
+                    low_unknown,
+                    || sum.add(KnownBits::new(w(0), b.ones | b.unknowns)),
+                    || sum,
+                )
+            },
+        );
+        MulStep {
+            a: a.shift_by(|x| x.lshr_by(1)),
+            b: b.shift_by(|x| x.shl_by(1)),
+            sum,
+        }
+    }
+    /// The product of the ones of the factors, exact, plus the sum.
+    pub fn finish(self, a: KnownBits<W>, b: KnownBits<W>) -> KnownBits<W> {
+        KnownBits::constant(a.ones.mul(b.ones)).add(self.sum)
     }
 }
 

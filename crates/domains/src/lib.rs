@@ -16,6 +16,6 @@ pub mod symbolic;
 pub mod word;
 
 pub use intbound::{Contradiction, IntBound};
-pub use knownbits::{KnownBits, ParseKnownBitsError};
+pub use knownbits::{KnownBits, MulStep, ParseKnownBitsError};
 pub use refine::{Operand, Relation};
 pub use word::{cond, Bit, Merge, Word};

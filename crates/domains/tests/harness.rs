@@ -13,6 +13,7 @@ use common::*;
 use traceopt_domains::symbolic::Sym;
 use traceopt_domains::{IntBound, KnownBits, Word};
 use traceopt_ir::Opcode;
+use traceopt_smt::{Fun, Term};
 
 type Bits2<W> = fn(&[KnownBits<W>]) -> KnownBits<W>;
 
@@ -102,6 +103,15 @@ fn pymod_lower_one_high<W: Word>(a: IntBound<W>, b: IntBound<W>) -> IntBound<W> 
     }
 }
 
+/// `int_pydiv` with an upper bound one too small.
+fn pydiv_upper_one_short<W: Word>(a: IntBound<W>, b: IntBound<W>) -> IntBound<W> {
+    let r = a.pydiv_raw(b);
+    IntBound {
+        upper: r.upper.sub(W::lit(1)),
+        ..r
+    }
+}
+
 /// The failures of the proof named `proof` of a (weakened) transfer
 /// function of `D` for `op` at `width`.
 fn failures<D: Domain>(
@@ -111,9 +121,22 @@ fn failures<D: Domain>(
     sym: Transfer<D, Sym>,
     conc: Transfer<D, i64>,
 ) -> String {
+    failures_of::<D>(proof, op, width, false, sym, conc)
+}
+
+/// `failures`, the proof by lemmas when `lemmas`.
+fn failures_of<D: Domain>(
+    proof: &str,
+    op: Opcode,
+    width: u32,
+    lemmas: bool,
+    sym: Transfer<D, Sym>,
+    conc: Transfer<D, i64>,
+) -> String {
     let mut s = Suite::new();
     s.group("weakened", 1);
     s.set_width(width);
+    s.set_lemmas(lemmas);
     forward::<D>(&mut s, op, sym, conc);
     let mut config = config();
     config.only = Some(proof.into());
@@ -190,6 +213,63 @@ fn weakened_transfer_functions_are_refuted() {
             "{proof}:\n{failures}"
         );
     }
+}
+
+/// By lemmas at 64 bits, a weakened product, quotient or remainder bound
+/// has a counterexample (under the lemmas, which real ones satisfy).
+#[test]
+fn weakened_functions_are_refuted_by_lemmas() {
+    type F = Transfer<Bound, Sym>;
+    type C = Transfer<Bound, i64>;
+    let cases: [(&str, Opcode, F, C); 3] = [
+        (
+            "bound int_mul is sound (interval)",
+            Opcode::IntMul,
+            |a| mul_upper_one_short(a[0], a[1]),
+            |a| mul_upper_one_short(a[0], a[1]),
+        ),
+        (
+            "bound int_pydiv is sound (interval)",
+            Opcode::IntPydiv,
+            |a| pydiv_upper_one_short(a[0], a[1]),
+            |a| pydiv_upper_one_short(a[0], a[1]),
+        ),
+        (
+            "bound int_pymod is sound (interval)",
+            Opcode::IntPymod,
+            |a| pymod_lower_one_high(a[0], a[1]),
+            |a| pymod_lower_one_high(a[0], a[1]),
+        ),
+    ];
+    for (proof, op, sym, conc) in cases {
+        let failures = failures_of::<Bound>(proof, op, 64, true, sym, conc);
+        assert!(
+            failures.contains(&format!(
+                "weakened: {proof}: NOT PROVED: a counterexample under the lemmas"
+            )),
+            "{proof}:\n{failures}"
+        );
+    }
+}
+
+/// A wrong lemma over the integers (a product monotonic whatever the
+/// other factor's sign) is refuted.
+#[test]
+fn a_wrong_integer_lemma_is_refuted() {
+    let mut s = Suite::new();
+    s.group("wrong lemma", 1);
+    s.add("products grow with a factor", |p| {
+        let (u, v1, v2) = (p.int("u"), p.int("v1"), p.int("v2"));
+        let le = |a: &Term, b: &Term| Term::app(Fun::IntLe, &[a.clone(), b.clone()]);
+        let mul = |a: &Term, b: &Term| Term::app(Fun::IntMul, &[a.clone(), b.clone()]);
+        let goal = le(&v1, &v2).implies(&le(&mul(&u, &v1), &mul(&u, &v2)));
+        p.prove(bit(goal), |_| String::new());
+    });
+    let failures = s.run(&config()).failures().join("\n");
+    assert!(
+        failures.contains("wrong lemma: products grow with a factor: NOT SOUND"),
+        "{failures}"
+    );
 }
 
 /// A proof whose assumptions contradict each other.

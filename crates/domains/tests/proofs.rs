@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use common::*;
 use traceopt_domains::symbolic::{self, Sym};
-use traceopt_domains::{Bit, IntBound, KnownBits, Word};
+use traceopt_domains::{Bit, IntBound, KnownBits, MulStep, Word};
 use traceopt_ir::Opcode;
 use traceopt_smt::{Fun, SolverKind, Term};
 
@@ -580,6 +580,118 @@ fn division_by_lemmas(s: &mut Suite) {
     int_bound_division(s);
 }
 
+/// Known-bits `int_mul` at full width, by induction over its loop
+/// (`MulStep`). Take members x of a and y of b; write o and q for the
+/// ones of a and b; x_k = x >> k and y_k = y << k (o_k, q_k alike);
+/// `part(u, v)` for v when u is odd, else 0; and D_k for the sum over
+/// j < k of part(x_j, y_j) - part(o_j, q_j). After k steps:
+///
+/// - x_k is a member of a_k, y_k of b_k, D_k of sum_k; a_k's ones are
+///   o_k, b_k's are q_k (for k = 0 by "start", then by "a step keeps the
+///   invariant");
+/// - x * y - o * q = D_k + x_k * y_k - o_k * q_k (for k = 0 as
+///   D_0 = 0, then because u * v = part(u, v) + (u >> 1) * (v << 1), the
+///   three "shift and add" proofs: u is 2 (u >> 1) + (u & 1), products
+///   distribute, and (u & 1) * v is part(u, v)).
+///
+/// The loop ends when a_k has only the member 0 ("only zero": then
+/// x_k = o_k = 0), at the latest after 64 steps (x_64 = o_64 = 0); then
+/// x * y - o * q = D_k is a member of sum_k, and "finish" puts x * y in
+/// the result. The same generic code runs at 4, 6 and 8 bits in
+/// `multiplication`, which checks the loop as written end to end.
+fn known_bits_mul_by_induction(s: &mut Suite) {
+    let odd = |v: Sym| (v & lit(1)).ne(lit(0));
+    let part = move |u: Sym, v: Sym| Sym::select(odd(u), v, lit(0));
+    let step_state = |p: &mut Prover| {
+        let (a, b, sum) = (p.known_bits("a"), p.known_bits("b"), p.known_bits("sum"));
+        MulStep { a, b, sum }
+    };
+    let shown = |m: &traceopt_smt::Model| {
+        format!(
+            "a = {}, b = {}, sum = {}, x = {}, y = {}, d = {}",
+            concrete_bits(m, "a"),
+            concrete_bits(m, "b"),
+            concrete_bits(m, "sum"),
+            val(m, "x"),
+            val(m, "y"),
+            val(m, "d")
+        )
+    };
+    s.add("start", move |p| {
+        let (a, b) = (p.known_bits("a"), p.known_bits("b"));
+        let start = MulStep::start(a, b);
+        let same =
+            |u: KnownBits<Sym>, v: KnownBits<Sym>| u.ones.eq(v.ones) & u.unknowns.eq(v.unknowns);
+        let goal = same(start.a, a)
+            & same(start.b, b)
+            & start.sum.contains(lit(0))
+            & start.sum.is_well_formed();
+        p.prove(goal, shown);
+    });
+    s.add("a step keeps the invariant", move |p| {
+        let state = step_state(p);
+        let (x, y, d) = (p.word("x"), p.word("y"), p.word("d"));
+        p.assume(state.a.contains(x) & state.b.contains(y) & state.sum.contains(d));
+        let next = state.next();
+        let d_next = d.add(part(x, y)).sub(part(state.a.ones, state.b.ones));
+        let members = next.a.contains(x.lshr_by(1))
+            & next.b.contains(y.shl_by(1))
+            & next.sum.contains(d_next);
+        let formed = next.a.is_well_formed() & next.b.is_well_formed() & next.sum.is_well_formed();
+        let ones = next.a.ones.eq(state.a.ones.lshr_by(1)) & next.b.ones.eq(state.b.ones.shl_by(1));
+        p.prove(members & formed & ones, shown);
+    });
+    s.add("shift and add: u is 2 (u >> 1) + (u & 1)", |p| {
+        let u = p.word("u");
+        let goal = u.eq(lit(2).mul(u.lshr_by(1)).add(u & lit(1)));
+        p.prove(goal, |m| format!("u = {}", val(m, "u")));
+    });
+    s.add("shift and add: products distribute", |p| {
+        p.by_rewriting();
+        let (h, l, v) = (p.word("h"), p.word("l"), p.word("v"));
+        let goal = lit(2)
+            .mul(h)
+            .add(l)
+            .mul(v)
+            .eq(l.mul(v).add(h.mul(lit(2).mul(v))));
+        p.prove(goal, |m| {
+            format!(
+                "h = {}, l = {}, v = {}",
+                val(m, "h"),
+                val(m, "l"),
+                val(m, "v")
+            )
+        });
+    });
+    s.add("shift and add: (u & 1) * v is part(u, v)", move |p| {
+        let (u, v) = (p.word("u"), p.word("v"));
+        let goal = (u & lit(1)).mul(v).eq(part(u, v));
+        p.prove(goal, |m| {
+            format!("u = {}, v = {}", val(m, "u"), val(m, "v"))
+        });
+    });
+    s.add("only zero", |p| {
+        let a = p.known_bits("a");
+        let x = p.word("x");
+        p.assume(a.contains(x) & a.only_zero());
+        p.prove(x.eq(lit(0)) & a.ones.eq(lit(0)), |m| {
+            format!("a = {}, x = {}", concrete_bits(m, "a"), val(m, "x"))
+        });
+    });
+    // Products are opaque here: the proof needs only that the exact part
+    // is the product of the ones that the equation speaks of.
+    s.add("finish", move |p| {
+        p.by_lemmas();
+        let state = step_state(p);
+        let (a, b) = (p.known_bits("a0"), p.known_bits("b0"));
+        let (product, d) = (p.word("x"), p.word("d"));
+        p.assume(state.sum.contains(d));
+        p.assume(product.sub(a.ones.mul(b.ones)).eq(d));
+        let result = state.finish(a, b);
+        p.prove(result.contains(product) & result.is_well_formed(), shown);
+    });
+}
+
 /// Integer terms for the lemma schemas.
 fn int_fun(fun: Fun, a: &Term, b: &Term) -> Term {
     Term::app(fun, &[a.clone(), b.clone()])
@@ -653,31 +765,45 @@ fn lemma_schemas(s: &mut Suite) {
         let (x1, x2, y) = (p.int("x1"), p.int("x2"), p.int("y"));
         let (q1, q2) = (int_floordiv(&x1, &y), int_floordiv(&x2, &y));
         let premise = int_le(&x1, &x2).and(&y.eq(&zero).not());
-        let goal = premise.implies(&ite(&int_lt(&zero, &y), &int_le(&q1, &q2), &int_le(&q2, &q1)));
+        let goal = premise.implies(&ite(
+            &int_lt(&zero, &y),
+            &int_le(&q1, &q2),
+            &int_le(&q2, &q1),
+        ));
         p.prove(bit(goal), |_| String::new());
     });
-    s.add("floor quotients are monotonic in the divisor on one side of zero", move |p| {
-        let zero = Term::Int(0);
-        let (x, y1, y2) = (p.int("x"), p.int("y1"), p.int("y2"));
-        let (q1, q2) = (int_floordiv(&x, &y1), int_floordiv(&x, &y2));
-        let same_side = int_lt(&zero, &y1).or(&int_lt(&y2, &zero));
-        let premise = int_le(&y1, &y2).and(&same_side);
-        let goal = premise.implies(&ite(&int_le(&zero, &x), &int_le(&q2, &q1), &int_le(&q1, &q2)));
-        p.prove(bit(goal), |_| String::new());
-    });
-    s.add("floor remainders lie between zero and the divisor", move |p| {
-        let zero = Term::Int(0);
-        let (x, y) = (p.int("x"), p.int("y"));
-        let r = int_floormod(&x, &y);
-        let (positive, negative) = (int_lt(&zero, &y), int_lt(&y, &zero));
-        let goal = Term::and_all([
-            positive.implies(&int_le(&zero, &r).and(&int_lt(&r, &y))),
-            positive.and(&int_le(&zero, &x)).implies(&int_le(&r, &x)),
-            negative.implies(&int_lt(&y, &r).and(&int_le(&r, &zero))),
-            negative.and(&int_le(&x, &zero)).implies(&int_le(&x, &r)),
-        ]);
-        p.prove(bit(goal), |_| String::new());
-    });
+    s.add(
+        "floor quotients are monotonic in the divisor on one side of zero",
+        move |p| {
+            let zero = Term::Int(0);
+            let (x, y1, y2) = (p.int("x"), p.int("y1"), p.int("y2"));
+            let (q1, q2) = (int_floordiv(&x, &y1), int_floordiv(&x, &y2));
+            let same_side = int_lt(&zero, &y1).or(&int_lt(&y2, &zero));
+            let premise = int_le(&y1, &y2).and(&same_side);
+            let goal = premise.implies(&ite(
+                &int_le(&zero, &x),
+                &int_le(&q2, &q1),
+                &int_le(&q1, &q2),
+            ));
+            p.prove(bit(goal), |_| String::new());
+        },
+    );
+    s.add(
+        "floor remainders lie between zero and the divisor",
+        move |p| {
+            let zero = Term::Int(0);
+            let (x, y) = (p.int("x"), p.int("y"));
+            let r = int_floormod(&x, &y);
+            let (positive, negative) = (int_lt(&zero, &y), int_lt(&y, &zero));
+            let goal = Term::and_all([
+                positive.implies(&int_le(&zero, &r).and(&int_lt(&r, &y))),
+                positive.and(&int_le(&zero, &x)).implies(&int_le(&r, &x)),
+                negative.implies(&int_lt(&y, &r).and(&int_le(&r, &zero))),
+                negative.and(&int_le(&x, &zero)).implies(&int_le(&x, &r)),
+            ]);
+            p.prove(bit(goal), |_| String::new());
+        },
+    );
 }
 
 /// The lemma instances, as `common/lemmas.rs` writes them for a proof,
@@ -828,6 +954,13 @@ const WIDTHS: &[Proofs] = &[
         widths: &[64],
         count: 1,
         add: product_lemma_as_encoded,
+    },
+    Proofs {
+        group: "known-bits product by induction",
+        proves: "known-bits `int_mul` (so the bits of bound products too): the start, one step and the end of its loop, and the shift-and-add identities the induction uses",
+        widths: &[64],
+        count: 7,
+        add: known_bits_mul_by_induction,
     },
     Proofs {
         group: "multiplication by lemmas",

@@ -21,7 +21,10 @@ use crate::names::Name;
 pub enum Sort {
     Bv(u32),
     Bool,
-    Array { index: u32, value: u32 },
+    Array {
+        index: u32,
+        value: u32,
+    },
     /// Mathematical integers (lemmas about exact products and quotients).
     Int,
 }

@@ -12,8 +12,8 @@ mod lemmas;
 mod prover;
 
 pub use cache::cache_enabled;
-pub use prover::{Config, Prover, Report, Suite, Times};
 pub use lemmas::{instances as lemma_instances, real as real_operation};
+pub use prover::{Config, Prover, Report, Suite, Times};
 
 use traceopt_domains::symbolic::{self, Sym, SymBit};
 use traceopt_domains::{IntBound, KnownBits, Word};
@@ -252,7 +252,12 @@ pub fn forward_parts<D: Domain>(
     conc: Transfer<D, i64>,
     parts: std::ops::Range<usize>,
 ) {
-    for (i, part) in D::PARTS.iter().enumerate().take(parts.end).skip(parts.start) {
+    for (i, part) in D::PARTS
+        .iter()
+        .enumerate()
+        .take(parts.end)
+        .skip(parts.start)
+    {
         s.add(&format!("{} {op} is sound{part}", D::NAME), move |p| {
             sound::<D>(p, op, sym, conc, i)
         });

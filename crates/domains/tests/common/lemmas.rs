@@ -5,7 +5,8 @@
 //! is beyond every solver we tried; yet the interval transfer functions
 //! need only a few facts about them: a product is monotonic in each factor
 //! (in the direction the other factor's sign gives), and so is a floor
-//! quotient on one side of zero; a floor remainder lies between zero and
+//! quotient on one side of zero (products strictly, by a non-zero
+//! factor); a floor remainder lies between zero and
 //! the divisor; factors of at most MAXINT make at most MAXINT squared. Each schema below is stated twice: over the integers
 //! (`schemas`, proved by the solvers' nonlinear integer arithmetic, so for
 //! every width) and as instances on bitvectors (`instances`), whose truth
@@ -106,16 +107,19 @@ fn product_instances(op: Opaque, firsts: &[Sym], seconds: &[Sym], apply: Apply) 
     };
     let wide = 2 * traceopt_domains::symbolic::width();
     // `p(u, v1) <= p(u, v2)` when v1 <= v2 and u is not negative (always,
-    // unsigned); the other way round when u is negative.
+    // unsigned); the other way round when u is negative. Strictly when
+    // v1 < v2 and u is not zero (signed).
     let monotonic = |u: Sym, p1: Term, p2: Term, v1: Sym, v2: Sym| {
         let ascending = cmp(le_wide, &p1, &p2);
         let descending = cmp(le_wide, &p2, &p1);
-        let direction = if signed {
-            lit(0).sle(u).select(ascending, descending)
-        } else {
-            ascending
-        };
-        implies(cmp(le_word, &v1.term(), &v2.term()), direction)
+        if !signed {
+            return implies(cmp(le_word, &v1.term(), &v2.term()), ascending);
+        }
+        let direction = lit(0).sle(u).select(ascending, descending);
+        let strictly = lit(0)
+            .slt(u)
+            .select(cmp(Fun::BvSlt, &p1, &p2), cmp(Fun::BvSlt, &p2, &p1));
+        implies(v1.sle(v2), direction) & implies(v1.slt(v2) & u.ne(lit(0)), strictly)
     };
     // Unsigned factors of at most MAXINT make at most MAXINT squared.
     let max = Sym::max_value();

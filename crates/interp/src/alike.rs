@@ -220,6 +220,40 @@ pub fn same_ending(before: &Run, after: &Run, shared: usize) -> Result<(), Strin
     alike.finish()
 }
 
+/// Whether two runs that failed corresponding guards resume alike: the
+/// fail arguments both list (a hole on either side is not compared; a
+/// materialized virtual compares by contents, as a fresh object) and the
+/// objects from before. Guards whose fail-argument lists differ in
+/// length are not comparable and pass. The difference if not alike.
+pub fn same_resume(before: &Run, after: &Run, shared: usize) -> Result<(), String> {
+    let (
+        Outcome::GuardFailed {
+            fail_values: x,
+            op_index: bx,
+        },
+        Outcome::GuardFailed {
+            fail_values: y,
+            op_index: ay,
+        },
+    ) = (&before.outcome, &after.outcome)
+    else {
+        return Ok(());
+    };
+    if x.len() != y.len() {
+        return Ok(());
+    }
+    let mut alike = Alike::new(&before.heap, &after.heap, shared);
+    let context = |e: String| format!("{e} (BEFORE fails the guard at op {bx}, AFTER at op {ay})");
+    for (k, (vx, vy)) in x.iter().zip(y).enumerate() {
+        if let (Some(vx), Some(vy)) = (vx, vy) {
+            alike
+                .value(&format!("fail argument {}", k + 1), *vx, *vy)
+                .map_err(context)?;
+        }
+    }
+    alike.finish().map_err(context)
+}
+
 /// The keys of two maps with their values, a missing one being the zero
 /// of the other's type.
 fn pairs<'m, K: Ord + Clone>(

@@ -81,7 +81,7 @@ pub mod heap;
 mod machine;
 pub mod value;
 
-pub use alike::{ending, same_ending, Alike};
+pub use alike::{ending, same_ending, same_resume, Alike};
 pub use env::{
     default_call, default_escape, stable_address, stable_hash, Call, CallOutcome, DefaultEnv, Env,
     Exception, RawAccess,

@@ -60,7 +60,7 @@ pub(crate) enum Cell {
 
 impl Cell {
     /// Keys are objects (64 bits) or (object, index) pairs (128 bits).
-    fn sort(&self) -> Sort {
+    pub fn sort(&self) -> Sort {
         let index = match self {
             Cell::Item(_) | Cell::Interior(_) | Cell::StrChar(_) => 128,
             _ => 64,
@@ -103,6 +103,27 @@ impl World {
     /// uninterpreted functions. Such queries are not bit-blasted.
     pub fn beyond_bitvectors(&self) -> bool {
         !self.cells.is_empty() || self.functions
+    }
+
+    /// Where `cell`'s array is in a snapshot, if a trace uses it.
+    pub fn cell_index(&self, cell: &Cell) -> Option<usize> {
+        self.cells.iter().position(|c| c == cell)
+    }
+
+    /// The array of `cell` before the traces, if a trace uses it.
+    pub fn initial_array(&self, cell: &Cell) -> Option<Term> {
+        let k = self.cell_index(cell)?;
+        Some(Term::name(&Name::invented(&format!("heap{k}"))))
+    }
+
+    /// The kinds of cells the traces use, in snapshot order.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The struct-field cells the traces use.
+    pub fn field_cells(&self) -> impl Iterator<Item = &Cell> {
+        self.cells.iter().filter(|c| matches!(c, Cell::Field(_)))
     }
 
     /// The shared variable `name` (declared on first use).
@@ -503,7 +524,7 @@ impl Kind {
 
 /// One trace's heap: the current version of each array, and how many
 /// objects and calls it has made.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Memory {
     arrays: BTreeMap<Cell, Term>,
     allocations: u32,
@@ -581,7 +602,7 @@ fn stored_type(descr: Option<&Descr>) -> Type {
 }
 
 /// The 128-bit key of (object, index).
-fn pair(obj: &Term, index: &Term) -> Term {
+pub(crate) fn pair(obj: &Term, index: &Term) -> Term {
     obj.bv(Fun::Concat, index)
 }
 

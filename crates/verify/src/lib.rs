@@ -35,13 +35,15 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use traceopt_interp::{
-    ending, run_with_heap, same_ending, stable_address, Alike, Env, Heap, InterpError, Limits,
+    ending, run_with_heap, same_ending, same_resume, stable_address, Alike, Env, Heap, InterpError, Limits,
     ObjId, Outcome as Ended, Run, Val,
 };
 use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
 
 mod heap;
+mod resume;
+use resume::Resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use traceopt_smt::{Fun, Model, Name, Outcome, Solver, SolverError, Sort, Term};
 
@@ -120,6 +122,9 @@ struct Guard {
     op_index: usize,
     cond: Term,
     reached: Term,
+    /// What the interpreter resumes with if it fails (`None` where a fail
+    /// argument has no word: the guard's resume data is not compared).
+    resume: Option<Resume>,
 }
 
 /// Proves `after` equivalent to `before` (end-to-end), or refutes it.
@@ -325,6 +330,8 @@ fn check(
 
     solver.push()?;
     let mut world = World::default();
+    // The guards of BEFORE and AFTER, by op, whose resume data is compared.
+    let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
     let result = (|| {
         begin(&[before, after], &inputs, &vars, &mut world, solver)?;
         let mut shared = Shared::default();
@@ -357,6 +364,10 @@ fn check(
         let end = Term::and_all([same_end, same_escapes, same_heap]);
         // AFTER's definedness, less what BEFORE's already gives.
         let a_defined = Term::and_all(a.defined.iter().filter(|d| !b.defined.contains(d)).cloned());
+        let pairs = match provenance {
+            None => shared_guards(&b, &a),
+            Some(provenance) => aligned_guards(&b, &a, provenance),
+        };
         let mut obligations = match provenance {
             None => end_to_end_obligations(&b, &a, end),
             Some(provenance) => {
@@ -365,6 +376,22 @@ fn check(
                 obligations
             }
         };
+        let mut resumes = Vec::new();
+        for &(g, m) in &pairs {
+            let (g, m) = (&b.guards[g], &a.guards[m]);
+            if let (Some(x), Some(y)) = (&g.resume, &m.resume) {
+                let both_fail = Term::and_all([g.reached.clone(), m.reached.clone(), g.cond.not()]);
+                resumes.push(both_fail.implies(&resume::agree(x, y, &mut world, solver)?));
+            }
+        }
+        obligations.push((
+            "the traces resume differently where they fail the same guard".into(),
+            Term::and_all(resumes),
+        ));
+        failing_pairs = pairs
+            .iter()
+            .map(|&(g, m)| (b.guards[g].op_index, a.guards[m].op_index))
+            .collect();
         obligations.push(("AFTER is less defined than BEFORE".into(), a_defined));
         let assumptions = Term::and_all(assumed);
         for (what, goal) in obligations {
@@ -388,7 +415,7 @@ fn check(
             let Some(start) = Start::from_model(before, &world, &model, &values, &esc) else {
                 return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
             };
-            let difference = match (replay(before, after, &start), what.is_empty()) {
+            let difference = match (replay(before, after, &start, &failing_pairs), what.is_empty()) {
                 (Some(difference), true) => difference,
                 (Some(difference), false) => format!("{what}: {difference}"),
                 // A broken alignment refutes the aligned form even when the
@@ -471,6 +498,38 @@ fn end_to_end_obligations(b: &Side, a: &Side, end: Term) -> Vec<(String, Term)> 
         Term::and_all([removed.eq(&new), removed.implies(&end)])
     };
     vec![(String::new(), common.implies(&agree))]
+}
+
+/// The guards both traces have (the same condition, the k-th such guard
+/// of one with the k-th of the other), as indices into `guards`.
+fn shared_guards(b: &Side, a: &Side) -> Vec<(usize, usize)> {
+    let mut used = vec![false; a.guards.len()];
+    let mut pairs = Vec::new();
+    for (i, g) in b.guards.iter().enumerate() {
+        let found = a
+            .guards
+            .iter()
+            .enumerate()
+            .position(|(j, m)| !used[j] && m.cond == g.cond);
+        if let Some(j) = found {
+            used[j] = true;
+            pairs.push((i, j));
+        }
+    }
+    pairs
+}
+
+/// The guards of AFTER with the BEFORE guard they stand for.
+fn aligned_guards(b: &Side, a: &Side, provenance: &[Option<usize>]) -> Vec<(usize, usize)> {
+    a.guards
+        .iter()
+        .enumerate()
+        .filter_map(|(j, m)| {
+            let origin = provenance.get(m.op_index).copied().flatten()?;
+            let i = b.guards.iter().position(|g| g.op_index == origin)?;
+            Some((i, j))
+        })
+        .collect()
 }
 
 /// The per-guard obligations of the aligned form, in BEFORE's order.
@@ -660,10 +719,21 @@ fn encode_side(
         if let Some(cond) = guard {
             let name = format!("{p}_guard{}", guards.len());
             let next = shared.define(solver, name, Sort::Bool, pass.and(&cond))?;
+            let mut words = Vec::new();
+            for arg in op.resume_args() {
+                let word = match arg {
+                    Arg::Value(v) => values.get(v.0 as usize).cloned().flatten(),
+                    Arg::Const(c) => Some(constant(trace, trace.constant(c), world, solver)?),
+                };
+                words.push((arg, word));
+            }
+            let word = |arg: Arg| words.iter().find(|(a, _)| *a == arg)?.1.clone();
+            let resume = Resume::at(trace, op, &memory, world, solver, word)?;
             guards.push(Guard {
                 op_index: index,
                 cond,
                 reached: pass,
+                resume,
             });
             pass = next;
         }
@@ -826,9 +896,15 @@ fn describe(trace: &Trace, run: &Result<Run, InterpError>) -> String {
 }
 
 /// The first difference between the two runs on these inputs, or `None`
-/// if they behave alike: both leave at a guard, or both reach their end
-/// alike (`same_ending`), having escaped alike values.
-fn replay(before: &Trace, after: &Trace, start: &Start) -> Option<String> {
+/// if they behave alike: both leave at a guard (resuming alike,
+/// `same_resume`, where the guards are a pair of `pairs`), or both reach
+/// their end alike (`same_ending`), having escaped alike values.
+fn replay(
+    before: &Trace,
+    after: &Trace,
+    start: &Start,
+    pairs: &[(usize, usize)],
+) -> Option<String> {
     let b = replay_run(before, start);
     let a = replay_run(after, start);
     // Objects from before are themselves in both runs.
@@ -847,7 +923,16 @@ fn replay(before: &Trace, after: &Trace, start: &Start) -> Option<String> {
     };
     let left = |r: &Run| matches!(r.outcome, Ended::GuardFailed { .. });
     match (left(b_run), left(a_run)) {
-        (true, true) => return None,
+        (true, true) => {
+            let failed = |r: &Run| match r.outcome {
+                Ended::GuardFailed { op_index, .. } => op_index,
+                _ => usize::MAX,
+            };
+            if !pairs.contains(&(failed(b_run), failed(a_run))) {
+                return None;
+            }
+            return same_resume(b_run, a_run, shared).err();
+        }
         (false, false) => {}
         _ => return Some(both()),
     }

@@ -1,0 +1,328 @@
+//! Resume data: what the interpreter that takes over at a failing guard
+//! gets. Two traces that fail corresponding guards must hand it the same
+//! state: the fail arguments both list (a hole on either side is not
+//! compared) and the heap as it is then.
+//!
+//! A fail argument may be a virtual object, which only exists if the guard
+//! fails (its allocation was removed). It agrees with an object of the
+//! other trace when that object was allocated by its trace (an object from
+//! before the traces cannot be rebuilt) and has the virtual's contents:
+//! class, every field the traces use (those the virtual does not list are
+//! zero, as in a new object), length and items. A virtual met twice, or
+//! inside itself, stands for the same object each time, so shared and
+//! cyclic structures compare exactly. Two virtuals compare by their
+//! contents.
+
+use std::collections::HashMap;
+
+use traceopt_ir::{Arg, FailArg, Op, Opcode, Trace};
+use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
+
+use crate::heap::{class_of_size, pair, Cell, Memory, World};
+
+/// A fail argument: nothing, a value, or a virtual of the guard.
+#[derive(Clone, Debug)]
+pub(crate) enum Slot {
+    Hole,
+    Value(Term),
+    Virtual(usize),
+}
+
+/// A virtual object's contents, as words.
+#[derive(Clone, Debug)]
+pub(crate) struct VirtualTerms {
+    /// The class a `new_with_vtable` gives it.
+    class: Option<Term>,
+    /// Field values by field cell.
+    fields: Vec<(Cell, Slot)>,
+    /// The length cell and item cell of an array or string, and its items.
+    items: Option<(Cell, Cell, Vec<Slot>)>,
+}
+
+/// One trace's resume data at one guard.
+#[derive(Clone)]
+pub(crate) struct Resume {
+    /// `None` when the guard lists no fail arguments.
+    args: Option<Vec<Slot>>,
+    virtuals: Vec<VirtualTerms>,
+    /// The heap when the guard fails.
+    memory: Memory,
+}
+
+impl Resume {
+    /// The resume data of guard `op`; `value` gives the word of an argument.
+    pub fn at(
+        trace: &Trace,
+        op: &Op,
+        memory: &Memory,
+        world: &mut World,
+        solver: &mut Solver,
+        mut value: impl FnMut(Arg) -> Option<Term>,
+    ) -> Result<Option<Resume>, SolverError> {
+        let mut slot = |arg: &FailArg| match *arg {
+            FailArg::Hole => Some(Slot::Hole),
+            FailArg::Arg(a) => value(a).map(Slot::Value),
+            FailArg::Virtual(k) => Some(Slot::Virtual(k as usize)),
+        };
+        let args = match &op.fail_args {
+            None => None,
+            Some(list) => match list.iter().map(&mut slot).collect::<Option<Vec<_>>>() {
+                Some(slots) => Some(slots),
+                None => return Ok(None),
+            },
+        };
+        let mut virtuals = Vec::new();
+        for v in &op.virtuals {
+            let descr = v.descr.map(|d| trace.descr(d));
+            let class = match v.opcode {
+                Opcode::NewWithVtable => Some(world.class(solver, &class_of_size(descr))?),
+                _ => None,
+            };
+            let mut fields = Vec::new();
+            for (d, arg) in &v.fields {
+                let Some(s) = slot(arg) else { return Ok(None) };
+                fields.push((Cell::Field(trace.descr(*d).text.clone()), s));
+            }
+            let items = match v.opcode {
+                Opcode::NewArray | Opcode::NewArrayClear => {
+                    let text = descr.map_or_else(|| Box::from(""), |d| d.text.clone());
+                    Some((Cell::Length, Cell::Item(text)))
+                }
+                Opcode::Newstr => Some((Cell::StrLength(false), Cell::StrChar(false))),
+                Opcode::Newunicode => Some((Cell::StrLength(true), Cell::StrChar(true))),
+                _ => None,
+            };
+            let items = match items {
+                Some((length, item)) => {
+                    let Some(slots) = v.items.iter().map(&mut slot).collect::<Option<Vec<_>>>()
+                    else {
+                        return Ok(None);
+                    };
+                    Some((length, item, slots))
+                }
+                None => None,
+            };
+            virtuals.push(VirtualTerms {
+                class,
+                fields,
+                items,
+            });
+        }
+        Ok(Some(Resume {
+            args,
+            virtuals,
+            memory: memory.clone(),
+        }))
+    }
+}
+
+/// The condition that two traces' resume data agree (BEFORE's first).
+/// Called once both traces are encoded, so that the heaps cover every
+/// kind of cell either one uses.
+pub(crate) fn agree(
+    b: &Resume,
+    a: &Resume,
+    world: &mut World,
+    solver: &mut Solver,
+) -> Result<Term, SolverError> {
+    let b_heap = b.memory.clone().snapshot(world, solver)?;
+    let a_heap = a.memory.clone().snapshot(world, solver)?;
+    let base = world.base(solver)?;
+    let mut parts = Vec::new();
+    let mut facts = Vec::new();
+    let mut cmp = Compare {
+        world,
+        base,
+        sides: [(b, &b_heap), (a, &a_heap)],
+        bound: [HashMap::new(), HashMap::new()],
+        matched: [Vec::new(), Vec::new()],
+        parts: &mut parts,
+        facts: &mut facts,
+    };
+    if let (Some(xs), Some(ys)) = (&b.args, &a.args) {
+        if xs.len() == ys.len() {
+            for (x, y) in xs.iter().zip(ys) {
+                cmp.slots(x, y);
+            }
+        }
+    }
+    // An object a virtual of the other trace stands for is compared by
+    // its contents above; the rest of the heap must be the same.
+    let matched = cmp.matched;
+    for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(world.cells()) {
+        let wide = cell.sort() != (Sort::Array { index: 64, value: 64 });
+        let x = without(x, &matched[0], wide);
+        let y = without(y, &matched[1], wide);
+        parts.push(crate::same_array(&x, &y));
+    }
+    Ok(Term::and_all(facts).implies(&Term::and_all(parts)))
+}
+
+struct Compare<'a> {
+    world: &'a World,
+    /// The first object the traces allocate.
+    base: Term,
+    /// Each side's resume data and heap (BEFORE, AFTER).
+    sides: [(&'a Resume, &'a [Term]); 2],
+    /// Each side's virtuals already matched with an object of the other.
+    bound: [HashMap<usize, Term>; 2],
+    /// Each side's objects that a virtual of the other stands for.
+    matched: [Vec<Term>; 2],
+    parts: &'a mut Vec<Term>,
+    /// What the reads of the comparison may assume: an object the traces
+    /// allocate held zeros before.
+    facts: &'a mut Vec<Term>,
+}
+
+impl Compare<'_> {
+    fn slots(&mut self, x: &Slot, y: &Slot) {
+        match (x, y) {
+            (Slot::Hole, _) | (_, Slot::Hole) => {}
+            (Slot::Value(x), Slot::Value(y)) => self.parts.push(crate::same(x, y)),
+            (Slot::Value(x), Slot::Virtual(k)) => self.object(1, *k, 0, x),
+            (Slot::Virtual(k), Slot::Value(y)) => self.object(0, *k, 1, y),
+            (Slot::Virtual(j), Slot::Virtual(k)) => self.both_virtual(*j, *k),
+        }
+    }
+
+    /// Virtual `k` of side `side` against object `obj` of side `other`.
+    fn object(&mut self, side: usize, k: usize, other: usize, obj: &Term) {
+        if let Some(earlier) = self.bound[side].get(&k) {
+            self.parts.push(crate::same(earlier, obj));
+            return;
+        }
+        self.bound[side].insert(k, obj.clone());
+        self.matched[other].push(obj.clone());
+        let Some(v) = self.sides[side].0.virtuals.get(k).cloned() else {
+            self.parts.push(Term::Bool(false));
+            return;
+        };
+        // Allocated by its trace: not null, not from before.
+        self.parts.push(self.base.bv(Fun::BvUlt, obj));
+        let heap = self.sides[other].1;
+        let (world, base) = (self.world, &self.base);
+        let mut fresh_zero = Vec::new();
+        let mut read = |cell: &Cell, key: &Term| match world.cell_index(cell) {
+            Some(i) => {
+                if let Some(initial) = world.initial_array(cell) {
+                    let fresh = obj.bv(Fun::BvUlt, base).not();
+                    fresh_zero.push(fresh.implies(&initial.select(key).eq(&Term::word(0))));
+                }
+                heap[i].select(key)
+            }
+            None => Term::word(0),
+        };
+        if let Some(class) = &v.class {
+            self.parts.push(read(&Cell::Class, obj).eq(class));
+        }
+        let mut reads = Vec::new();
+        for cell in self.world.field_cells() {
+            let listed = v.fields.iter().find(|(c, _)| c == cell);
+            let held = read(cell, obj);
+            match listed {
+                Some((_, slot)) => reads.push((held, slot.clone())),
+                None => self.parts.push(held.eq(&Term::word(0))),
+            }
+        }
+        for (cell, slot) in &v.fields {
+            if self.world.cell_index(cell).is_none() {
+                reads.push((Term::word(0), slot.clone()));
+            }
+        }
+        if let Some((length, item, items)) = &v.items {
+            let n = items.len() as i64;
+            self.parts.push(read(length, obj).eq(&Term::word(n)));
+            for (i, slot) in items.iter().enumerate() {
+                let held = read(item, &pair(obj, &Term::word(i as i64)));
+                match slot {
+                    Slot::Hole => self.parts.push(held.eq(&Term::word(0))),
+                    _ => reads.push((held, slot.clone())),
+                }
+            }
+        }
+        self.facts.extend(fresh_zero);
+        for (held, slot) in reads {
+            let held = Slot::Value(held);
+            if side == 0 {
+                self.slots(&slot, &held);
+            } else {
+                self.slots(&held, &slot);
+            }
+        }
+    }
+
+    /// Two virtuals: the same kind of object with agreeing contents.
+    fn both_virtual(&mut self, j: usize, k: usize) {
+        let (x, y) = (
+            self.sides[0].0.virtuals.get(j).cloned(),
+            self.sides[1].0.virtuals.get(k).cloned(),
+        );
+        let (Some(x), Some(y)) = (x, y) else {
+            self.parts.push(Term::Bool(false));
+            return;
+        };
+        // A pair met before (shared or cyclic) agrees if it is the same
+        // pair.
+        let tag = Term::word(k as i64);
+        if let Some(earlier) = self.bound[0].get(&j) {
+            self.parts.push(Term::Bool(*earlier == tag));
+            return;
+        }
+        self.bound[0].insert(j, tag);
+        let same_shape = x.class == y.class
+            && x.items.as_ref().map(|(l, c, i)| (l, c, i.len()))
+                == y.items.as_ref().map(|(l, c, i)| (l, c, i.len()));
+        if !same_shape {
+            self.parts.push(Term::Bool(false));
+            return;
+        }
+        let mut cells: Vec<&Cell> = x.fields.iter().chain(&y.fields).map(|(c, _)| c).collect();
+        cells.sort();
+        cells.dedup();
+        let zero = Slot::Value(Term::word(0));
+        for cell in cells {
+            let field = |v: &VirtualTerms| {
+                v.fields
+                    .iter()
+                    .find(|(c, _)| c == cell)
+                    .map_or(zero.clone(), |(_, s)| s.clone())
+            };
+            self.slots(&field(&x), &field(&y));
+        }
+        if let (Some((_, _, xs)), Some((_, _, ys))) = (&x.items, &y.items) {
+            for (p, q) in xs.iter().zip(ys) {
+                let hole_is_zero = |s: &Slot| match s {
+                    Slot::Hole => zero.clone(),
+                    other => other.clone(),
+                };
+                self.slots(&hole_is_zero(p), &hole_is_zero(q));
+            }
+        }
+    }
+}
+
+/// `array` without its stores to `objects` (keys that are (object, index)
+/// pairs when `wide`).
+fn without(array: &Term, objects: &[Term], wide: bool) -> Term {
+    if objects.is_empty() {
+        return array.clone();
+    }
+    match array {
+        Term::App(Fun::Store, parts) => {
+            let rest = without(&parts[0], objects, wide);
+            let key = &parts[1];
+            let obj = if wide {
+                key.un(Fun::Extract(127, 64))
+            } else {
+                key.clone()
+            };
+            let hit = objects
+                .iter()
+                .map(|o| obj.eq(o))
+                .reduce(|x, y| x.or(&y))
+                .unwrap_or(Term::Bool(false));
+            Term::ite(&hit, &rest, &rest.store(key, &parts[2]))
+        }
+        other => other.clone(),
+    }
+}

@@ -761,17 +761,21 @@ fn lemma_schemas(s: &mut Suite) {
         let goal = zero_factor.implies(&int_mul(&u, &v).eq(&zero));
         p.prove(bit(goal), |_| String::new());
     });
-    s.add("products by a non-zero factor are strictly monotonic", move |p| {
-        let zero = Term::Int(0);
-        let (u, v1, v2) = (p.int("u"), p.int("v1"), p.int("v2"));
-        let premise = int_lt(&v1, &v2).and(&u.eq(&zero).not());
-        let strictly = |p1: &Term, p2: &Term| ite(&int_lt(&zero, &u), &int_lt(p1, p2), &int_lt(p2, p1));
-        let goal = premise.implies(
-            &strictly(&int_mul(&u, &v1), &int_mul(&u, &v2))
-                .and(&strictly(&int_mul(&v1, &u), &int_mul(&v2, &u))),
-        );
-        p.prove(bit(goal), |_| String::new());
-    });
+    s.add(
+        "products by a non-zero factor are strictly monotonic",
+        move |p| {
+            let zero = Term::Int(0);
+            let (u, v1, v2) = (p.int("u"), p.int("v1"), p.int("v2"));
+            let premise = int_lt(&v1, &v2).and(&u.eq(&zero).not());
+            let strictly =
+                |p1: &Term, p2: &Term| ite(&int_lt(&zero, &u), &int_lt(p1, p2), &int_lt(p2, p1));
+            let goal = premise.implies(
+                &strictly(&int_mul(&u, &v1), &int_mul(&u, &v2))
+                    .and(&strictly(&int_mul(&v1, &u), &int_mul(&v2, &u))),
+            );
+            p.prove(bit(goal), |_| String::new());
+        },
+    );
     s.add("floor quotients are monotonic in the dividend", move |p| {
         let zero = Term::Int(0);
         let (x1, x2, y) = (p.int("x1"), p.int("x2"), p.int("y"));

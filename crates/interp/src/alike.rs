@@ -187,7 +187,8 @@ pub fn ending(run: &Run) -> String {
 }
 
 /// Whether two runs from the same heap of `shared` objects end alike:
-/// both leave at some guard (their resume data is not compared yet), or
+/// both leave at some guard (their resume data is `same_resume`'s, for
+/// guards the caller knows to correspond), or
 /// both finish, jump out or loop on, with alike values, and the objects
 /// from before alike in the end. The difference if not.
 pub fn same_ending(before: &Run, after: &Run, shared: usize) -> Result<(), String> {

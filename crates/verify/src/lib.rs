@@ -16,8 +16,11 @@
 //! - when they run to the end, they end the same way (`jump` or `finish`),
 //!   with equal outputs and equal escaped values.
 //!
-//! Fail arguments are not compared (resume data is another matter), nor
-//! are escapes of a run that leaves early. This is the end-to-end form,
+//! Where both fail the same guard (one with the same condition in both,
+//! or, in the aligned form, one AFTER says it stands for), they must also
+//! resume alike (`resume.rs`): the fail arguments both list, virtual
+//! objects by their contents, and the heap. Escapes of a run that leaves
+//! early are not compared. This is the end-to-end form,
 //! for any two traces (hand-written files, PyPy's expected outputs).
 //! `verify_aligned` is the guard-by-guard form for traces whose guards
 //! name the input guard they stand for, as an optimizer records.
@@ -35,16 +38,16 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use traceopt_interp::{
-    ending, run_with_heap, same_ending, same_resume, stable_address, Alike, Env, Heap, InterpError, Limits,
-    ObjId, Outcome as Ended, Run, Val,
+    ending, run_with_heap, same_ending, same_resume, stable_address, Alike, Env, Heap, InterpError,
+    Limits, ObjId, Outcome as Ended, Run, Val,
 };
 use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
 
 mod heap;
 mod resume;
-use resume::Resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
+use resume::Resume;
 use traceopt_smt::{Fun, Model, Name, Outcome, Solver, SolverError, Sort, Term};
 
 #[derive(Debug, thiserror::Error)]

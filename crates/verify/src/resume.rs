@@ -150,7 +150,11 @@ pub(crate) fn agree(
     // its contents above; the rest of the heap must be the same.
     let matched = cmp.matched;
     for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(world.cells()) {
-        let wide = cell.sort() != (Sort::Array { index: 64, value: 64 });
+        let wide = cell.sort()
+            != (Sort::Array {
+                index: 64,
+                value: 64,
+            });
         let x = without(x, &matched[0], wide);
         let y = without(y, &matched[1], wide);
         parts.push(crate::same_array(&x, &y));
@@ -190,6 +194,10 @@ impl Compare<'_> {
         if let Some(earlier) = self.bound[side].get(&k) {
             self.parts.push(crate::same(earlier, obj));
             return;
+        }
+        // Distinct virtuals are materialized as distinct objects.
+        for earlier in self.bound[side].values() {
+            self.parts.push(obj.eq(earlier).not());
         }
         self.bound[side].insert(k, obj.clone());
         self.matched[other].push(obj.clone());
@@ -263,12 +271,17 @@ impl Compare<'_> {
         };
         // A pair met before (shared or cyclic) agrees if it is the same
         // pair.
-        let tag = Term::word(k as i64);
-        if let Some(earlier) = self.bound[0].get(&j) {
-            self.parts.push(Term::Bool(*earlier == tag));
-            return;
+        let (tag_j, tag_k) = (Term::word(j as i64), Term::word(k as i64));
+        match (self.bound[0].get(&j), self.bound[1].get(&k)) {
+            (None, None) => {}
+            (x, y) => {
+                let same = x == Some(&tag_k) && y == Some(&tag_j);
+                self.parts.push(Term::Bool(same));
+                return;
+            }
         }
-        self.bound[0].insert(j, tag);
+        self.bound[0].insert(j, tag_k);
+        self.bound[1].insert(k, tag_j);
         let same_shape = x.class == y.class
             && x.items.as_ref().map(|(l, c, i)| (l, c, i.len()))
                 == y.items.as_ref().map(|(l, c, i)| (l, c, i.len()));

@@ -266,3 +266,99 @@ fn a_narrow_field_holds_what_fits() {
         "[p0]\ni0 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i0)\n",
     );
 }
+
+/// Refuted, with a replayed difference that contains `expected`.
+fn refuted_with(before: &str, after: &str, expected: &str) {
+    match verdict(before, after) {
+        Verdict::Refuted(c) => assert!(
+            c.difference.contains(expected),
+            "expected a difference mentioning {expected:?}, got {c}\n{before}\n{after}"
+        ),
+        other => panic!("expected a counterexample, got {other:?}\n{before}\n{after}"),
+    }
+}
+
+// Resume data: where both traces fail the same guard, the interpreter
+// that takes over must get the same fail arguments and heap.
+
+/// BEFORE allocates a node and fills it before a guard that lists it.
+const NODE_BEFORE_GUARD: &str = "[p0, i1, i2]\np3 = new_with_vtable(descr=nodesize)\n\
+    setfield_gc(p3, i1, descr=valuedescr)\nguard_true(i2) [i1, p3]\n\
+    setfield_gc(p0, p3, descr=nextdescr)\nfinish(i1)\n";
+
+/// AFTER with the allocation moved past the guard, whose resume data
+/// describes the node as `virtual`.
+fn node_after_guard(virtual_node: &str) -> String {
+    format!(
+        "[p0, i1, i2]\nguard_true(i2) [i1, p3] where p3 = {virtual_node}\n\
+         p3 = new_with_vtable(descr=nodesize)\nsetfield_gc(p3, i1, descr=valuedescr)\n\
+         setfield_gc(p0, p3, descr=nextdescr)\nfinish(i1)\n"
+    )
+}
+
+#[test]
+fn a_virtual_with_the_objects_contents_resumes_alike() {
+    let after = node_after_guard("new_with_vtable(descr=nodesize) {valuedescr=i1}");
+    proved(NODE_BEFORE_GUARD, &after);
+}
+
+#[test]
+fn a_virtual_with_a_wrong_or_missing_field_or_class_is_refuted() {
+    let wrong_value = node_after_guard("new_with_vtable(descr=nodesize) {valuedescr=i2}");
+    refuted_with(
+        NODE_BEFORE_GUARD,
+        &wrong_value,
+        "fail argument 2.valuedescr differs",
+    );
+    let missing = node_after_guard("new_with_vtable(descr=nodesize) {}");
+    refuted_with(
+        NODE_BEFORE_GUARD,
+        &missing,
+        "fail argument 2.valuedescr differs",
+    );
+    let other_class = node_after_guard("new_with_vtable(descr=nodesize2) {valuedescr=i1}");
+    refuted_with(NODE_BEFORE_GUARD, &other_class, "fail argument 2 has class");
+}
+
+#[test]
+fn a_virtual_cannot_stand_for_an_object_from_before() {
+    let before = "[p0, i1, i2]\nguard_true(i2) [p0]\nfinish(i1)\n";
+    let after = "[p0, i1, i2]\nguard_true(i2) [p3] where p3 = new_with_vtable(descr=nodesize) {}\n\
+                 finish(i1)\n";
+    refuted_with(before, after, "fail argument 1 differs");
+}
+
+#[test]
+fn cyclic_virtuals_compare_exactly() {
+    let before = "[p0, i1, i2]\np3 = new_with_vtable(descr=nodesize)\n\
+                  setfield_gc(p3, p3, descr=nextdescr)\nguard_true(i2) [p3]\nfinish(i1)\n";
+    let after = |virtuals: &str| {
+        format!(
+            "[p0, i1, i2]\nguard_true(i2) [p3] where {virtuals}\n\
+             p3 = new_with_vtable(descr=nodesize)\nsetfield_gc(p3, p3, descr=nextdescr)\nfinish(i1)\n"
+        )
+    };
+    proved(
+        before,
+        &after("p3 = new_with_vtable(descr=nodesize) {nextdescr=p3}"),
+    );
+    // Two nodes pointing at each other are not one pointing at itself.
+    let two = after(
+        "p3 = new_with_vtable(descr=nodesize) {nextdescr=p4}, \
+         p4 = new_with_vtable(descr=nodesize) {nextdescr=p3}",
+    );
+    refuted_with(before, &two, "fail argument 1.nextdescr differs");
+}
+
+#[test]
+fn a_changed_fail_argument_or_a_store_moved_past_a_guard_is_refuted() {
+    let before = "[p0, i1, i2]\nguard_true(i2) [i1]\nfinish(i1)\n";
+    let after = "[p0, i1, i2]\nguard_true(i2) [i2]\nfinish(i1)\n";
+    refuted_with(before, after, "fail argument 1 differs");
+    // The end is the same, but not the heap the guard leaves.
+    let before =
+        "[p0, i1, i2]\nsetfield_gc(p0, i1, descr=valuedescr)\nguard_true(i2) [i1]\nfinish(i1)\n";
+    let after =
+        "[p0, i1, i2]\nguard_true(i2) [i1]\nsetfield_gc(p0, i1, descr=valuedescr)\nfinish(i1)\n";
+    refuted_with(before, after, "obj0.valuedescr differs");
+}

@@ -114,9 +114,14 @@ struct Side {
     /// Facts true of all inputs that help the solver (see `Encoded::lemma`).
     lemmas: Vec<Term>,
     guards: Vec<Guard>,
-    /// The heap's arrays at the end.
     /// The heap at the end.
     memory: Memory,
+    /// The objects the trace allocates that nothing after its end can
+    /// reach: their contents are not compared.
+    private: Vec<Term>,
+    /// Those that nothing can reach after a guard fails either (none is
+    /// in resume data).
+    private_at_guards: Vec<Term>,
 }
 
 /// A guard: its op, its condition, and the condition of reaching it.
@@ -360,7 +365,14 @@ fn check(
         // kind of cell either one touches.
         let b_heap = b.memory.snapshot(&mut world, solver)?;
         let a_heap = a.memory.snapshot(&mut world, solver)?;
-        let same_heap = Term::and_all(b_heap.iter().zip(&a_heap).map(|(x, y)| same_array(x, y)));
+        let same_heap = Term::and_all(b_heap.iter().zip(&a_heap).zip(world.cells()).map(
+            |((x, y), cell)| {
+                let wide = resume::wide_keys(cell);
+                let x = resume::without(x, &b.private, wide);
+                let y = resume::without(y, &a.private, wide);
+                same_array(&x, &y)
+            },
+        ));
         let mut assumed: Vec<Term> = world.lemmas.clone();
         assumed.extend(b.lemmas.iter().chain(&a.lemmas).cloned());
         assumed.extend(b.defined.iter().cloned());
@@ -384,7 +396,12 @@ fn check(
             let (g, m) = (&b.guards[g], &a.guards[m]);
             if let (Some(x), Some(y)) = (&g.resume, &m.resume) {
                 let both_fail = Term::and_all([g.reached.clone(), m.reached.clone(), g.cond.not()]);
-                resumes.push(both_fail.implies(&resume::agree(x, y, &mut world, solver)?));
+                let private = [
+                    b.private_at_guards.as_slice(),
+                    a.private_at_guards.as_slice(),
+                ];
+                let agree = resume::agree(x, y, private, &mut world, solver)?;
+                resumes.push(both_fail.implies(&agree));
             }
         }
         obligations.push((
@@ -747,6 +764,13 @@ fn encode_side(
             values[id] = Some(shared.define(solver, name, Sort::Bv(64), value)?);
         }
     }
+    let terms = |ids: Vec<usize>| {
+        ids.into_iter()
+            .filter_map(|v| values.get(v).cloned().flatten())
+            .collect()
+    };
+    let private = terms(private_objects(trace, false));
+    let private_at_guards = terms(private_objects(trace, true));
     Ok(Side {
         pass,
         defined,
@@ -755,7 +779,87 @@ fn encode_side(
         lemmas,
         guards,
         memory,
+        private,
+        private_at_guards,
     })
+}
+
+/// The value ids of the objects `trace` allocates whose every use reads
+/// or writes them, compares them, or stores them into such objects: no
+/// pointer to them is passed to a call, output, kept in resume data or
+/// stored where something else can reach it, so nothing after the trace
+/// can reach them. With `resume`, an object in a guard's resume data is
+/// reached too.
+fn private_objects(trace: &Trace, resume: bool) -> Vec<usize> {
+    use Opcode::*;
+    let first = trace.inputs.len();
+    let allocates = |op: Opcode| {
+        matches!(
+            op,
+            New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode
+        )
+    };
+    let mut private: Vec<bool> = (0..first + trace.ops.len())
+        .map(|id| id >= first && allocates(trace.ops[id - first].opcode))
+        .collect();
+    // (stored object, where it is stored)
+    let mut stored = Vec::new();
+    for op in &trace.ops {
+        // A store's value is reachable from its object.
+        let value_at = match op.opcode {
+            SetfieldGc => Some(1),
+            SetarrayitemGc | SetinteriorfieldGc => Some(2),
+            _ => None,
+        };
+        if let Some(Arg::Value(v)) = value_at.and_then(|k| op.args.get(k)) {
+            stored.push((v.0 as usize, op.args[0]));
+        }
+        // Which argument positions only use the object in place (a
+        // stored value is followed above).
+        let in_place = |k: usize| {
+            Some(k) == value_at
+                || match op.opcode {
+                    GetfieldGcI | GetfieldGcR | GetfieldGcF | SetfieldGc | GetarrayitemGcI
+                    | GetarrayitemGcR | GetarrayitemGcF | SetarrayitemGc | ArraylenGc | Strlen
+                    | Strgetitem | Strsetitem | Unicodelen | Unicodegetitem | Unicodesetitem
+                    | GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF
+                    | SetinteriorfieldGc | GuardClass | GuardNonnullClass | GuardNonnull
+                    | GuardIsnull | GuardValue | GuardGcType | GuardIsObject | GuardSubclass => {
+                        k == 0
+                    }
+                    PtrEq | PtrNe | InstancePtrEq | InstancePtrNe => true,
+                    _ => false,
+                }
+        };
+        for (k, arg) in op.args.iter().enumerate() {
+            if let Arg::Value(v) = arg {
+                if !in_place(k) {
+                    private[v.0 as usize] = false;
+                }
+            }
+        }
+        for arg in op.resume_args().filter(|_| resume) {
+            if let Arg::Value(v) = arg {
+                private[v.0 as usize] = false;
+            }
+        }
+    }
+    // Stored into an object that is reached, an object is reached.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(v, into) in &stored {
+            let reached = match into {
+                Arg::Value(c) => !private[c.0 as usize],
+                Arg::Const(_) => true,
+            };
+            if reached && private[v] {
+                private[v] = false;
+                changed = true;
+            }
+        }
+    }
+    (0..private.len()).filter(|&id| private[id]).collect()
 }
 
 /// The word of a constant.

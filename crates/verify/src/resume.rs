@@ -119,9 +119,13 @@ impl Resume {
 /// The condition that two traces' resume data agree (BEFORE's first).
 /// Called once both traces are encoded, so that the heaps cover every
 /// kind of cell either one uses.
+///
+/// `private` holds each side's objects that nothing after the traces can
+/// reach, whose contents are not compared.
 pub(crate) fn agree(
     b: &Resume,
     a: &Resume,
+    private: [&[Term]; 2],
     world: &mut World,
     solver: &mut Solver,
 ) -> Result<Term, SolverError> {
@@ -148,15 +152,14 @@ pub(crate) fn agree(
     }
     // An object a virtual of the other trace stands for is compared by
     // its contents above; the rest of the heap must be the same.
-    let matched = cmp.matched;
+    let mut unseen = cmp.matched;
+    for (side, objects) in unseen.iter_mut().zip(private) {
+        side.extend(objects.iter().cloned());
+    }
     for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(world.cells()) {
-        let wide = cell.sort()
-            != (Sort::Array {
-                index: 64,
-                value: 64,
-            });
-        let x = without(x, &matched[0], wide);
-        let y = without(y, &matched[1], wide);
+        let wide = wide_keys(cell);
+        let x = without(x, &unseen[0], wide);
+        let y = without(y, &unseen[1], wide);
         parts.push(crate::same_array(&x, &y));
     }
     Ok(Term::and_all(facts).implies(&Term::and_all(parts)))
@@ -314,9 +317,18 @@ impl Compare<'_> {
     }
 }
 
+/// Whether `cell`'s keys are (object, index) pairs.
+pub(crate) fn wide_keys(cell: &Cell) -> bool {
+    cell.sort()
+        != (Sort::Array {
+            index: 64,
+            value: 64,
+        })
+}
+
 /// `array` without its stores to `objects` (keys that are (object, index)
 /// pairs when `wide`).
-fn without(array: &Term, objects: &[Term], wide: bool) -> Term {
+pub(crate) fn without(array: &Term, objects: &[Term], wide: bool) -> Term {
     if objects.is_empty() {
         return array.clone();
     }

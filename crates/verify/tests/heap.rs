@@ -362,3 +362,24 @@ fn a_changed_fail_argument_or_a_store_moved_past_a_guard_is_refuted() {
         "[p0, i1, i2]\nguard_true(i2) [i1]\nsetfield_gc(p0, i1, descr=valuedescr)\nfinish(i1)\n";
     refuted_with(before, after, "obj0.valuedescr differs");
 }
+
+#[test]
+fn only_what_outlives_the_trace_is_compared() {
+    // Nothing after the trace can reach the node: its contents do not
+    // matter.
+    let before =
+        "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+                  i3 = getfield_gc_i(p2, descr=valuedescr)\nfinish(i3)\n";
+    proved(before, "[p0, i1]\nfinish(i1)\n");
+    // Stored into an object from before, it is reached: a store to it
+    // dropped is a difference.
+    let before =
+        "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+                  setfield_gc(p0, p2, descr=nextdescr)\nfinish(i1)\n";
+    let after = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p0, p2, descr=nextdescr)\nfinish(i1)\n";
+    refuted_with(before, after, "obj0.nextdescr.valuedescr differs");
+    // Output, it is reached too.
+    let before = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\nfinish(p2)\n";
+    let after = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nfinish(p2)\n";
+    refuted_with(before, after, "valuedescr differs");
+}

@@ -96,6 +96,8 @@ pub(crate) struct World {
     reads: Vec<Read>,
     /// Whether an uninterpreted function was used.
     functions: bool,
+    /// Array versions named so far (`Memory::named`).
+    arrays: u32,
 }
 
 impl World {
@@ -527,6 +529,8 @@ impl Kind {
 #[derive(Clone, Default)]
 pub(crate) struct Memory {
     arrays: BTreeMap<Cell, Term>,
+    /// The name defined for an array's current version (`named`).
+    names: BTreeMap<Cell, (Term, Term)>,
     allocations: u32,
     calls: u32,
     /// A `guard_exception` has taken the last call's exception.
@@ -653,7 +657,33 @@ impl Memory {
                 self.facts.push(old.implies(&old_value));
             }
         }
-        Ok(self.current(world, solver, &cell)?.select(&key))
+        Ok(self.named(world, solver, &cell)?.select(&key))
+    }
+
+    /// The current array of `cell` by a name of its own, so that reads
+    /// refer to it instead of repeating its stores (which grow with every
+    /// write: read by read, the query would grow with their square).
+    fn named(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        cell: &Cell,
+    ) -> Result<Term, SolverError> {
+        let array = self.current(world, solver, cell)?;
+        if !matches!(array, Term::App(..)) {
+            return Ok(array);
+        }
+        if let Some((version, name)) = self.names.get(cell) {
+            if *version == array {
+                return Ok(name.clone());
+            }
+        }
+        world.arrays += 1;
+        let name = Name::invented(&format!("mem{}", world.arrays));
+        solver.define(&name, cell.sort(), &array)?;
+        let term = Term::name(&name);
+        self.names.insert(cell.clone(), (array, term.clone()));
+        Ok(term)
     }
 
     /// Writes a place. What it held before the traces is named too (as a

@@ -122,6 +122,8 @@ struct Side {
     /// Those that nothing can reach after a guard fails either (none is
     /// in resume data).
     private_at_guards: Vec<Term>,
+    /// Every object the trace allocates.
+    allocated: Vec<Term>,
 }
 
 /// A guard: its op, its condition, and the condition of reaching it.
@@ -368,8 +370,8 @@ fn check(
         let same_heap = Term::and_all(b_heap.iter().zip(&a_heap).zip(world.cells()).map(
             |((x, y), cell)| {
                 let wide = resume::wide_keys(cell);
-                let x = resume::without(x, &b.private, wide);
-                let y = resume::without(y, &a.private, wide);
+                let x = resume::without(x, &b.private, &b.allocated, wide);
+                let y = resume::without(y, &a.private, &a.allocated, wide);
                 same_array(&x, &y)
             },
         ));
@@ -400,7 +402,8 @@ fn check(
                     b.private_at_guards.as_slice(),
                     a.private_at_guards.as_slice(),
                 ];
-                let agree = resume::agree(x, y, private, &mut world, solver)?;
+                let allocated = [b.allocated.as_slice(), a.allocated.as_slice()];
+                let agree = resume::agree(x, y, private, allocated, &mut world, solver)?;
                 resumes.push(both_fail.implies(&agree));
             }
         }
@@ -769,6 +772,12 @@ fn encode_side(
             .filter_map(|v| values.get(v).cloned().flatten())
             .collect()
     };
+    let allocated = terms(
+        (0..trace.ops.len())
+            .filter(|&i| allocates(trace.ops[i].opcode))
+            .map(|i| trace.inputs.len() + i)
+            .collect(),
+    );
     let private = terms(private_objects(trace, false));
     let private_at_guards = terms(private_objects(trace, true));
     Ok(Side {
@@ -781,7 +790,17 @@ fn encode_side(
         memory,
         private,
         private_at_guards,
+        allocated,
     })
+}
+
+/// Whether `op` allocates an object.
+fn allocates(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode
+    )
 }
 
 /// The value ids of the objects `trace` allocates whose every use reads
@@ -793,12 +812,6 @@ fn encode_side(
 fn private_objects(trace: &Trace, resume: bool) -> Vec<usize> {
     use Opcode::*;
     let first = trace.inputs.len();
-    let allocates = |op: Opcode| {
-        matches!(
-            op,
-            New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode
-        )
-    };
     let mut private: Vec<bool> = (0..first + trace.ops.len())
         .map(|id| id >= first && allocates(trace.ops[id - first].opcode))
         .collect();

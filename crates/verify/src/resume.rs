@@ -121,11 +121,13 @@ impl Resume {
 /// kind of cell either one uses.
 ///
 /// `private` holds each side's objects that nothing after the traces can
-/// reach, whose contents are not compared.
+/// reach, whose contents are not compared; `allocated`, all the objects
+/// each side allocates.
 pub(crate) fn agree(
     b: &Resume,
     a: &Resume,
     private: [&[Term]; 2],
+    allocated: [&[Term]; 2],
     world: &mut World,
     solver: &mut Solver,
 ) -> Result<Term, SolverError> {
@@ -158,8 +160,8 @@ pub(crate) fn agree(
     }
     for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(world.cells()) {
         let wide = wide_keys(cell);
-        let x = without(x, &unseen[0], wide);
-        let y = without(y, &unseen[1], wide);
+        let x = without(x, &unseen[0], allocated[0], wide);
+        let y = without(y, &unseen[1], allocated[1], wide);
         parts.push(crate::same_array(&x, &y));
     }
     Ok(Term::and_all(facts).implies(&Term::and_all(parts)))
@@ -327,26 +329,34 @@ pub(crate) fn wide_keys(cell: &Cell) -> bool {
 }
 
 /// `array` without its stores to `objects` (keys that are (object, index)
-/// pairs when `wide`).
-pub(crate) fn without(array: &Term, objects: &[Term], wide: bool) -> Term {
+/// pairs when `wide`). `allocated` are the side's allocations, each
+/// distinct from the others: a store to one not in `objects` stays as is.
+pub(crate) fn without(array: &Term, objects: &[Term], allocated: &[Term], wide: bool) -> Term {
     if objects.is_empty() {
         return array.clone();
     }
     match array {
         Term::App(Fun::Store, parts) => {
-            let rest = without(&parts[0], objects, wide);
+            let rest = without(&parts[0], objects, allocated, wide);
             let key = &parts[1];
-            let obj = if wide {
-                key.un(Fun::Extract(127, 64))
-            } else {
-                key.clone()
+            let obj = match key {
+                Term::App(Fun::Concat, halves) if wide => halves[0].clone(),
+                _ if wide => key.un(Fun::Extract(127, 64)),
+                _ => key.clone(),
             };
-            let hit = objects
-                .iter()
-                .map(|o| obj.eq(o))
-                .reduce(|x, y| x.or(&y))
-                .unwrap_or(Term::Bool(false));
-            Term::ite(&hit, &rest, &rest.store(key, &parts[2]))
+            let kept = || rest.store(key, &parts[2]);
+            if objects.contains(&obj) {
+                rest
+            } else if allocated.contains(&obj) {
+                kept()
+            } else {
+                let hit = objects
+                    .iter()
+                    .map(|o| obj.eq(o))
+                    .reduce(|x, y| x.or(&y))
+                    .unwrap_or(Term::Bool(false));
+                Term::ite(&hit, &rest, &kept())
+            }
         }
         other => other.clone(),
     }

@@ -1,7 +1,8 @@
 //! The validator's heap encodings agree with the reference interpreter.
 //! For each family of heap ops (struct fields, wide and narrow; arrays;
-//! strings; object identity), 10,000 random cases are written as groups
-//! of ops on objects the trace allocates, 100 groups to a trace that
+//! strings; object identity), random cases (200 per family in CI,
+//! `HEAP_CASES=10000` for more) are written as groups of ops on objects
+//! the trace allocates, 20 groups to a trace that
 //! passes every group's results to `escape_n`. The interpreter runs the
 //! trace; the validator must then prove it equivalent to a trace that just
 //! escapes the interpreter's values, which the solver can only do if its
@@ -17,8 +18,16 @@ use traceopt_ir::{parse_trace_with, Namespace};
 use traceopt_smt::Solver;
 use traceopt_verify::{verify, Verdict};
 
-const CASES_PER_FAMILY: usize = 100;
-const GROUPS_PER_TRACE: usize = 10;
+/// Cases per family in CI; `HEAP_CASES=10000` for the full check.
+const CASES_PER_FAMILY: usize = 200;
+const GROUPS_PER_TRACE: usize = 20;
+
+fn cases_per_family() -> usize {
+    std::env::var("HEAP_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(CASES_PER_FAMILY)
+}
 
 fn namespace() -> Arc<Namespace> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
@@ -176,7 +185,7 @@ fn cross_check(name: &str, family: fn(&mut Rng, usize) -> Group, seed: u64) {
     let mut solver = Solver::start(None, Duration::from_secs(60))
         .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
     let mut rng = Rng(seed);
-    for k in 0..CASES_PER_FAMILY / GROUPS_PER_TRACE {
+    for k in 0..cases_per_family().div_ceil(GROUPS_PER_TRACE) {
         let (text, values) = batch(family, &mut rng, GROUPS_PER_TRACE);
         match verdict(&text, &values, &mut solver) {
             Verdict::Proved => {}

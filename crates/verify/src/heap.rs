@@ -98,6 +98,8 @@ pub(crate) struct World {
     functions: bool,
     /// Array versions named so far (`Memory::named`).
     arrays: u32,
+    /// The highest k of a call whose result is an unknown (`call{k}`).
+    call_results: u32,
 }
 
 impl World {
@@ -241,6 +243,7 @@ impl World {
             names.extend(read.names.1.clone());
             names.push(read.names.2.clone());
         }
+        names.extend(self.call_result_names());
         for (name, _) in &self.classes {
             names.push(Name::user(name).part("class"));
         }
@@ -248,6 +251,14 @@ impl World {
             names.push(Name::user(name).part("ptr"));
         }
         names
+    }
+
+    /// The names of the calls' results, the first call's first.
+    pub fn call_result_names(&self) -> Vec<Name> {
+        (1..=self.call_results)
+            .map(|k| Name::invented(&format!("call{k}")))
+            .filter(|name| self.declared.contains(name))
+            .collect()
     }
 
     /// Registers the kinds of cell an op touches, so that the calls and
@@ -311,6 +322,9 @@ impl World {
         what: &str,
         call: u32,
     ) -> Result<Term, SolverError> {
+        if what == "call" {
+            self.call_results = self.call_results.max(call);
+        }
         self.var(
             solver,
             Name::invented(&format!("{what}{call}")),

@@ -38,8 +38,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use traceopt_interp::{
-    ending, run_with_heap, same_ending, same_resume, stable_address, Alike, Env, Heap, InterpError,
-    Limits, ObjId, Outcome as Ended, Run, Val,
+    default_call, ending, run_with_heap, same_ending, same_resume, stable_address, Alike, Call,
+    CallOutcome, Env, Fault, Heap, InterpError, Limits, ObjId, Outcome as Ended, Run, Val,
 };
 use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
@@ -907,6 +907,8 @@ fn constant(
 struct Start {
     inputs: Vec<Val>,
     escapes: Vec<i64>,
+    /// What the k-th call returns (`call{k}`), where the model says.
+    calls: Vec<Option<i64>>,
     before: Before,
     namespace: Option<Arc<Namespace>>,
 }
@@ -935,9 +937,13 @@ impl Start {
             .zip(&trace.inputs)
             .map(|(&w, &ty)| before.value(w as u64, ty))
             .collect::<Option<Vec<Val>>>()?;
+        let calls = (1..=world.call_result_names().len())
+            .map(|k| model.i64(&Name::invented(&format!("call{k}"))))
+            .collect();
         Some(Start {
             inputs,
             escapes: escapes.to_vec(),
+            calls,
             before,
             namespace: trace.namespace.clone(),
         })
@@ -950,6 +956,10 @@ impl Start {
 struct ReplayEnv<'s> {
     start: &'s Start,
     next: usize,
+    /// Calls made so far whose result the validator leaves unknown.
+    calls: usize,
+    /// Their arguments, by op (the validator observes them).
+    observed: Vec<(usize, Vec<Val>)>,
 }
 
 impl Env for ReplayEnv<'_> {
@@ -958,6 +968,41 @@ impl Env for ReplayEnv<'_> {
         self.next += 1;
         let value = self.start.before.value(word as u64, result);
         value.unwrap_or_else(|| Val::zero(result))
+    }
+
+    /// A call the validator leaves unknown returns what the model says
+    /// the k-th call returns (its writes are not replayed); pure calls and
+    /// those it encodes as arithmetic are the interpreter's.
+    fn call(&mut self, _heap: &mut Heap, call: &Call<'_>) -> Result<CallOutcome, Fault> {
+        use Opcode::*;
+        let pure = matches!(
+            call.opcode,
+            CallPureI
+                | CallPureR
+                | CallPureF
+                | CallPureN
+                | CallLoopinvariantI
+                | CallLoopinvariantR
+                | CallLoopinvariantF
+                | CallLoopinvariantN
+        );
+        let words = vec![Term::word(0); call.args.len() + 1];
+        if pure || encode(call.opcode, &words, call.descr).is_some() {
+            return default_call(call);
+        }
+        self.calls += 1;
+        let mut seen = call.func.into_iter().collect::<Vec<_>>();
+        seen.extend_from_slice(call.args);
+        self.observed.push((call.op_index, seen));
+        if call.result == Type::Void {
+            return Ok(CallOutcome::Returned(Val::zero(Type::Void)));
+        }
+        let word = self.start.calls.get(self.calls - 1).copied().flatten();
+        let value = word.and_then(|w| self.start.before.value(w as u64, call.result));
+        match value {
+            Some(v) => Ok(CallOutcome::Returned(v)),
+            None => default_call(call),
+        }
     }
 
     fn class_address(&mut self, name: &str) -> i64 {
@@ -981,7 +1026,12 @@ impl Env for ReplayEnv<'_> {
 /// A run of `trace` from a counterexample's start (an error: the trace is
 /// undefined there).
 fn replay_run(trace: &Trace, start: &Start) -> Result<Run, InterpError> {
-    let mut env = ReplayEnv { start, next: 0 };
+    let mut env = ReplayEnv {
+        start,
+        next: 0,
+        calls: 0,
+        observed: Vec::new(),
+    };
     let heap = start.before.heap.clone();
     // A test fragment stops without jump or finish; the validator takes
     // its end as reached there, and so does the replay.
@@ -997,7 +1047,11 @@ fn replay_run(trace: &Trace, start: &Start) -> Result<Run, InterpError> {
         }
     };
     let limits = Limits { max_iterations: 1 };
-    run_with_heap(trace, &start.inputs, heap, &mut env, limits)
+    let mut run = run_with_heap(trace, &start.inputs, heap, &mut env, limits)?;
+    // The validator observes calls among the escapes, in trace order.
+    run.escaped.append(&mut env.observed);
+    run.escaped.sort_by_key(|(op_index, _)| *op_index);
+    Ok(run)
 }
 
 /// How a run went, in words, naming a failed guard by its line.

@@ -477,16 +477,25 @@ fn same_array(x: &Term, y: &Term) -> Term {
     let (mut a, mut b) = (x, y);
     let mut values = Vec::new();
     loop {
-        if a == b {
-            return Term::and_all(values);
-        }
         match (a, b) {
             (Term::App(Fun::Store, p), Term::App(Fun::Store, q)) if p[1] == q[1] => {
                 values.push(same(&p[2], &q[2]));
                 (a, b) = (&p[0], &q[0]);
             }
+            _ if shallow_eq(a, b) => return Term::and_all(values),
             _ => return x.eq(y),
         }
+    }
+}
+
+/// `a == b` known without walking either term: the same node, or equal
+/// leaves. (A structural comparison walks a shared subterm once per path
+/// to it, which is exponential on the heaps `resume::without` builds.)
+fn shallow_eq(a: &Term, b: &Term) -> bool {
+    match (a, b) {
+        (Term::App(f, p), Term::App(g, q)) => f == g && std::rc::Rc::ptr_eq(p, q),
+        (Term::App(..) | Term::Forall(..), _) | (_, Term::App(..) | Term::Forall(..)) => false,
+        _ => a == b,
     }
 }
 

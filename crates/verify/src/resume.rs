@@ -335,29 +335,34 @@ pub(crate) fn without(array: &Term, objects: &[Term], allocated: &[Term], wide: 
     if objects.is_empty() {
         return array.clone();
     }
-    match array {
-        Term::App(Fun::Store, parts) => {
-            let rest = without(&parts[0], objects, allocated, wide);
-            let key = &parts[1];
-            let obj = match key {
-                Term::App(Fun::Concat, halves) if wide => halves[0].clone(),
-                _ if wide => key.un(Fun::Extract(127, 64)),
-                _ => key.clone(),
-            };
-            let kept = || rest.store(key, &parts[2]);
-            if objects.contains(&obj) {
-                rest
-            } else if allocated.contains(&obj) {
-                kept()
-            } else {
-                let hit = objects
-                    .iter()
-                    .map(|o| obj.eq(o))
-                    .reduce(|x, y| x.or(&y))
-                    .unwrap_or(Term::Bool(false));
-                Term::ite(&hit, &rest, &kept())
-            }
-        }
-        other => other.clone(),
+    stores_without(array, objects, allocated, wide).unwrap_or_else(|| array.clone())
+}
+
+/// `without`, or `None` where nothing changes (so that unchanged chains
+/// stay shared, and compare cheaply).
+fn stores_without(array: &Term, objects: &[Term], allocated: &[Term], wide: bool) -> Option<Term> {
+    let Term::App(Fun::Store, parts) = array else {
+        return None;
+    };
+    let below = stores_without(&parts[0], objects, allocated, wide);
+    let key = &parts[1];
+    let obj = match key {
+        Term::App(Fun::Concat, halves) if wide => halves[0].clone(),
+        _ if wide => key.un(Fun::Extract(127, 64)),
+        _ => key.clone(),
+    };
+    let rest = || below.clone().unwrap_or_else(|| parts[0].clone());
+    if objects.contains(&obj) {
+        return Some(rest());
     }
+    let kept = || rest().store(key, &parts[2]);
+    if allocated.contains(&obj) {
+        return below.is_some().then(kept);
+    }
+    let hit = objects
+        .iter()
+        .map(|o| obj.eq(o))
+        .reduce(|x, y| x.or(&y))
+        .unwrap_or(Term::Bool(false));
+    Some(Term::ite(&hit, &rest(), &kept()))
 }

@@ -700,6 +700,17 @@ impl Memory {
         Ok(term)
     }
 
+    /// The class of `obj`.
+    fn class_of(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        obj: &Term,
+    ) -> Result<Term, SolverError> {
+        let place = Place::new(Cell::Class, obj, obj.clone(), Type::Int);
+        self.read(world, solver, place)
+    }
+
     /// Writes a place. What it held before the traces is named too (as a
     /// read of the initial heap), so that a counterexample in which a
     /// write makes the difference gives the value it overwrote.
@@ -863,11 +874,7 @@ pub(crate) fn encode_heap_op(
         AssertNotNone => e.defined = Some(nonnull(&args[0])),
         RecordExactValueI | RecordExactValueR => e.defined = Some(args[0].eq(&args[1])),
         RecordExactClass => {
-            let class = memory.read(
-                world,
-                solver,
-                Place::new(Cell::Class, &args[0], args[0].clone(), Type::Int),
-            )?;
+            let class = memory.class_of(world, solver, &args[0])?;
             e.defined = Some(nonnull(&args[0]).and(&class.eq(&args[1])));
         }
         SameAsR
@@ -906,11 +913,7 @@ pub(crate) fn encode_heap_op(
             }
         }
         GuardSubclass | GuardGcType => {
-            let class = memory.read(
-                world,
-                solver,
-                Place::new(Cell::Class, &args[0], args[0].clone(), Type::Int),
-            )?;
+            let class = memory.class_of(world, solver, &args[0])?;
             let fun = world.function(solver, opcode.name(), 2)?;
             e.defined = Some(nonnull(&args[0]));
             e.guard = Some(nonnull(&Term::apply(&fun, &[class, args[1].clone()])));
@@ -922,11 +925,7 @@ pub(crate) fn encode_heap_op(
         GuardNonnull => e.guard = Some(nonnull(&args[0])),
         GuardIsnull => e.guard = Some(args[0].eq(&Term::word(0))),
         GuardClass | GuardNonnullClass => {
-            let class = memory.read(
-                world,
-                solver,
-                Place::new(Cell::Class, &args[0], args[0].clone(), Type::Int),
-            )?;
+            let class = memory.class_of(world, solver, &args[0])?;
             let same = class.eq(&args[1]);
             if opcode == GuardClass {
                 e.defined = Some(nonnull(&args[0]));

@@ -141,6 +141,7 @@ pub(crate) fn agree(
         base,
         sides: [(b, &b_heap), (a, &a_heap)],
         bound: [HashMap::new(), HashMap::new()],
+        paired: [HashMap::new(), HashMap::new()],
         matched: [Vec::new(), Vec::new()],
         parts: &mut parts,
         facts: &mut facts,
@@ -175,6 +176,8 @@ struct Compare<'a> {
     sides: [(&'a Resume, &'a [Term]); 2],
     /// Each side's virtuals already matched with an object of the other.
     bound: [HashMap<usize, Term>; 2],
+    /// Each side's virtuals already matched with a virtual of the other.
+    paired: [HashMap<usize, usize>; 2],
     /// Each side's objects that a virtual of the other stands for.
     matched: [Vec<Term>; 2],
     parts: &'a mut Vec<Term>,
@@ -276,17 +279,15 @@ impl Compare<'_> {
         };
         // A pair met before (shared or cyclic) agrees if it is the same
         // pair.
-        let (tag_j, tag_k) = (Term::word(j as i64), Term::word(k as i64));
-        match (self.bound[0].get(&j), self.bound[1].get(&k)) {
+        match (self.paired[0].get(&j), self.paired[1].get(&k)) {
             (None, None) => {}
             (x, y) => {
-                let same = x == Some(&tag_k) && y == Some(&tag_j);
-                self.parts.push(Term::Bool(same));
+                self.parts.push(Term::Bool(x == Some(&k) && y == Some(&j)));
                 return;
             }
         }
-        self.bound[0].insert(j, tag_k);
-        self.bound[1].insert(k, tag_j);
+        self.paired[0].insert(j, k);
+        self.paired[1].insert(k, j);
         let same_shape = x.class == y.class
             && x.items.as_ref().map(|(l, c, i)| (l, c, i.len()))
                 == y.items.as_ref().map(|(l, c, i)| (l, c, i.len()));

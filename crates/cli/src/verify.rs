@@ -15,9 +15,9 @@ use clap::Args;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
-use traceopt_ir::{check, CheckOptions, Trace, TraceFile};
+use traceopt_ir::{check, CheckOptions, PureResult, Trace, TraceFile};
 use traceopt_smt::{Solver, SolverKind};
-use traceopt_verify::{verify, Verdict, VerifyError};
+use traceopt_verify::{verify, verify_given, Verdict, VerifyError};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -36,6 +36,14 @@ pub struct VerifyArgs {
     /// Write every query as a self-contained .smt2 file into DIR.
     #[arg(long, value_name = "DIR")]
     dump_smt: Option<PathBuf>,
+}
+
+/// A pair to verify, and what its harness says pure calls return.
+struct Pair<'t> {
+    name: String,
+    before: &'t Trace,
+    after: &'t Trace,
+    pure_results: &'t [PureResult],
 }
 
 /// How a pair came out.
@@ -91,10 +99,15 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
     }
     let before = read_input(&args.before)?;
     let after_input = args.after.as_deref().map(read_input).transpose()?;
-    let pairs: Vec<(String, &Trace, &Trace)> = match (&before.parsed, &after_input) {
+    let pairs: Vec<Pair> = match (&before.parsed, &after_input) {
         (TraceFile::Peer(cases), None) => cases
             .iter()
-            .map(|c| (c.name.clone(), &c.ops, &c.expected))
+            .map(|c| Pair {
+                name: c.name.clone(),
+                before: &c.ops,
+                after: &c.expected,
+                pure_results: &c.pure_results,
+            })
             .collect(),
         (TraceFile::Trace(trace), Some(after)) => {
             let TraceFile::Trace(after_trace) = &after.parsed else {
@@ -103,7 +116,12 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
                     after.file
                 )));
             };
-            vec![(String::new(), &**trace, &**after_trace)]
+            vec![Pair {
+                name: String::new(),
+                before: trace,
+                after: after_trace,
+                pure_results: &[],
+            }]
         }
         (TraceFile::Peer(_), Some(_)) => {
             return Err(Failure::input(
@@ -125,10 +143,10 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
     };
     let after_file = after_input.as_ref().unwrap_or(&before).file.as_str();
     let mut malformed = 0;
-    for (_, before_trace, after_trace) in &pairs {
-        let errors: Vec<_> = check(before_trace, &before.file, options)
+    for pair in &pairs {
+        let errors: Vec<_> = check(pair.before, &before.file, options)
             .into_iter()
-            .chain(check(after_trace, after_file, options))
+            .chain(check(pair.after, after_file, options))
             .collect();
         malformed += usize::from(!errors.is_empty());
         for error in errors {
@@ -143,8 +161,9 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
     }
     let (mut proved, mut refuted, mut unknown) = (0, 0, 0);
     let single = after_input.is_some();
-    for (name, before_trace, after_trace) in &pairs {
-        let judged = match judge(before_trace, after_trace, &mut solver) {
+    for pair in &pairs {
+        let verdict = verify_given(pair.before, pair.after, pair.pure_results, &mut solver);
+        let judged = match judged(verdict) {
             Ok(judged) => judged,
             Err(e) if single => return Err(Failure::input(e.to_string())),
             Err(e) => Judged::Unknown(e.to_string()),
@@ -157,7 +176,7 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
         let label = if single {
             String::new()
         } else {
-            format!("{name}: ")
+            format!("{}: ", pair.name)
         };
         writeln!(out, "{label}{}", judged.text()).unwrap();
     }

@@ -10,6 +10,7 @@ pub mod namespace;
 pub mod opcode;
 pub mod parse;
 pub mod peer;
+pub use peer::PureResult;
 pub mod print;
 pub mod stats;
 pub mod trace;
@@ -22,7 +23,7 @@ pub use descr::{
 pub use error::ParseError;
 pub use file::{decode, parse_file, read_file, ReadFile, TraceFile};
 pub use log::{parse_log, read_log, Header, Log, LogTrace, Section, TracePair};
-pub use namespace::{NamedConst, Namespace};
+pub use namespace::{FieldValue, NamedConst, Namespace, PtrInfo};
 pub use opcode::{Arity, Flags, OpInfo, Opcode, Type, OP_TABLE};
 pub use parse::{parse_trace, parse_trace_with, TraceParser};
 pub use print::{print_trace, print_trace_with, PrintOptions};

@@ -5,6 +5,7 @@
 //! ```text
 //! ### test_file.py:LINE test_name (optimize_loop[, unrolled])
 //! # key: value            (optional, any number: what the harness gives)
+//! # call_pure_results: F, ARGS -> R   (a pure call's result the harness gives)
 //! --- ops
 //! <input trace>
 //! --- expected
@@ -22,7 +23,7 @@
 use crate::error::{show_found, ParseError};
 use crate::namespace::Namespace;
 use crate::parse::TraceParser;
-use crate::trace::Trace;
+use crate::trace::{Arg, Const, Trace};
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -36,6 +37,16 @@ pub struct PeerCase {
     pub expected: Trace,
     pub preamble: Option<Trace>,
     pub short: Option<Trace>,
+    /// What the harness says pure calls return (`# call_pure_results`).
+    pub pure_results: Vec<PureResult>,
+}
+
+/// The result of a pure call of these arguments (the function first), as
+/// a test harness gives it: PyPy's `call_pure_results`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PureResult {
+    pub args: Vec<Const>,
+    pub result: Const,
 }
 
 impl PeerCase {
@@ -74,6 +85,7 @@ struct Open<'a> {
     name: String,
     line: u32,
     meta: Vec<(String, String)>,
+    pure_results: Vec<PureResult>,
     /// Finished parts, by index into `PARTS`.
     done: [Option<Trace>; 4],
     /// The part being read and its parser.
@@ -100,6 +112,7 @@ impl<'a> Open<'a> {
                 expected,
                 preamble,
                 short,
+                pure_results: self.pure_results,
             }),
             _ => Err(case_error(
                 file,
@@ -109,6 +122,42 @@ impl<'a> Open<'a> {
             )),
         }
     }
+}
+
+/// `F, ARGS -> R`: constants as a trace writes them, read by the trace
+/// parser (as the arguments of a `finish`), so names resolve alike.
+fn pure_result(
+    text: &str,
+    line_no: u32,
+    file: &str,
+    namespace: &Option<Arc<Namespace>>,
+) -> Result<PureResult, ParseError> {
+    let fault = |found: &str| ParseError {
+        file: file.into(),
+        line: line_no,
+        col: 1,
+        expected: "'# call_pure_results: F, ARGS -> R', each a constant".into(),
+        found: show_found(found),
+        hint: Some("for example '# call_pure_results: 123, 4 -> 5'".into()),
+    };
+    let (args, result) = text.rsplit_once("->").ok_or_else(|| fault(text))?;
+    let finish = format!("finish({args}, {result})");
+    let mut parser = TraceParser::with_namespace(file, namespace.clone());
+    parser.line(line_no, "[]")?;
+    parser.line(line_no, &finish)?;
+    let trace = parser.finish(line_no)?;
+    let mut consts: Vec<Const> = Vec::new();
+    for arg in trace.ops.first().map_or(&[][..], |op| &op.args) {
+        match arg {
+            Arg::Const(c) => consts.push(trace.constant(*c).clone()),
+            Arg::Value(_) => return Err(fault(text)),
+        }
+    }
+    let result = consts.pop().ok_or_else(|| fault(text))?;
+    Ok(PureResult {
+        args: consts,
+        result,
+    })
 }
 
 fn case_error(file: &str, line: u32, expected: &str, found: &str) -> ParseError {
@@ -161,6 +210,7 @@ pub fn read_peer(text: &str, file: &str, namespace: Option<Arc<Namespace>>) -> P
                 name: name.trim().into(),
                 line: line_no,
                 meta: Vec::new(),
+                pure_results: Vec::new(),
                 done: [None, None, None, None],
                 reading: None,
             });
@@ -243,7 +293,12 @@ fn step<'a>(
                 });
             match meta {
                 Some((key, value)) => {
-                    open.meta.push((key.trim().into(), value.trim().into()));
+                    let (key, value) = (key.trim(), value.trim());
+                    if key == "call_pure_results" {
+                        let result = pure_result(value, line_no, file, namespace)?;
+                        open.pure_results.push(result);
+                    }
+                    open.meta.push((key.into(), value.into()));
                     Ok(())
                 }
                 None if trimmed.starts_with('#') => Ok(()),

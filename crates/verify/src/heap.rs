@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use traceopt_interp::{Heap, HeapObject, ObjId, Val};
 
-use traceopt_ir::{Descr, DescrKind, Flags, NamedConst, Namespace, Opcode, Type};
+use traceopt_ir::{Descr, DescrKind, FieldValue, Flags, NamedConst, Namespace, Opcode, Type};
 use traceopt_smt::encode::flag;
 use traceopt_smt::{Fun, Model, Name, Solver, SolverError, Sort, Term};
 
@@ -96,8 +96,14 @@ pub(crate) struct World {
     reads: Vec<Read>,
     /// Whether an uninterpreted function was used.
     functions: bool,
-    /// Array versions named so far (`Memory::named`).
+    /// Products and quotients of unknowns are functions the solver does
+    /// not interpret at first (`opaque_arithmetic`); their meanings, to add
+    /// when a proof needs them.
+    pub opaque_arithmetic: bool,
+    pub arithmetic_meanings: Vec<Term>,
+    /// Array versions named so far (`Memory::named`), and their names.
     arrays: u32,
+    array_names: HashMap<Term, Term>,
     /// The highest k of a call whose result is an unknown (`call{k}`).
     call_results: u32,
 }
@@ -191,6 +197,72 @@ impl World {
             self.classes.push((name.into(), c.clone()));
         }
         Ok(c)
+    }
+
+    /// What the namespace says of the constant objects the traces name,
+    /// where it cannot have changed since: the class, an array's length,
+    /// and the pure and quasi-immutable fields (mutable fields and items
+    /// stay unknown). Taken once both traces are encoded, for the cells
+    /// they use; a field that names another constant object adds it.
+    pub fn constant_facts(
+        &mut self,
+        solver: &mut Solver,
+        namespace: &Namespace,
+    ) -> Result<(), SolverError> {
+        let mut next = 0;
+        while next < self.objects.len() {
+            let (identity, obj) = self.objects[next].clone();
+            next += 1;
+            let Some(NamedConst::Ptr(info)) = namespace.constant(&identity) else {
+                continue;
+            };
+            if info.object != identity {
+                continue;
+            }
+            let mut facts = Vec::new();
+            if let (Some(class), Some(heap)) = (&info.class, self.initial_array(&Cell::Class)) {
+                facts.push(heap.select(&obj).eq(&self.class(solver, class)?));
+            }
+            if let (Some((_, n)), Some(heap)) = (&info.array, self.initial_array(&Cell::Length)) {
+                facts.push(heap.select(&obj).eq(&Term::word(*n)));
+            }
+            let fields: Vec<Cell> = self.field_cells().cloned().collect();
+            for cell in fields {
+                let Cell::Field(text) = &cell else { continue };
+                let Some(DescrKind::Field(f)) = namespace.descr(text).map(|d| &d.kind) else {
+                    continue;
+                };
+                let Some((owner, field)) = f.name.split_once('.') else {
+                    continue;
+                };
+                if !(f.pure || f.quasi_immutable) || info.struct_name.as_deref() != Some(owner) {
+                    continue;
+                }
+                let given = info.fields.iter().find(|(name, _)| &**name == field);
+                let value = match given.map(|(_, v)| v) {
+                    None => Term::word(0), // "other fields zero"
+                    Some(FieldValue::Int(n)) => Term::word(*n),
+                    Some(FieldValue::Object(other)) => self.old_object(solver, other)?,
+                };
+                let heap = self.initial_array(&cell).expect("a cell in use");
+                facts.push(heap.select(&obj).eq(&value));
+            }
+            self.lemmas.extend(facts);
+        }
+        Ok(())
+    }
+
+    /// Assumes that the pure call of `args` (the function first) returns
+    /// `result`, as a test harness says.
+    pub fn pure_result(
+        &mut self,
+        solver: &mut Solver,
+        args: &[Term],
+        result: &Term,
+    ) -> Result<(), SolverError> {
+        let fun = self.function(solver, "pure", args.len())?;
+        self.lemmas.push(Term::apply(&fun, args).eq(result));
+        Ok(())
     }
 
     /// A named integer constant (`ConstInt(name)`).
@@ -330,6 +402,41 @@ impl World {
             Name::invented(&format!("{what}{call}")),
             Sort::Bv(64),
         )
+    }
+
+    /// `term` with every product and quotient of unknowns (a circuit a
+    /// solver bit-blasts slowly, 64 or 128 bits wide) made an
+    /// uninterpreted function of its operands, whose meaning is kept in
+    /// `arithmetic_meanings`. A proof that holds without the meanings
+    /// holds with them: most heap traces multiply, and their proofs rest
+    /// on the heap, not on the products (the validator's product lemma
+    /// stays, a fact of the real product).
+    pub fn opaque(&mut self, solver: &mut Solver, term: &Term) -> Result<Term, SolverError> {
+        let Term::App(fun, args) = term else {
+            return Ok(term.clone());
+        };
+        let args = (args.iter())
+            .map(|a| self.opaque(solver, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let rebuilt = Term::app(*fun, &args);
+        let costly = matches!(
+            fun,
+            Fun::BvMul | Fun::BvSdiv | Fun::BvSrem | Fun::BvSmod
+        );
+        let constant = |t: &Term| matches!(t, Term::Bv { .. });
+        if !costly || args.len() != 2 || args.iter().any(constant) {
+            return Ok(rebuilt);
+        }
+        let width = bit_width(&args[0]);
+        self.functions = true;
+        let name = Name::invented(&format!("opaque_{fun}_{width}"));
+        if self.declared.insert(name.clone()) {
+            let sort = Sort::Bv(width);
+            solver.declare_fun(&name, &[sort.clone(), sort.clone()], sort)?;
+        }
+        let applied = Term::apply(&name, &args);
+        self.arithmetic_meanings.push(applied.eq(&rebuilt));
+        Ok(applied)
     }
 
     /// The uninterpreted function `name` of `arity` words.
@@ -692,10 +799,19 @@ impl Memory {
                 return Ok(name.clone());
             }
         }
-        world.arrays += 1;
-        let name = Name::invented(&format!("mem{}", world.arrays));
-        solver.define(&name, cell.sort(), &array)?;
-        let term = Term::name(&name);
+        // The same version in the other trace (both made the same writes)
+        // has the same name, so that equal reads are equal terms.
+        let term = match world.array_names.get(&array) {
+            Some(term) => term.clone(),
+            None => {
+                world.arrays += 1;
+                let name = Name::invented(&format!("mem{}", world.arrays));
+                solver.define(&name, cell.sort(), &array)?;
+                let term = Term::name(&name);
+                world.array_names.insert(array.clone(), term.clone());
+                term
+            }
+        };
         self.names.insert(cell.clone(), (array, term.clone()));
         Ok(term)
     }
@@ -1045,6 +1161,20 @@ pub(crate) fn encode_heap_op(
     }
     e.lemmas.append(&mut memory.facts);
     Ok(Some(e))
+}
+
+/// The width of a bitvector term as the validator builds them (its words
+/// are 64 bits).
+fn bit_width(term: &Term) -> u32 {
+    match term {
+        Term::Bv { width, .. } => *width,
+        Term::App(Fun::SignExtend(k) | Fun::ZeroExtend(k), args) => k + bit_width(&args[0]),
+        Term::App(Fun::Extract(high, low), _) => high - low + 1,
+        Term::App(Fun::Concat, args) => args.iter().map(bit_width).sum(),
+        Term::App(Fun::Ite, args) => bit_width(&args[1]),
+        Term::App(_, args) if !args.is_empty() => bit_width(&args[0]),
+        _ => 64,
+    }
 }
 
 /// The name of the class `new_with_vtable` of a size descr makes: the

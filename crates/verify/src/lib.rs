@@ -41,7 +41,7 @@ use traceopt_interp::{
     default_call, ending, run_with_heap, same_ending, same_resume, stable_address, Alike, Call,
     CallOutcome, Env, Fault, Heap, InterpError, Limits, ObjId, Outcome as Ended, Run, Val,
 };
-use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, Trace, Type, ValueId};
+use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, PureResult, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
 
 mod heap;
@@ -139,7 +139,19 @@ struct Guard {
 
 /// Proves `after` equivalent to `before` (end-to-end), or refutes it.
 pub fn verify(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Verdict, VerifyError> {
-    check(before, after, None, solver)
+    check(before, after, None, &[], solver)
+}
+
+/// `verify`, given what a test harness says pure calls of constant
+/// arguments return (PyPy's `call_pure_results`): an optimizer may fold
+/// those calls.
+pub fn verify_given(
+    before: &Trace,
+    after: &Trace,
+    pure_results: &[PureResult],
+    solver: &mut Solver,
+) -> Result<Verdict, VerifyError> {
+    check(before, after, None, pure_results, solver)
 }
 
 /// The guard-aligned form, for an optimizer's output: `provenance[k]` is,
@@ -155,7 +167,7 @@ pub fn verify_aligned(
     provenance: &[Option<usize>],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    check(before, after, Some(provenance), solver)
+    check(before, after, Some(provenance), &[], solver)
 }
 
 /// Proves that `trace` can never run to its end (its `jump` or
@@ -317,6 +329,7 @@ fn check(
     before: &Trace,
     after: &Trace,
     provenance: Option<&[Option<usize>]>,
+    pure_results: &[PureResult],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
     let types = |t: &Trace| {
@@ -340,6 +353,7 @@ fn check(
 
     solver.push()?;
     let mut world = World::default();
+    world.opaque_arithmetic = [before, after].iter().any(|t| uses_heap(t));
     // The guards of BEFORE and AFTER, by op, whose resume data is compared.
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
     let result = (|| {
@@ -375,6 +389,16 @@ fn check(
                 same_array(&x, &y)
             },
         ));
+        for given in pure_results {
+            let args = (given.args.iter())
+                .map(|c| constant(before, c, &mut world, solver))
+                .collect::<Result<Vec<_>, _>>()?;
+            let result = constant(before, &given.result, &mut world, solver)?;
+            world.pure_result(solver, &args, &result)?;
+        }
+        if let Some(namespace) = before.namespace.as_deref() {
+            world.constant_facts(solver, namespace)?;
+        }
         let mut assumed: Vec<Term> = world.lemmas.clone();
         assumed.extend(b.lemmas.iter().chain(&a.lemmas).cloned());
         assumed.extend(b.defined.iter().cloned());
@@ -417,11 +441,20 @@ fn check(
             .collect();
         obligations.push(("AFTER is less defined than BEFORE".into(), a_defined));
         let assumptions = Term::and_all(assumed);
+        let meanings = Term::and_all(world.arithmetic_meanings.clone());
         for (what, goal) in obligations {
             if goal == Term::Bool(true) {
                 continue; // settled here: both traces compute it alike
             }
-            match prove(solver, &world, &assumptions.implies(&goal), &vars)? {
+            // First without what products and quotients mean (a proof
+            // there is a proof), then with it.
+            if meanings != Term::Bool(true)
+                && prove(solver, &world, &assumptions.implies(&goal), &vars)? == Outcome::Proved
+            {
+                continue;
+            }
+            let assumed = assumptions.and(&meanings);
+            match prove(solver, &world, &assumed.implies(&goal), &vars)? {
                 Outcome::Proved => {}
                 other => return Ok((what, other)),
             }
@@ -435,9 +468,10 @@ fn check(
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
         Outcome::Counterexample(model) => {
             let (values, esc) = (words(&model, &inputs), words(&model, &escape_vars));
-            let Some(start) = Start::from_model(before, &world, &model, &values, &esc) else {
+            let Some(mut start) = Start::from_model(before, &world, &model, &values, &esc) else {
                 return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
             };
+            start.pure_results = pure_results.to_vec();
             let difference = match (replay(before, after, &start, &failing_pairs), what.is_empty()) {
                 (Some(difference), true) => difference,
                 (Some(difference), false) => format!("{what}: {difference}"),
@@ -720,7 +754,17 @@ fn encode_side(
                 None
             }
             opcode => match encode(opcode, &args, descr) {
-                Some(enc) => {
+                Some(mut enc) => {
+                    if world.opaque_arithmetic {
+                        enc.value = world.opaque(solver, &enc.value)?;
+                        enc.defined = world.opaque(solver, &enc.defined)?;
+                        if let Some(flag) = &enc.no_overflow {
+                            enc.no_overflow = Some(world.opaque(solver, flag)?);
+                        }
+                        if let Some(lemma) = &enc.lemma {
+                            enc.lemma = Some(world.opaque(solver, lemma)?);
+                        }
+                    }
                     let part = pass.implies(&enc.defined);
                     if part != Term::Bool(true) && !defined.contains(&part) {
                         defined.push(part);
@@ -801,6 +845,22 @@ fn encode_side(
         private_at_guards,
         allocated,
     })
+}
+
+/// Whether `trace` takes or makes references, or has an op the integer
+/// encoding does not cover (heap, calls).
+fn uses_heap(trace: &Trace) -> bool {
+    let words = [Term::word(0), Term::word(0), Term::word(0)];
+    trace.inputs.contains(&Type::Ref)
+        || trace.ops.iter().any(|op| {
+            let n = op.args.len().min(words.len());
+            !matches!(
+                op.opcode,
+                Opcode::DebugMergePoint | Opcode::Label | Opcode::Jump | Opcode::Finish
+            ) && !op.opcode.is_guard()
+                && !is_escape(op.opcode)
+                && encode(op.opcode, &words[..n], op.descr.map(|d| trace.descr(d))).is_none()
+        })
 }
 
 /// Whether `op` allocates an object.
@@ -920,6 +980,8 @@ struct Start {
     calls: Vec<Option<i64>>,
     before: Before,
     namespace: Option<Arc<Namespace>>,
+    /// What pure calls of these arguments return, as the caller says.
+    pure_results: Vec<PureResult>,
 }
 
 impl Start {
@@ -955,6 +1017,34 @@ impl Start {
             calls,
             before,
             namespace: trace.namespace.clone(),
+            pure_results: Vec::new(),
+        })
+    }
+
+    /// The value of a constant in the replayed heap (`None`: an object the
+    /// counterexample does not build).
+    fn value_of(&self, c: &Const) -> Option<Val> {
+        Some(match c {
+            Const::Int(x) => Val::Int(*x),
+            Const::Float(bits) => Val::Float(f64::from_bits(*bits)),
+            Const::Null => Val::NULL,
+            Const::Ptr(name) => {
+                let identity = constant_identity(self.namespace.as_deref(), name);
+                Val::Ref(Some(*self.before.constants.get(identity)?))
+            }
+            _ => return None,
+        })
+    }
+
+    /// What the caller says a pure call of `func` and `args` returns.
+    fn pure_result(&self, func: Option<Val>, args: &[Val]) -> Option<Val> {
+        let called: Vec<Val> = func.into_iter().chain(args.iter().copied()).collect();
+        self.pure_results.iter().find_map(|given| {
+            let same = given.args.len() == called.len()
+                && (given.args.iter())
+                    .zip(&called)
+                    .all(|(c, v)| self.value_of(c) == Some(*v));
+            same.then(|| self.value_of(&given.result)).flatten()
         })
     }
 }
@@ -995,6 +1085,9 @@ impl Env for ReplayEnv<'_> {
                 | CallLoopinvariantF
                 | CallLoopinvariantN
         );
+        if let Some(value) = pure.then(|| self.start.pure_result(call.func, call.args)).flatten() {
+            return Ok(CallOutcome::Returned(value));
+        }
         let words = vec![Term::word(0); call.args.len() + 1];
         if pure || encode(call.opcode, &words, call.descr).is_some() {
             return default_call(call);

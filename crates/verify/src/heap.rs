@@ -272,6 +272,9 @@ impl World {
 
     /// Names a read of the initial heap: its object, its index (for a
     /// keyed cell) and the value, for `replay_heap`.
+    /// With `call`, a read of what the k-th call left in the heap (for
+    /// `Before::call_writes`).
+    #[allow(clippy::too_many_arguments)]
     fn record_read(
         &mut self,
         solver: &mut Solver,
@@ -280,6 +283,7 @@ impl World {
         key: &Term,
         value: &Term,
         ty: Type,
+        call: Option<u32>,
     ) -> Result<(), SolverError> {
         let n = self.reads.len();
         let name = |part: &str| format!("read{n}_{part}");
@@ -302,6 +306,7 @@ impl World {
                 Name::invented(&name("value")),
             ),
             ty,
+            call,
         });
         Ok(())
     }
@@ -419,10 +424,7 @@ impl World {
             .map(|a| self.opaque(solver, a))
             .collect::<Result<Vec<_>, _>>()?;
         let rebuilt = Term::app(*fun, &args);
-        let costly = matches!(
-            fun,
-            Fun::BvMul | Fun::BvSdiv | Fun::BvSrem | Fun::BvSmod
-        );
+        let costly = matches!(fun, Fun::BvMul | Fun::BvSdiv | Fun::BvSrem | Fun::BvSmod);
         let constant = |t: &Term| matches!(t, Term::Bv { .. });
         if !costly || args.len() != 2 || args.iter().any(constant) {
             return Ok(rebuilt);
@@ -461,6 +463,9 @@ struct Read {
     cell: Cell,
     names: (Name, Option<Name>, Name),
     ty: Type,
+    /// `None`: of the heap before the traces; `Some(k)`: of the heap the
+    /// k-th call left.
+    call: Option<u32>,
 }
 
 /// What a counterexample says the world was: the heap before the traces
@@ -473,6 +478,52 @@ pub(crate) struct Before {
     pub classes: HashMap<Box<str>, i64>,
     /// The object of each constant, by identity.
     pub constants: HashMap<Box<str>, ObjId>,
+    /// What the k-th call writes (where a trace reads it after the call).
+    pub call_writes: Vec<(u32, CellWrite)>,
+}
+
+/// A value put in a cell of an object from before.
+pub(crate) struct CellWrite {
+    obj: ObjId,
+    cell: Cell,
+    index: usize,
+    /// The value as a word (string characters), and as a value.
+    raw: u64,
+    value: Val,
+}
+
+impl CellWrite {
+    /// Puts the value in `heap` (`None`: not a character the string can
+    /// hold). A cell out of bounds or of another kind of object is left:
+    /// the read there was undefined.
+    pub fn apply(&self, heap: &mut Heap) -> Option<()> {
+        let (index, raw, value) = (self.index, self.raw, self.value);
+        match (&self.cell, heap.get_mut(self.obj)?) {
+            (Cell::Field(d), HeapObject::Object { fields, .. }) => {
+                fields.insert(d.clone(), value);
+            }
+            (Cell::Item(_), HeapObject::Array { items, .. }) => {
+                if let Some(item) = items.get_mut(index) {
+                    *item = value;
+                }
+            }
+            (Cell::Interior(d), HeapObject::Array { items, interior }) if index < items.len() => {
+                interior.insert((index, d.clone()), value);
+            }
+            (Cell::StrChar(_), HeapObject::Str(bytes)) => {
+                if let Some(b) = bytes.get_mut(index) {
+                    *b = u8::try_from(raw).ok()?;
+                }
+            }
+            (Cell::StrChar(_), HeapObject::Unicode(chars)) => {
+                if let Some(c) = chars.get_mut(index) {
+                    *c = u32::try_from(raw).ok()?;
+                }
+            }
+            _ => {}
+        }
+        Some(())
+    }
 }
 
 impl Before {
@@ -541,6 +592,7 @@ pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> O
         objects: HashMap::new(),
         classes: HashMap::new(),
         constants: HashMap::new(),
+        call_writes: Vec::new(),
     };
     let length = |w: u64, cell: &Cell| -> Option<u64> {
         let read = world
@@ -586,30 +638,22 @@ pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> O
         };
         let raw = word(&read.names.2)?;
         let index = read.names.1.as_ref().and_then(word).unwrap_or(0) as usize;
-        let value = before.value(raw, read.ty)?;
-        match (&read.cell, before.heap.get_mut(id)?) {
-            (Cell::Field(d), HeapObject::Object { fields, .. }) => {
-                fields.insert(d.clone(), value);
-            }
-            (Cell::Item(_), HeapObject::Array { items, .. }) => {
-                if let Some(item) = items.get_mut(index) {
-                    *item = value; // out of bounds: the read was undefined
-                }
-            }
-            (Cell::Interior(d), HeapObject::Array { items, interior }) if index < items.len() => {
-                interior.insert((index, d.clone()), value);
-            }
-            (Cell::StrChar(_), HeapObject::Str(bytes)) => {
-                if let Some(b) = bytes.get_mut(index) {
-                    *b = u8::try_from(raw).ok()?;
-                }
-            }
-            (Cell::StrChar(_), HeapObject::Unicode(chars)) => {
-                if let Some(c) = chars.get_mut(index) {
-                    *c = u32::try_from(raw).ok()?;
-                }
-            }
-            _ => {}
+        let value = match (before.value(raw, read.ty), read.call) {
+            (Some(value), _) => value,
+            // A call may leave a pointer to an object of its own.
+            (None, Some(_)) => continue,
+            (None, None) => return None,
+        };
+        let write = CellWrite {
+            obj: id,
+            cell: read.cell.clone(),
+            index,
+            raw,
+            value,
+        };
+        match read.call {
+            None => write.apply(&mut before.heap)?,
+            Some(k) => before.call_writes.push((k, write)),
         }
     }
     for (name, _) in &world.classes {
@@ -654,6 +698,9 @@ pub(crate) struct Memory {
     names: BTreeMap<Cell, (Term, Term)>,
     allocations: u32,
     calls: u32,
+    /// The last call that may have written each kind of cell, and the
+    /// array it left.
+    written_by_call: BTreeMap<Cell, (u32, Term)>,
     /// A `guard_exception` has taken the last call's exception.
     exception_taken: bool,
     /// Facts about the initial heap met by reads since the last op.
@@ -765,7 +812,13 @@ impl Memory {
             cell, obj, key, ty, ..
         } = place;
         let obj = &obj;
-        world.record_read(solver, &cell, obj, &key, &initial, ty)?;
+        world.record_read(solver, &cell, obj, &key, &initial, ty, None)?;
+        // What a call may have written here, so that a replay's call
+        // writes it.
+        if let Some((k, after)) = self.written_by_call.get(&cell) {
+            let left = after.select(&key);
+            world.record_read(solver, &cell, obj, &key, &left, ty, Some(*k))?;
+        }
         let reference = ty == Type::Ref;
         let base = world.base(solver)?;
         let old = obj.bv(Fun::BvUlt, &base);
@@ -919,7 +972,8 @@ impl Memory {
             };
             if writes.map_or(true, |w| w.may_touch(name)) {
                 let after = world.after_call(solver, cell, k)?;
-                self.arrays.insert(cell.clone(), after);
+                self.arrays.insert(cell.clone(), after.clone());
+                self.written_by_call.insert(cell.clone(), (k, after));
             }
         }
         Ok(Effect {

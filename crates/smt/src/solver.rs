@@ -178,7 +178,16 @@ pub struct Solver {
     scopes: Vec<Vec<String>>,
     dump_dir: Option<PathBuf>,
     queries: usize,
+    /// Bytes of commands this process has been given. A solver that has
+    /// worked through much in scopes since popped slows down on what
+    /// comes next (z3 keeps state across `pop`: a trace it proves in 2 s
+    /// alone timed out after a log's earlier traces), so once this passes
+    /// `WORN` and the base scope is back, the next query starts afresh.
+    given: usize,
 }
+
+/// See `Solver::given`.
+const WORN: usize = 1 << 20;
 
 /// A running solver and its pipes.
 struct Process {
@@ -232,6 +241,7 @@ impl Solver {
             scopes: vec![Vec::new()],
             dump_dir: None,
             queries: 0,
+            given: 0,
         };
         for line in kind.preamble(timeout) {
             solver.write(&line);
@@ -285,6 +295,7 @@ impl Solver {
             return;
         }
         let batch = std::mem::take(&mut self.pending);
+        self.given += batch.len();
         self.process
             .unsent
             .fetch_add(batch.len(), Ordering::Relaxed);
@@ -347,6 +358,9 @@ impl Solver {
         if self.scopes.len() > 1 {
             self.write("(pop 1)");
             self.scopes.pop();
+        }
+        if self.scopes.len() == 1 && self.given > WORN {
+            self.broken = true;
         }
         Ok(())
     }
@@ -607,6 +621,7 @@ impl Solver {
         let _ = self.process.child.wait();
         self.process = spawn(self.kind, &self.binary)?;
         self.broken = false;
+        self.given = 0;
         // The queue holds commands of the open scopes, which are replayed.
         self.pending.clear();
         for line in self.kind.preamble(self.timeout) {

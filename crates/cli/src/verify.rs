@@ -15,9 +15,9 @@ use clap::Args;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
-use traceopt_ir::{check, CheckOptions, PureResult, Trace, TraceFile};
+use traceopt_ir::{check, CheckOptions, Header, Log, LogTrace, PureResult, Trace, TraceFile};
 use traceopt_smt::{Solver, SolverKind};
-use traceopt_verify::{verify, verify_given, Verdict, VerifyError};
+use traceopt_verify::{verify, verify_bridge, verify_given, Given, Scope, Verdict, VerifyError};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -36,6 +36,64 @@ pub struct VerifyArgs {
     /// Write every query as a self-contained .smt2 file into DIR.
     #[arg(long, value_name = "DIR")]
     dump_smt: Option<PathBuf>,
+}
+
+/// Every bridge of a log: PyPy's optimized bridge against the recorded
+/// one, each in the context of its parent guard and its target loop
+/// (`traceopt_verify::verify_bridge`).
+fn run_bridges(
+    out: &mut String,
+    file: &str,
+    log: &Log,
+    solver: &mut Solver,
+) -> Result<(), Failure> {
+    let optimized: Vec<&LogTrace> = log
+        .pairs
+        .iter()
+        .filter_map(|p| p.optimized.as_ref())
+        .collect();
+    let (mut proved, mut first_pass, mut refuted, mut unknown) = (0, 0, 0, 0);
+    for pair in &log.pairs {
+        let (Some(recorded), Some(bridge)) = (&pair.recorded, &pair.optimized) else {
+            continue;
+        };
+        let Some(Header::Bridge { guard, .. }) = bridge.header else {
+            continue;
+        };
+        let result = verify_bridge(&recorded.trace, &bridge.trace, guard, &optimized, solver);
+        let (verdict, scope) = match result {
+            Ok((verdict, scope)) => (Ok(verdict), scope),
+            Err(e) => (Err(e), Scope::Whole),
+        };
+        let judged = judged(verdict).unwrap_or_else(|e| Judged::Unknown(e.to_string()));
+        let mut text = judged.text();
+        match (&judged, scope) {
+            (Judged::Proved, Scope::Whole) => proved += 1,
+            (Judged::Proved, Scope::FirstPass) => {
+                first_pass += 1;
+                text = "proved on the first pass through the loop's body only (later iterations need the loop's invariant)".into();
+            }
+            (Judged::Refuted(_), _) => refuted += 1,
+            (Judged::Unknown(_), _) => unknown += 1,
+        }
+        writeln!(
+            out,
+            "{file}:{} bridge out of guard 0x{guard:x}: {text}",
+            bridge.line
+        )
+        .unwrap();
+    }
+    writeln!(
+        out,
+        "{} bridges: {proved} proved, {first_pass} proved on the first pass only, {refuted} refuted, {unknown} unknown",
+        proved + first_pass + refuted + unknown
+    )
+    .unwrap();
+    match (refuted, unknown + first_pass) {
+        (0, 0) => Ok(()),
+        (0, _) => Err(Failure::silent(3)),
+        _ => Err(Failure::silent(1)),
+    }
 }
 
 /// A pair to verify, and what its harness says pure calls return.
@@ -101,6 +159,9 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::input(e.to_string()))?;
     }
     let before = read_input(&args.before)?;
+    if let (TraceFile::Log(log), None) = (&before.parsed, &args.after) {
+        return run_bridges(out, &before.file, log, &mut solver);
+    }
     let after_input = args.after.as_deref().map(read_input).transpose()?;
     let pairs: Vec<Pair> = match (&before.parsed, &after_input) {
         (TraceFile::Peer(cases), None) => cases
@@ -167,7 +228,11 @@ pub fn run(out: &mut String, args: VerifyArgs) -> Result<(), Failure> {
     let (mut proved, mut refuted, mut unknown) = (0, 0, 0);
     let single = after_input.is_some();
     for pair in &pairs {
-        let verdict = verify_given(pair.before, pair.after, pair.pure_results, &mut solver);
+        let given = Given {
+            pure_results: pair.pure_results,
+            ..Given::default()
+        };
+        let verdict = verify_given(pair.before, pair.after, given, &mut solver);
         let judged = match judged(verdict) {
             Ok(Judged::Refuted(cex)) if pair.unrolled => Judged::Unknown(format!(
                 "not comparable without loop peeling: PyPy's expected output is the loop after its peeled first iteration, and may rest on what that iteration established; as straight-line traces they differ ({})",

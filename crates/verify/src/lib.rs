@@ -44,6 +44,8 @@ use traceopt_interp::{
 use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, PureResult, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, truthy};
 
+mod bridge;
+pub use bridge::Scope;
 mod heap;
 mod resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
@@ -139,19 +141,55 @@ struct Guard {
 
 /// Proves `after` equivalent to `before` (end-to-end), or refutes it.
 pub fn verify(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Verdict, VerifyError> {
-    check(before, after, None, &[], solver)
+    check(before, after, None, Given::default(), solver)
 }
 
-/// `verify`, given what a test harness says pure calls of constant
-/// arguments return (PyPy's `call_pure_results`): an optimizer may fold
-/// those calls.
+/// What a caller may add to a comparison.
+#[derive(Clone, Copy, Default)]
+pub struct Given<'g> {
+    /// What pure calls of constant arguments return, as a test harness
+    /// says (PyPy's `call_pure_results`): an optimizer may fold them.
+    pub pure_results: &'g [PureResult],
+    /// Leave resume data out (where the two traces' guards fail into
+    /// layouts of their own, as PyPy's recorded and optimized bridges do).
+    pub no_resume: bool,
+}
+
+/// `verify`, given more (see `Given`).
 pub fn verify_given(
     before: &Trace,
     after: &Trace,
-    pure_results: &[PureResult],
+    given: Given<'_>,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    check(before, after, None, pure_results, solver)
+    check(before, after, None, given, solver)
+}
+
+/// A PyPy bridge, recorded and optimized, verified in context (see
+/// `bridge`): `guard` is the address of its parent guard, `traces` the
+/// log's optimized traces. With the verdict, the runs it covers.
+pub fn verify_bridge(
+    recorded: &Trace,
+    optimized: &Trace,
+    guard: u64,
+    traces: &[&traceopt_ir::LogTrace],
+    solver: &mut Solver,
+) -> Result<(Verdict, Scope), VerifyError> {
+    let pair = match bridge::bridge_in_context(recorded, optimized, guard, traces) {
+        Ok(pair) => pair,
+        Err(why) => {
+            return Ok((
+                Verdict::Unknown(format!("not comparable: {why}")),
+                Scope::Whole,
+            ))
+        }
+    };
+    let given = Given {
+        no_resume: true,
+        ..Given::default()
+    };
+    let verdict = check(&pair.before, &pair.after, None, given, solver)?;
+    Ok((verdict, pair.scope))
 }
 
 /// The guard-aligned form, for an optimizer's output: `provenance[k]` is,
@@ -167,7 +205,7 @@ pub fn verify_aligned(
     provenance: &[Option<usize>],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    check(before, after, Some(provenance), &[], solver)
+    check(before, after, Some(provenance), Given::default(), solver)
 }
 
 /// Proves that `trace` can never run to its end (its `jump` or
@@ -329,9 +367,10 @@ fn check(
     before: &Trace,
     after: &Trace,
     provenance: Option<&[Option<usize>]>,
-    pure_results: &[PureResult],
+    given: Given<'_>,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
+    let pure_results = given.pure_results;
     let types = |t: &Trace| {
         t.inputs
             .iter()
@@ -418,7 +457,8 @@ fn check(
             }
         };
         let mut resumes = Vec::new();
-        for &(g, m) in &pairs {
+        let compared = if given.no_resume { &[][..] } else { &pairs[..] };
+        for &(g, m) in compared {
             let (g, m) = (&b.guards[g], &a.guards[m]);
             if let (Some(x), Some(y)) = (&g.resume, &m.resume) {
                 let both_fail = Term::and_all([g.reached.clone(), m.reached.clone(), g.cond.not()]);
@@ -435,7 +475,7 @@ fn check(
             "the traces resume differently where they fail the same guard".into(),
             Term::and_all(resumes),
         ));
-        failing_pairs = pairs
+        failing_pairs = compared
             .iter()
             .map(|&(g, m)| (b.guards[g].op_index, a.guards[m].op_index))
             .collect();

@@ -723,3 +723,31 @@ fn none_past_an_ops_arity_is_an_error_not_a_panic() {
         errors[0]
     );
 }
+
+#[test]
+fn a_peer_case_gives_pure_call_results() {
+    use traceopt_ir::peer::read_peer;
+    use traceopt_ir::{Const, PureResult};
+    let case = |meta: &str| {
+        format!("### t.py:1 test_x (optimize_loop)\n{meta}\n--- ops\n[i0]\nfinish(i0)\n--- expected\n[i0]\nfinish(i0)\n")
+    };
+    let set = read_peer(&case("# call_pure_results: 123, -4 -> 5"), "p.txt", None);
+    assert!(set.errors.is_empty(), "{:?}", set.errors);
+    assert_eq!(
+        set.cases[0].pure_results,
+        vec![PureResult {
+            args: vec![Const::Int(123), Const::Int(-4)],
+            result: Const::Int(5),
+        }]
+    );
+    // Without an arrow, or with a value that is not a constant: an error
+    // on that line.
+    for bad in [
+        "# call_pure_results: 123, 4",
+        "# call_pure_results: 123, i0 -> 5",
+    ] {
+        let set = read_peer(&case(bad), "p.txt", None);
+        assert_eq!(set.errors.len(), 1, "{bad}");
+        assert_eq!(set.errors[0].line, 2, "{bad}: {}", set.errors[0]);
+    }
+}

@@ -268,8 +268,9 @@ impl Splice {
         range: std::ops::Range<usize>,
     ) -> Result<ValueMap, String> {
         for i in range {
-            self.push(source, &map, &source.ops[i])?
-                .map(|arg| map[source.value_of_op(i).0 as usize] = Some(arg));
+            if let Some(arg) = self.push(source, &map, &source.ops[i])? {
+                map[source.value_of_op(i).0 as usize] = Some(arg);
+            }
         }
         Ok(map)
     }

@@ -434,7 +434,7 @@ impl World {
         let name = Name::invented(&format!("opaque_{fun}_{width}"));
         if self.declared.insert(name.clone()) {
             let sort = Sort::Bv(width);
-            solver.declare_fun(&name, &[sort.clone(), sort.clone()], sort)?;
+            solver.declare_fun(&name, &[sort, sort], sort)?;
         }
         let applied = Term::apply(&name, &args);
         self.arithmetic_meanings.push(applied.eq(&rebuilt));

@@ -12,9 +12,9 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use traceopt_ir::{check, parse_trace_with, CheckOptions, Namespace};
+use traceopt_ir::{check, parse_trace_with, CheckOptions, Const, Namespace, PureResult};
 use traceopt_smt::Solver;
-use traceopt_verify::{verify, Verdict};
+use traceopt_verify::{verify_given, Given, Verdict};
 
 fn namespace() -> Arc<Namespace> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
@@ -23,6 +23,11 @@ fn namespace() -> Arc<Namespace> {
 }
 
 fn verdict(before: &str, after: &str) -> Verdict {
+    verdict_given(before, after, &[])
+}
+
+/// `verdict`, given what pure calls of these arguments return.
+fn verdict_given(before: &str, after: &str, pure_results: &[PureResult]) -> Verdict {
     let ns = Some(namespace());
     let before = parse_trace_with(before, "before", ns.clone()).unwrap_or_else(|e| panic!("{e}"));
     let after = parse_trace_with(after, "after", ns).unwrap_or_else(|e| panic!("{e}"));
@@ -36,7 +41,11 @@ fn verdict(before: &str, after: &str) -> Verdict {
     }
     let mut solver = Solver::start(None, Duration::from_secs(20))
         .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
-    verify(&before, &after, &mut solver).unwrap()
+    let given = Given {
+        pure_results,
+        ..Given::default()
+    };
+    verify_given(&before, &after, given, &mut solver).unwrap()
 }
 
 fn proved(before: &str, after: &str) {
@@ -523,4 +532,60 @@ fn twenty_wrong_heap_rewrites_are_refuted_and_replayed() {
             ),
         }
     }
+}
+
+#[test]
+fn constant_objects_keep_their_class_length_and_pure_fields() {
+    // myptr3's valuedescr3 is pure and 7, by the namespace.
+    let read = "[i0]\ni1 = getfield_gc_i(ConstPtr(myptr3), descr=valuedescr3)\nfinish(i1)\n";
+    proved(read, "[i0]\nfinish(7)\n");
+    refuted_with(read, "[i0]\nfinish(8)\n", "finish argument 1 differs");
+    // myptr's valuedescr is 5 in the namespace, but mutable: it may have
+    // changed since.
+    let mutable = "[i0]\ni1 = getfield_gc_i(ConstPtr(myptr), descr=valuedescr)\nfinish(i1)\n";
+    not_proved(mutable, "[i0]\nfinish(5)\n");
+    // myptr is a node.
+    let class = "[i0]\nguard_class(ConstPtr(myptr), ConstClass(node_vtable)) []\nfinish(i0)\n";
+    proved(class, "[i0]\nfinish(i0)\n");
+    let other = "[i0]\nguard_class(ConstPtr(myptr), ConstClass(node_vtable2)) []\nfinish(i0)\n";
+    not_proved(other, "[i0]\nfinish(i0)\n");
+}
+
+#[test]
+fn pure_results_a_harness_gives_are_assumed_and_replayed() {
+    let before = "[i0]\ni1 = call_pure_i(123, 4, descr=nonwritedescr)\nfinish(i1)\n";
+    let given = [PureResult {
+        args: vec![Const::Int(123), Const::Int(4)],
+        result: Const::Int(5),
+    }];
+    assert_eq!(
+        verdict_given(before, "[i0]\nfinish(5)\n", &given),
+        Verdict::Proved
+    );
+    // Without it, 5 is a guess; with it, 6 is wrong (and replays so).
+    assert_ne!(verdict(before, "[i0]\nfinish(5)\n"), Verdict::Proved);
+    match verdict_given(before, "[i0]\nfinish(6)\n", &given) {
+        Verdict::Refuted(c) => assert!(c.difference.contains("BEFORE 5, AFTER 6"), "{c}"),
+        other => panic!("expected a refutation, got {other:?}"),
+    }
+    // Other arguments are another call.
+    let other = "[i0]\ni1 = call_pure_i(123, 3, descr=nonwritedescr)\nfinish(i1)\n";
+    assert_ne!(
+        verdict_given(other, "[i0]\nfinish(5)\n", &given),
+        Verdict::Proved
+    );
+}
+
+#[test]
+fn a_difference_in_calls_of_helpers_pypy_knows_is_not_a_refutation() {
+    // An arraycopy dropped: PyPy may know why; the validator does not
+    // model the helper, so it says neither proved nor refuted.
+    let before = "[p0, p1]\ncall_n(0, p0, p1, 0, 0, 1, descr=arraycopydescr)\nfinish(0)\n";
+    match verdict(before, "[p0, p1]\nfinish(0)\n") {
+        Verdict::Unknown(why) => assert!(why.contains("OS=1"), "{why}"),
+        other => panic!("expected unknown, got {other:?}"),
+    }
+    // A call of a helper it does not know, dropped, is refuted.
+    let before = "[i0]\ni1 = call_i(123, i0, descr=plaincalldescr)\nfinish(0)\n";
+    not_proved(before, "[i0]\nfinish(0)\n");
 }

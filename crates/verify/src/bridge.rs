@@ -30,7 +30,7 @@
 //! the loop edge) needs an argument by induction, not done here. Such a
 //! result is said to hold for the first pass (`Scope::FirstPass`).
 
-use traceopt_ir::{Arg, DescrKind, FailArg, LogTrace, Op, Opcode, Pos, Section, Trace};
+use traceopt_ir::{Arg, DescrKind, FailArg, LogTrace, Op, Opcode, Pos, Section, Trace, Type};
 
 /// A bridge in context: the two traces to compare, or why there are none.
 pub struct BridgePair {
@@ -125,9 +125,20 @@ pub fn bridge_in_context(
                     "the optimized bridge jumps to a label; the recorded one does not".into(),
                 );
             }
-            let (lp, t) = find_label(traces, address).ok_or_else(|| {
+            let (lp, number, t) = find_label(traces, address).ok_or_else(|| {
                 format!("no optimized trace has the label TargetToken({address})")
             })?;
+            // A label of another loop (a version PyPy specialized later)
+            // is another continuation: not compared.
+            let jumps_to = recorded_end.descr.map(|d| &recorded.descr(d).kind);
+            if let Some(DescrKind::Loop { number: Some(n) }) = jumps_to {
+                if Some(*n) != number {
+                    return Err(format!(
+                        "the recorded bridge jumps to loop {n}, the optimized one into loop {}",
+                        number.map_or("?".into(), |n| n.to_string())
+                    ));
+                }
+            }
             // The loop's entry: its first label that takes what the
             // recorded bridge jumps with.
             let arity = recorded_end.args.len();
@@ -172,9 +183,12 @@ fn find_guard<'t>(traces: &[&'t LogTrace], address: u64) -> Option<(&'t Trace, u
     })
 }
 
-/// The optimized trace with the label of this target token, and its op
-/// index.
-fn find_label<'t>(traces: &[&'t LogTrace], address: u64) -> Option<(&'t Trace, usize)> {
+/// The optimized loop with the label of this target token: its trace,
+/// its number and the label's op index.
+fn find_label<'t>(
+    traces: &[&'t LogTrace],
+    address: u64,
+) -> Option<(&'t Trace, Option<i64>, usize)> {
     traces
         .iter()
         .filter(|t| t.section == Section::OptLoop)
@@ -186,7 +200,11 @@ fn find_label<'t>(traces: &[&'t LogTrace], address: u64) -> Option<(&'t Trace, u
                         matches!(trace.descr(d).kind, DescrKind::TargetToken { address: a } if a == address)
                     })
             })?;
-            Some((trace, i))
+            let number = match &t.header {
+                Some(traceopt_ir::Header::Loop { number, .. }) => Some(*number),
+                _ => None,
+            };
+            Some((trace, number, i))
         })
 }
 
@@ -225,10 +243,26 @@ impl Splice {
             // Others have no opposite op: no fact is taken from them.
             _ => None,
         };
-        if let Some(opcode) = turned {
+        let failing = |opcode: Opcode, args: Vec<Arg>| {
             let mut op = Op::new(opcode, args);
             op.fail_args = Some(Vec::new());
-            self.trace.push(op, "", Pos::default());
+            op
+        };
+        match (turned, guard.opcode) {
+            (Some(opcode), _) => {
+                self.trace.push(failing(opcode, args), "", Pos::default());
+            }
+            // guard_value fails where the two differ.
+            (None, Opcode::GuardValue) => {
+                let ne = match parent.arg_type(guard.args[0]) {
+                    Type::Ref => Opcode::PtrNe,
+                    _ => Opcode::IntNe,
+                };
+                let differ = self.trace.push(Op::new(ne, args), "", Pos::default());
+                let op = failing(Opcode::GuardTrue, vec![Arg::Value(differ)]);
+                self.trace.push(op, "", Pos::default());
+            }
+            _ => {}
         }
         (guard.fail_args.iter().flatten())
             .filter_map(|fail_arg| match fail_arg {

@@ -311,6 +311,20 @@ impl World {
         Ok(())
     }
 
+    /// The lengths of arrays and strings from before the traces are at
+    /// most what a replay builds: a preference for the model a
+    /// counterexample gives, never an assumption of a proof.
+    pub fn replayable_lengths(&self) -> Term {
+        Term::and_all(
+            (self.reads.iter())
+                .filter(|r| matches!(r.cell, Cell::Length | Cell::StrLength(_)))
+                .map(|r| {
+                    let limit = Term::word(REPLAY_LENGTH as i64);
+                    Term::name(&r.names.2).bv(Fun::BvUle, &limit)
+                }),
+        )
+    }
+
     /// The names whose values a counterexample needs for `replay_heap`.
     pub fn watched(&self) -> Vec<Name> {
         let base = Name::invented("base");
@@ -353,8 +367,9 @@ impl World {
             Unicodelen | Unicodegetitem | Unicodesetitem | Newunicode => {
                 Some(Cell::StrLength(true))
             }
-            NewWithVtable | GuardClass | GuardNonnullClass | RecordExactClass | GuardSubclass
-            | GuardGcType => Some(Cell::Class),
+            NewWithVtable | GuardClass | GuardNonnullClass | RecordExactClass | GuardSubclass => {
+                Some(Cell::Class)
+            }
             _ => None,
         });
         for cell in cells {
@@ -1082,11 +1097,18 @@ pub(crate) fn encode_heap_op(
                 _ => e.value = Some(v),
             }
         }
-        GuardSubclass | GuardGcType => {
+        GuardSubclass => {
             let class = memory.class_of(world, solver, &args[0])?;
             let fun = world.function(solver, opcode.name(), 2)?;
-            e.defined = Some(nonnull(&args[0]));
+            e.defined = Some(nonnull_of_kind(world, solver, &args[0], ObjKind::Instance)?);
             e.guard = Some(nonnull(&Term::apply(&fun, &[class, args[1].clone()])));
+        }
+        // Any object has a GC type id, arrays too (not a class): an
+        // unknown of the object, which never changes.
+        GuardGcType => {
+            let fun = world.function(solver, "gc_type", 1)?;
+            e.defined = Some(nonnull(&args[0]));
+            e.guard = Some(Term::apply(&fun, &args[..1]).eq(&args[1]));
         }
         VirtualRef => e.value = Some(memory.allocate(world, solver, None, None)?),
         VirtualRefFinish => e.observed = Some(args.to_vec()),
@@ -1097,10 +1119,12 @@ pub(crate) fn encode_heap_op(
         GuardClass | GuardNonnullClass => {
             let class = memory.class_of(world, solver, &args[0])?;
             let same = class.eq(&args[1]);
+            let instance = is_kind(world, solver, &args[0], ObjKind::Instance)?;
             if opcode == GuardClass {
-                e.defined = Some(nonnull(&args[0]));
+                e.defined = Some(nonnull(&args[0]).and(&instance));
                 e.guard = Some(same);
             } else {
+                e.defined = Some(args[0].eq(&Term::word(0)).or(&instance));
                 e.guard = Some(nonnull(&args[0]).and(&same));
             }
         }
@@ -1121,7 +1145,7 @@ pub(crate) fn encode_heap_op(
         }
         GetfieldGcI | GetfieldGcR | GetfieldGcF => {
             let cell = cell_of(opcode, descr).unwrap();
-            e.defined = Some(nonnull(&args[0]));
+            e.defined = Some(nonnull_of_kind(world, solver, &args[0], ObjKind::Instance)?);
             e.value = Some(memory.read(
                 world,
                 solver,
@@ -1130,7 +1154,7 @@ pub(crate) fn encode_heap_op(
         }
         SetfieldGc => {
             let cell = cell_of(opcode, descr).unwrap();
-            e.defined = Some(nonnull(&args[0]));
+            e.defined = Some(nonnull_of_kind(world, solver, &args[0], ObjKind::Instance)?);
             let place =
                 Place::new(cell, &args[0], args[0].clone(), stored_type(descr)).sized_by(descr);
             memory.write(world, solver, place, &args[1])?;
@@ -1177,7 +1201,12 @@ pub(crate) fn encode_heap_op(
         }
         ArraylenGc | Strlen | Unicodelen => {
             let cell = length_cell(opcode);
-            e.defined = Some(nonnull(&args[0]));
+            e.defined = Some(nonnull_of_kind(
+                world,
+                solver,
+                &args[0],
+                kind_of_op(opcode),
+            )?);
             let n = memory.read(
                 world,
                 solver,
@@ -1186,10 +1215,18 @@ pub(crate) fn encode_heap_op(
             e.lemmas.push(Term::word(0).bv(Fun::BvSle, &n));
             e.value = Some(n);
         }
-        New => e.value = Some(memory.allocate(world, solver, None, None)?),
+        New => {
+            let obj = memory.allocate(world, solver, None, None)?;
+            e.lemmas
+                .push(is_kind(world, solver, &obj, ObjKind::Instance)?);
+            e.value = Some(obj);
+        }
         NewWithVtable => {
             let class = world.class(solver, &class_of_size(descr))?;
-            e.value = Some(memory.allocate(world, solver, Some(class), None)?);
+            let obj = memory.allocate(world, solver, Some(class), None)?;
+            e.lemmas
+                .push(is_kind(world, solver, &obj, ObjKind::Instance)?);
+            e.value = Some(obj);
         }
         NewArray | NewArrayClear | Newstr | Newunicode => {
             e.defined = Some(Term::word(0).bv(Fun::BvSle, &args[0]));
@@ -1198,7 +1235,10 @@ pub(crate) fn encode_heap_op(
                 Newunicode => Unicodelen,
                 _ => ArraylenGc,
             });
-            e.value = Some(memory.allocate(world, solver, None, Some((cell, args[0].clone())))?);
+            let obj = memory.allocate(world, solver, None, Some((cell, args[0].clone())))?;
+            e.lemmas
+                .push(is_kind(world, solver, &obj, kind_of_op(opcode))?);
+            e.value = Some(obj);
         }
         CallPureI | CallPureR | CallPureF | CallPureN | CallLoopinvariantI | CallLoopinvariantR
         | CallLoopinvariantF | CallLoopinvariantN => {
@@ -1252,6 +1292,50 @@ pub(crate) fn constant_identity<'n>(namespace: Option<&'n Namespace>, name: &'n 
     }
 }
 
+/// What an object is: an instance (fields, a class), an array (items, a
+/// length), or a string (of bytes or of unicode characters). An object is
+/// one of them, so an op that treats it as another is undefined, and the
+/// solver may not alias an array with an instance (which no heap, and no
+/// replay, has).
+#[derive(Clone, Copy)]
+enum ObjKind {
+    Instance = 1,
+    Array = 2,
+    Str = 3,
+    Unicode = 4,
+}
+
+/// `obj` is an object of this kind.
+fn is_kind(
+    world: &mut World,
+    solver: &mut Solver,
+    obj: &Term,
+    kind: ObjKind,
+) -> Result<Term, SolverError> {
+    let fun = world.function(solver, "kind", 1)?;
+    Ok(Term::apply(&fun, std::slice::from_ref(obj)).eq(&Term::word(kind as i64)))
+}
+
+/// `obj` is not null and of this kind.
+fn nonnull_of_kind(
+    world: &mut World,
+    solver: &mut Solver,
+    obj: &Term,
+    kind: ObjKind,
+) -> Result<Term, SolverError> {
+    Ok(nonnull(obj).and(&is_kind(world, solver, obj, kind)?))
+}
+
+/// The kind of object an op on items or characters works on.
+fn kind_of_op(opcode: Opcode) -> ObjKind {
+    use Opcode::*;
+    match opcode {
+        Strlen | Strgetitem | Strsetitem | Newstr => ObjKind::Str,
+        Unicodelen | Unicodegetitem | Unicodesetitem | Newunicode => ObjKind::Unicode,
+        _ => ObjKind::Array,
+    }
+}
+
 /// Where an op's object keeps its length.
 fn length_cell(opcode: Opcode) -> Cell {
     match opcode {
@@ -1280,5 +1364,6 @@ fn in_bounds(
     )?;
     let above = Term::word(0).bv(Fun::BvSle, index);
     let below = index.bv(Fun::BvSlt, &n);
-    Ok(Term::and_all([nonnull(obj), above, below]))
+    let object = nonnull_of_kind(world, solver, obj, kind_of_op(opcode))?;
+    Ok(Term::and_all([object, above, below]))
 }

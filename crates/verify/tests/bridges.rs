@@ -4,7 +4,7 @@
 
 use traceopt_ir::{read_log, Header, Log, LogTrace};
 use traceopt_smt::Solver;
-use traceopt_verify::{verify_bridge, Scope, Verdict};
+use traceopt_verify::{verify_bridge, BridgeVerdict, Scope};
 
 const INTVAL: &str = "descr=<FieldS W_IntObject.inst_intval 8 pure>";
 
@@ -73,7 +73,7 @@ fn optimized_bridge(op: &str) -> String {
     )
 }
 
-fn bridge_verdict(log: &Log) -> (Verdict, Scope) {
+fn bridge_verdict(log: &Log) -> BridgeVerdict {
     let optimized: Vec<&LogTrace> = log
         .pairs
         .iter()
@@ -92,14 +92,14 @@ fn bridge_verdict(log: &Log) -> (Verdict, Scope) {
 #[test]
 fn a_bridge_that_relies_on_its_parent_and_skips_the_preamble_is_proved() {
     let log = log_with_bridge("0x20", &optimized_bridge("int_sub"));
-    assert_eq!(bridge_verdict(&log), (Verdict::Proved, Scope::Whole));
+    assert_eq!(bridge_verdict(&log), BridgeVerdict::Proved(Scope::Whole));
 }
 
 #[test]
-fn a_wrong_bridge_is_refuted() {
+fn a_wrong_bridge_differs() {
     let log = log_with_bridge("0x20", &optimized_bridge("int_add"));
     match bridge_verdict(&log) {
-        (Verdict::Refuted(cex), Scope::Whole) => {
+        BridgeVerdict::Differs(cex) => {
             assert!(cex.difference.contains("jump argument"), "{cex}")
         }
         other => panic!("expected a refutation, got {other:?}"),
@@ -111,14 +111,17 @@ fn a_bridge_out_of_the_body_is_proved_for_the_first_pass() {
     // The recorded bridge takes (p0, i4): out of the body's guard, whose
     // fail arguments are those.
     let log = log_with_bridge("0x30", &optimized_bridge("int_sub"));
-    assert_eq!(bridge_verdict(&log), (Verdict::Proved, Scope::FirstPass));
+    assert_eq!(
+        bridge_verdict(&log),
+        BridgeVerdict::Proved(Scope::FirstPass)
+    );
 }
 
 #[test]
 fn a_bridge_without_its_parent_is_not_comparable() {
     let log = log_with_bridge("0x99", &optimized_bridge("int_sub"));
     match bridge_verdict(&log) {
-        (Verdict::Unknown(why), _) => assert!(why.contains("no optimized trace"), "{why}"),
+        BridgeVerdict::Unknown(why) => assert!(why.contains("no optimized trace"), "{why}"),
         other => panic!("expected not comparable, got {other:?}"),
     }
 }

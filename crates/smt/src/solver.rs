@@ -179,15 +179,13 @@ pub struct Solver {
     dump_dir: Option<PathBuf>,
     queries: usize,
     /// Bytes of commands this process has been given. A solver that has
-    /// worked through much in scopes since popped slows down on what
-    /// comes next (z3 keeps state across `pop`: a trace it proves in 2 s
-    /// alone timed out after a log's earlier traces), so once this passes
-    /// `WORN` and the base scope is back, the next query starts afresh.
+    /// worked through a scope, even a popped one, is slower on what comes
+    /// next (z3 keeps state across `pop`: a trace it proves in 2 s alone
+    /// timed out after a log's earlier traces), so once the base scope is
+    /// back after any work, the next query starts a fresh process (a few
+    /// milliseconds).
     given: usize,
 }
-
-/// See `Solver::given`.
-const WORN: usize = 1 << 20;
 
 /// A running solver and its pipes.
 struct Process {
@@ -359,7 +357,7 @@ impl Solver {
             self.write("(pop 1)");
             self.scopes.pop();
         }
-        if self.scopes.len() == 1 && self.given > WORN {
+        if self.scopes.len() == 1 && self.given > 0 {
             self.broken = true;
         }
         Ok(())

@@ -21,7 +21,7 @@ fn the_loop() -> String {
          i3 = int_lt(i1, i2)\nguard_true(i3)\ni4 = int_add(i1, 1)\njump(p0, i4, descr=<Loop1>)\n"
     );
     let optimized = format!(
-        "[p0, i1]\ni9 = int_add(i1, 0)\nlabel(p0, i1, descr=TargetToken(100))\n\
+        "[p0, i1]\nguard_true(i1, descr=<Guard0x5>) [p0, i1]\nlabel(p0, i1, descr=TargetToken(100))\n\
          guard_nonnull_class(p0, ConstClass(W_IntObject), descr=<Guard0x10>) [p0, i1]\n\
          i2 = getfield_gc_i(p0, {INTVAL})\ni3 = int_lt(i1, i2)\n\
          guard_true(i3, descr=<Guard0x20>) [p0, i1]\ni4 = int_add(i1, 1)\n\

@@ -1257,16 +1257,12 @@ pub(crate) fn encode_heap_op(
     Ok(Some(e))
 }
 
-/// The width of a bitvector term as the validator builds them (its words
-/// are 64 bits).
+/// The width of a product's operand as the validator builds them: a
+/// 64-bit word, or one extended (the exact product of `int_mul_ovf`).
 fn bit_width(term: &Term) -> u32 {
     match term {
         Term::Bv { width, .. } => *width,
         Term::App(Fun::SignExtend(k) | Fun::ZeroExtend(k), args) => k + bit_width(&args[0]),
-        Term::App(Fun::Extract(high, low), _) => high - low + 1,
-        Term::App(Fun::Concat, args) => args.iter().map(bit_width).sum(),
-        Term::App(Fun::Ite, args) => bit_width(&args[1]),
-        Term::App(_, args) if !args.is_empty() => bit_width(&args[0]),
         _ => 64,
     }
 }

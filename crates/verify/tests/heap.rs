@@ -589,3 +589,27 @@ fn a_difference_in_calls_of_helpers_pypy_knows_is_not_a_refutation() {
     let before = "[i0]\ni1 = call_i(123, i0, descr=plaincalldescr)\nfinish(0)\n";
     not_proved(before, "[i0]\nfinish(0)\n");
 }
+
+#[test]
+fn products_in_heap_traces_are_proved_first_without_their_meaning() {
+    // A square read from the heap is never negative: the product lemma
+    // settles it with the product opaque.
+    let square = |guard: &str| {
+        format!(
+            "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = int_mul_ovf(i1, i1)\nguard_no_overflow() []\n\
+             {guard}setfield_gc(p0, i2, descr=valuedescr)\nfinish(i2)\n"
+        )
+    };
+    let after = square("");
+    proved(&square("i3 = int_lt(i2, 0)\nguard_false(i3) []\n"), &after);
+    // It may be 0: that needs the product's meaning, and replays.
+    refuted_with(
+        &square("i3 = int_lt(i2, 1)\nguard_false(i3) []\n"),
+        &after,
+        "BEFORE fails guard_false",
+    );
+    // A product of another value is another product.
+    let other = "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\ni2 = int_mul_ovf(i1, 3)\nguard_no_overflow() []\n\
+                 setfield_gc(p0, i2, descr=valuedescr)\nfinish(i2)\n";
+    not_proved(&after, other);
+}

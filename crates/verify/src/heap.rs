@@ -9,9 +9,9 @@
 //! version of its array (`store`); a read selects from the current one.
 //! Both traces start from the same initial arrays.
 //!
-//! Objects the traces allocate are `base + 1`, `base + 2`, ... in the
-//! order each trace allocates them (so the k-th allocation of one trace is
-//! the k-th of the other), and every object that existed before (inputs,
+//! Objects the traces allocate are `base + 1`, `base + 2`, ...: BEFORE's
+//! in the order it allocates them, AFTER's in the slot of the BEFORE
+//! object each stands for (`pairing.rs`), and every object that existed before (inputs,
 //! constants, what they point to) is below `base`. So fresh objects are
 //! distinct from each other and from everything older, without
 //! quantifiers. Two facts about the initial arrays are assumed where they
@@ -712,6 +712,9 @@ pub(crate) struct Memory {
     /// The name defined for an array's current version (`named`).
     names: BTreeMap<Cell, (Term, Term)>,
     allocations: u32,
+    /// The slot (`base + slot`) of each allocation in order, where the
+    /// pairing gives one (`pairing.rs`); else its position from 1.
+    pub slots: Vec<u32>,
     calls: u32,
     /// The last call that may have written each kind of cell, and the
     /// array it left.
@@ -921,10 +924,12 @@ impl Memory {
         class: Option<Term>,
         length: Option<(Cell, Term)>,
     ) -> Result<Term, SolverError> {
+        let slot =
+            (self.slots.get(self.allocations as usize).copied()).unwrap_or(self.allocations + 1);
         self.allocations += 1;
         let obj = world
             .base(solver)?
-            .bv(Fun::BvAdd, &Term::word(i64::from(self.allocations)));
+            .bv(Fun::BvAdd, &Term::word(i64::from(slot)));
         if let Some(class) = class {
             let place = Place::new(Cell::Class, &obj, obj.clone(), Type::Int);
             self.write(world, solver, place, &class)?;

@@ -47,6 +47,7 @@ use traceopt_smt::encode::{encode, truthy};
 mod bridge;
 pub use bridge::Scope;
 mod heap;
+mod pairing;
 mod resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
@@ -173,7 +174,7 @@ pub enum BridgeVerdict {
     /// A counterexample, replayed in context. Not a refutation of PyPy:
     /// the context leaves out what PyPy knew from the loop's earlier
     /// iterations and from its own caches (calls are paired by order, fresh
-    /// objects by allocation order).
+    /// objects by where they go).
     Differs(Counterexample),
     Unknown(String),
 }
@@ -198,11 +199,11 @@ pub fn verify_bridge(
     };
     Ok(match check(&pair.before, &pair.after, None, given, solver)? {
         Verdict::Proved => BridgeVerdict::Proved(pair.scope),
-        // Fresh objects are paired by the order the traces allocate them
-        // (`heap`); PyPy's optimizer delays and drops allocations.
+        // Fresh objects are paired by where they go (`pairing`), a
+        // heuristic; PyPy's optimizer delays and drops allocations.
         Verdict::Refuted(cex) if allocations(&pair.before) != allocations(&pair.after) => {
             BridgeVerdict::Unknown(format!(
-                "the sides allocate in another order, and the validator pairs the objects they allocate by their order, not yet by contents: its counterexample ({cex}) may show the same objects in another order"
+                "the sides allocate different objects, and the validator pairs them by where they go, not by contents: its counterexample ({cex}) may rest on a wrong pairing"
             ))
         }
         Verdict::Refuted(cex) => BridgeVerdict::Differs(cex),
@@ -253,6 +254,7 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
             trace,
             "BEFORE",
             "b",
+            &[],
             &mut Shared::default(),
             &mut world,
             solver,
@@ -424,8 +426,9 @@ fn check(
     let result = (|| {
         begin(&[before, after], &inputs, &vars, &mut world, solver)?;
         let mut shared = Shared::default();
-        let mut b = encode_side(before, "BEFORE", "b", &mut shared, &mut world, solver)?;
-        let mut a = encode_side(after, "AFTER", "a", &mut shared, &mut world, solver)?;
+        let mut b = encode_side(before, "BEFORE", "b", &[], &mut shared, &mut world, solver)?;
+        let slots = pairing::after_slots(before, after, provenance);
+        let mut a = encode_side(after, "AFTER", "a", &slots, &mut shared, &mut world, solver)?;
         let same_end = match (&b.end, &a.end) {
             (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
                 Term::and_all(bv.iter().zip(av).map(|(x, y)| same(x, y)))
@@ -807,16 +810,19 @@ impl Shared {
     }
 }
 
-/// Encodes one trace into the solver under the name prefix `p`.
+/// Encodes one trace into the solver under the name prefix `p`, its
+/// allocations in `slots` (in order from 1 where empty).
 fn encode_side(
     trace: &Trace,
     side: &'static str,
     p: &str,
+    slots: &[u32],
     shared: &mut Shared,
     world: &mut World,
     solver: &mut Solver,
 ) -> Result<Side, VerifyError> {
     let mut memory = Memory::default();
+    memory.slots = slots.to_vec();
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
     let mut escaped = 0;

@@ -399,6 +399,47 @@ fn only_what_outlives_the_trace_is_compared() {
     refuted_with(before, after, "valuedescr differs");
 }
 
+#[test]
+fn objects_an_optimizer_keeps_are_paired_with_the_ones_they_stand_for() {
+    // BEFORE allocates two nodes the optimizer removes, then the one it
+    // keeps: the kept object is BEFORE's third, not its first.
+    let before =
+        "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, i0, descr=valuedescr)\n\
+        p2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, p1, descr=nextdescr)\n\
+        i1 = getfield_gc_i(p1, descr=valuedescr)\np3 = new_with_vtable(descr=nodesize2)\n\
+        setfield_gc(p3, i1, descr=valuedescr)\nsetfield_gc(p0, p3, descr=nextdescr)\nfinish(p3)\n";
+    let after =
+        "[p0, i0]\np3 = new_with_vtable(descr=nodesize2)\nsetfield_gc(p3, i0, descr=valuedescr)\n\
+        setfield_gc(p0, p3, descr=nextdescr)\nfinish(p3)\n";
+    proved(before, after);
+    // Allocated in the other order (a forced object comes later), paired
+    // by where each one goes.
+    let before =
+        "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\np2 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=valuedescr)\nsetfield_gc(p0, p1, descr=nextdescr)\nfinish(p2)\n";
+    let after =
+        "[p0, i0]\np2 = new_with_vtable(descr=nodesize)\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=valuedescr)\nsetfield_gc(p0, p1, descr=nextdescr)\nfinish(p2)\n";
+    proved(before, after);
+    // The kept object with a field the removed one had: refuted.
+    let wrong =
+        "[p0, i0]\np3 = new_with_vtable(descr=nodesize2)\nsetfield_gc(p3, i0, descr=valuedescr)\n\
+        setfield_gc(p0, p0, descr=nextdescr)\nfinish(p3)\n";
+    let before =
+        "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, i0, descr=valuedescr)\n\
+        p3 = new_with_vtable(descr=nodesize2)\nsetfield_gc(p3, i0, descr=valuedescr)\n\
+        setfield_gc(p0, p3, descr=nextdescr)\nfinish(p3)\n";
+    refuted_with(before, wrong, "obj0.nextdescr differs");
+    // Two outputs swapped: no pairing proves it.
+    let before =
+        "[i0]\np1 = new_with_vtable(descr=nodesize)\np2 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=valuedescr)\njump(p1, p2)\n";
+    let after =
+        "[i0]\np1 = new_with_vtable(descr=nodesize)\np2 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=valuedescr)\njump(p2, p1)\n";
+    not_proved_nor_replayed(before, after);
+}
+
 /// Hand-made wrong heap rewrites, each of a kind an optimizer could get
 /// wrong: every one is refuted with a counterexample the interpreter
 /// replays (a `Refuted` verdict is only given after the replay shows the

@@ -326,7 +326,7 @@ fn opt_verify_checks_that_a_trace_can_never_finish() {
 #[test]
 fn opt_verify_passes_only_when_every_trace_is_proved() {
     // An op beyond the validator, so not proved, so exit 3.
-    let trace = "[p0, p1]\ncopystrcontent(p0, p1, 0, 0, 1)\nfinish(0)\n";
+    let trace = "[p0, p1]\ni9 = gc_load_i(p0, 8, 8)\nfinish(0)\n";
     let out = traceopt(&["opt", "--verify", "-"], trace);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");

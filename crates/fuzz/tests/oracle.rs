@@ -14,7 +14,7 @@ fn solver() -> Solver {
 
 #[test]
 fn a_pair_beyond_the_validator_is_counted_as_such() {
-    let text = "[p0, p1, i2]\ncopystrcontent(p0, p1, 0, 0, 1)\ni3 = int_add(i2, 0)\nfinish(i3)\n";
+    let text = "[p0, p1, i2]\ni9 = gc_load_i(p0, 8, 8)\ni3 = int_add(i2, 0)\nfinish(i3)\n";
     let trace = parse_trace(text, "t").unwrap();
     let cleared = check(
         &trace,

@@ -154,6 +154,10 @@ pub enum Term {
     App(Fun, Rc<[Term]>),
     /// `(forall ((name sort) ...) body)`.
     Forall(Rc<[(Name, Sort)]>, Rc<Term>),
+    /// `(lambda ((name sort) ...) body)`: an array whose value at the
+    /// given index is `body` (z3 takes it; cvc5 only in higher-order
+    /// logic).
+    Lambda(Rc<[(Name, Sort)]>, Rc<Term>),
 }
 
 impl Term {
@@ -250,6 +254,15 @@ impl Term {
     pub fn forall(vars: &[(&str, Sort)], body: &Term) -> Term {
         let vars: Vec<(Name, Sort)> = vars.iter().map(|(n, s)| (Name::invented(n), *s)).collect();
         Term::Forall(vars.into(), Rc::new(body.clone()))
+    }
+
+    /// The array that maps each index (the invented variable `var`) to
+    /// `body`.
+    pub fn lambda(var: &str, sort: Sort, body: &Term) -> Term {
+        Term::Lambda(
+            Rc::new([(Name::invented(var), sort)]),
+            Rc::new(body.clone()),
+        )
     }
 
     /// `array[index]`.
@@ -363,8 +376,12 @@ fn write_node(
             }
             f.write_str(")")
         }
-        Term::Forall(vars, body) => {
-            f.write_str("(forall (")?;
+        Term::Forall(vars, body) | Term::Lambda(vars, body) => {
+            let binder = match term {
+                Term::Forall(..) => "forall",
+                _ => "lambda",
+            };
+            write!(f, "({binder} (")?;
             for (name, sort) in vars.iter() {
                 write!(f, "({name} {sort})")?;
             }
@@ -425,5 +442,10 @@ mod tests {
         let q = Term::forall(&[("y", Sort::Bv(8))], &Term::var("y").eq(&x));
         assert_eq!(q.to_string(), "(forall ((i.y (_ BitVec 8))) (= i.y i.x))");
         assert_eq!(Term::user("y").eq(&x).to_string(), "(= u.y i.x)");
+        let a = Term::lambda("k", Sort::Bv(8), &Term::var("k").bv(Fun::BvAdd, &x));
+        assert_eq!(
+            a.to_string(),
+            "(lambda ((i.k (_ BitVec 8))) (bvadd i.k i.x))"
+        );
     }
 }

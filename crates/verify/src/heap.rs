@@ -68,6 +68,14 @@ impl Cell {
         Sort::Array { index, value: 64 }
     }
 
+    /// The sort of its keys.
+    fn sort_index(&self) -> Sort {
+        match self.sort() {
+            Sort::Array { index, .. } => Sort::Bv(index),
+            other => other,
+        }
+    }
+
     /// Calls never change classes, lengths and strings.
     fn immutable(&self) -> bool {
         matches!(
@@ -363,8 +371,10 @@ impl World {
             | GetarrayitemGcF | GetarrayitemGcPureI | GetarrayitemGcPureR | GetarrayitemGcPureF
             | SetarrayitemGc | GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF
             | SetinteriorfieldGc => Some(Cell::Length),
-            Strlen | Strgetitem | Strsetitem | Newstr => Some(Cell::StrLength(false)),
-            Unicodelen | Unicodegetitem | Unicodesetitem | Newunicode => {
+            Strlen | Strgetitem | Strsetitem | Newstr | Copystrcontent => {
+                Some(Cell::StrLength(false))
+            }
+            Unicodelen | Unicodegetitem | Unicodesetitem | Newunicode | Copyunicodecontent => {
                 Some(Cell::StrLength(true))
             }
             NewWithVtable | GuardClass | GuardNonnullClass | RecordExactClass | GuardSubclass => {
@@ -704,6 +714,10 @@ impl Kind {
     }
 }
 
+/// Copies of at most this many characters, of a known length, are
+/// encoded character by character; longer ones as one `lambda` array.
+const SHORT_COPY: u128 = 16;
+
 /// One trace's heap: the current version of each array, and how many
 /// objects and calls it has made.
 #[derive(Clone, Default)]
@@ -719,6 +733,9 @@ pub(crate) struct Memory {
     /// The last call that may have written each kind of cell, and the
     /// array it left.
     written_by_call: BTreeMap<Cell, (u32, Term)>,
+    /// The long copies made so far (`copy`): the cell, the source, and the
+    /// source's and the target's start.
+    copies: Vec<(Cell, [Term; 3])>,
     /// A `guard_exception` has taken the last call's exception.
     exception_taken: bool,
     /// Facts about the initial heap met by reads since the last op.
@@ -796,6 +813,13 @@ pub(crate) fn pair(obj: &Term, index: &Term) -> Term {
     obj.bv(Fun::Concat, index)
 }
 
+/// `c` is a character of a string (a byte) or of a unicode string (a
+/// code point), as the interpreter keeps them.
+fn is_char(c: &Term, unicode: bool) -> Term {
+    let limit = if unicode { 0x11_0000 } else { 0x100 };
+    c.bv(Fun::BvUlt, &Term::word(limit))
+}
+
 fn nonnull(r: &Term) -> Term {
     r.eq(&Term::word(0)).not()
 }
@@ -837,6 +861,25 @@ impl Memory {
             let left = after.select(&key);
             world.record_read(solver, &cell, obj, &key, &left, ty, Some(*k))?;
         }
+        if let Cell::StrChar(unicode) = cell {
+            self.facts.push(is_char(&initial, unicode));
+        }
+        // Where a copy may have taken this character from, so that a
+        // replay's source string holds it.
+        let copies: Vec<[Term; 3]> = (self.copies.iter())
+            .filter(|(c, _)| *c == cell)
+            .map(|(_, copy)| copy.clone())
+            .collect();
+        for [src, src_start, dst_start] in copies {
+            let index = key.un(Fun::Extract(63, 0));
+            let offset = index.bv(Fun::BvSub, &dst_start).bv(Fun::BvAdd, &src_start);
+            let from = pair(&src, &offset);
+            let value = world.initial(solver, &cell)?.select(&from);
+            if let Cell::StrChar(unicode) = cell {
+                self.facts.push(is_char(&value, unicode));
+            }
+            world.record_read(solver, &cell, &src, &from, &value, ty, None)?;
+        }
         let reference = ty == Type::Ref;
         let base = world.base(solver)?;
         let old = obj.bv(Fun::BvUlt, &base);
@@ -852,6 +895,67 @@ impl Memory {
         Ok(self.named(world, solver, &cell)?.select(&key))
     }
 
+    /// `copystrcontent(src, dst, src_start, dst_start, length)` on the
+    /// characters `cell`: the array that holds, at each place of dst's
+    /// span, the character at the same offset in src's, and elsewhere
+    /// what it held (the spans are inside their strings, so nothing
+    /// wraps).
+    fn copy(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        cell: &Cell,
+        args: &[Term],
+    ) -> Result<(), SolverError> {
+        let [src, dst, src_start, dst_start, len] = args else {
+            unreachable!("copystrcontent has five arguments (the checker's arity)")
+        };
+        // A short copy of a known length: a read and a write per
+        // character (every read first, as the interpreter copies), which
+        // a replay can rebuild.
+        if let Term::Bv { value, width: 64 } = len {
+            if *value <= SHORT_COPY {
+                let at = |start: &Term, i: u128| start.bv(Fun::BvAdd, &Term::word(i as i64));
+                let mut chars = Vec::new();
+                for i in 0..*value {
+                    let key = pair(src, &at(src_start, i));
+                    chars.push(self.read(
+                        world,
+                        solver,
+                        Place::new(cell.clone(), src, key, Type::Int),
+                    )?);
+                }
+                for (i, c) in (0..*value).zip(chars) {
+                    let key = pair(dst, &at(dst_start, i));
+                    let array = self.current(world, solver, cell)?.store(&key, &c);
+                    self.arrays.insert(cell.clone(), array);
+                }
+                return Ok(());
+            }
+        }
+        let chars = self.named(world, solver, cell)?;
+        let key = Term::var("copy_key");
+        let (obj, index) = (key.un(Fun::Extract(127, 64)), key.un(Fun::Extract(63, 0)));
+        let inside = Term::and_all([
+            obj.eq(dst),
+            dst_start.bv(Fun::BvSle, &index),
+            index.bv(Fun::BvSlt, &dst_start.bv(Fun::BvAdd, len)),
+        ]);
+        let offset = index.bv(Fun::BvSub, dst_start).bv(Fun::BvAdd, src_start);
+        let value = Term::ite(
+            &inside,
+            &chars.select(&pair(src, &offset)),
+            &chars.select(&key),
+        );
+        self.arrays.insert(
+            cell.clone(),
+            Term::lambda("copy_key", cell.sort_index(), &value),
+        );
+        let copy = [src.clone(), src_start.clone(), dst_start.clone()];
+        self.copies.push((cell.clone(), copy));
+        Ok(())
+    }
+
     /// The current array of `cell` by a name of its own, so that reads
     /// refer to it instead of repeating its stores (which grow with every
     /// write: read by read, the query would grow with their square).
@@ -862,7 +966,7 @@ impl Memory {
         cell: &Cell,
     ) -> Result<Term, SolverError> {
         let array = self.current(world, solver, cell)?;
-        if !matches!(array, Term::App(..)) {
+        if !matches!(array, Term::App(..) | Term::Lambda(..)) {
             return Ok(array);
         }
         if let Some((version, name)) = self.names.get(cell) {
@@ -1020,8 +1124,8 @@ fn cell_of(opcode: Opcode, descr: Option<&Descr>) -> Option<Cell> {
         GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF | SetinteriorfieldGc => {
             Cell::Interior(text())
         }
-        Strlen | Strgetitem | Strsetitem => Cell::StrChar(false),
-        Unicodelen | Unicodegetitem | Unicodesetitem => Cell::StrChar(true),
+        Strlen | Strgetitem | Strsetitem | Copystrcontent => Cell::StrChar(false),
+        Unicodelen | Unicodegetitem | Unicodesetitem | Copyunicodecontent => Cell::StrChar(true),
         _ => return None,
     })
 }
@@ -1192,11 +1296,31 @@ pub(crate) fn encode_heap_op(
                 Place::new(cell, &args[0], key, opcode.result_type()).sized_by(descr),
             )?);
         }
+        Copystrcontent | Copyunicodecontent => {
+            // (src, dst, src_start, dst_start, length): both spans inside
+            // their strings, then dst's span holds src's characters.
+            let (len, mut spans) = (&args[4], Vec::new());
+            for (obj, start) in [(&args[0], &args[2]), (&args[1], &args[3])] {
+                let place = Place::new(length_cell(opcode), obj, obj.clone(), Type::Int);
+                let n = memory.read(world, solver, place)?;
+                spans.push(nonnull_of_kind(world, solver, obj, kind_of_op(opcode))?);
+                spans.push(Term::word(0).bv(Fun::BvSle, start));
+                spans.push(Term::word(0).bv(Fun::BvSle, len));
+                spans.push(start.bv(Fun::BvSle, &n));
+                spans.push(len.bv(Fun::BvSle, &n.bv(Fun::BvSub, start)));
+            }
+            e.defined = Some(Term::and_all(spans));
+            let cell = cell_of(opcode, descr).unwrap();
+            memory.copy(world, solver, &cell, args)?;
+        }
         SetarrayitemGc | SetinteriorfieldGc | Strsetitem | Unicodesetitem => {
             let cell = cell_of(opcode, descr).unwrap();
-            e.defined = Some(in_bounds(
-                world, memory, solver, opcode, &args[0], &args[1],
-            )?);
+            let inside = in_bounds(world, memory, solver, opcode, &args[0], &args[1])?;
+            // A character outside the string's range is undefined.
+            e.defined = Some(match &cell {
+                Cell::StrChar(unicode) => inside.and(&is_char(&args[2], *unicode)),
+                _ => inside,
+            });
             let ty = match opcode {
                 Strsetitem | Unicodesetitem => Type::Int,
                 _ => stored_type(descr),
@@ -1331,8 +1455,10 @@ fn nonnull_of_kind(
 fn kind_of_op(opcode: Opcode) -> ObjKind {
     use Opcode::*;
     match opcode {
-        Strlen | Strgetitem | Strsetitem | Newstr => ObjKind::Str,
-        Unicodelen | Unicodegetitem | Unicodesetitem | Newunicode => ObjKind::Unicode,
+        Strlen | Strgetitem | Strsetitem | Newstr | Copystrcontent => ObjKind::Str,
+        Unicodelen | Unicodegetitem | Unicodesetitem | Newunicode | Copyunicodecontent => {
+            ObjKind::Unicode
+        }
         _ => ObjKind::Array,
     }
 }
@@ -1340,10 +1466,13 @@ fn kind_of_op(opcode: Opcode) -> ObjKind {
 /// Where an op's object keeps its length.
 fn length_cell(opcode: Opcode) -> Cell {
     match opcode {
-        Opcode::Strlen | Opcode::Strgetitem | Opcode::Strsetitem => Cell::StrLength(false),
-        Opcode::Unicodelen | Opcode::Unicodegetitem | Opcode::Unicodesetitem => {
-            Cell::StrLength(true)
+        Opcode::Strlen | Opcode::Strgetitem | Opcode::Strsetitem | Opcode::Copystrcontent => {
+            Cell::StrLength(false)
         }
+        Opcode::Unicodelen
+        | Opcode::Unicodegetitem
+        | Opcode::Unicodesetitem
+        | Opcode::Copyunicodecontent => Cell::StrLength(true),
         _ => Cell::Length,
     }
 }

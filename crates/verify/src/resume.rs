@@ -161,8 +161,9 @@ pub(crate) fn agree(
     }
     for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(world.cells()) {
         let wide = wide_keys(cell);
-        let x = without(x, &unseen[0], allocated[0], wide);
-        let y = without(y, &unseen[1], allocated[1], wide);
+        let initial = world.initial_array(cell).expect("a cell of the snapshot");
+        let x = without(x, &unseen[0], allocated[0], wide, &initial);
+        let y = without(y, &unseen[1], allocated[1], wide, &initial);
         parts.push(crate::same_array(&x, &y));
     }
     Ok(Term::and_all(facts).implies(&Term::and_all(parts)))
@@ -332,38 +333,79 @@ pub(crate) fn wide_keys(cell: &Cell) -> bool {
 /// `array` without its stores to `objects` (keys that are (object, index)
 /// pairs when `wide`). `allocated` are the side's allocations, each
 /// distinct from the others: a store to one not in `objects` stays as is.
-pub(crate) fn without(array: &Term, objects: &[Term], allocated: &[Term], wide: bool) -> Term {
+/// Below a copy (a `lambda`, whose writes are not stores), the keys of
+/// `objects` hold what they held in `initial`, the array before the
+/// traces.
+pub(crate) fn without(
+    array: &Term,
+    objects: &[Term],
+    allocated: &[Term],
+    wide: bool,
+    initial: &Term,
+) -> Term {
     if objects.is_empty() {
         return array.clone();
     }
-    stores_without(array, objects, allocated, wide).unwrap_or_else(|| array.clone())
+    let within = Within {
+        objects,
+        allocated,
+        wide,
+        initial,
+    };
+    within.stores(array).unwrap_or_else(|| array.clone())
 }
 
-/// `without`, or `None` where nothing changes (so that unchanged chains
-/// stay shared, and compare cheaply).
-fn stores_without(array: &Term, objects: &[Term], allocated: &[Term], wide: bool) -> Option<Term> {
-    let Term::App(Fun::Store, parts) = array else {
-        return None;
-    };
-    let below = stores_without(&parts[0], objects, allocated, wide);
-    let key = &parts[1];
-    let obj = match key {
-        Term::App(Fun::Concat, halves) if wide => halves[0].clone(),
-        _ if wide => key.un(Fun::Extract(127, 64)),
-        _ => key.clone(),
-    };
-    let rest = || below.clone().unwrap_or_else(|| parts[0].clone());
-    if objects.contains(&obj) {
-        return Some(rest());
+/// What `without` leaves out, and where.
+struct Within<'t> {
+    objects: &'t [Term],
+    allocated: &'t [Term],
+    wide: bool,
+    initial: &'t Term,
+}
+
+impl Within<'_> {
+    /// The object of a key.
+    fn object(&self, key: &Term) -> Term {
+        match key {
+            Term::App(Fun::Concat, halves) if self.wide => halves[0].clone(),
+            _ if self.wide => key.un(Fun::Extract(127, 64)),
+            _ => key.clone(),
+        }
     }
-    let kept = || rest().store(key, &parts[2]);
-    if allocated.contains(&obj) {
-        return below.is_some().then(kept);
+
+    /// Whether `obj` is one of `objects`.
+    fn hit(&self, obj: &Term) -> Term {
+        (self.objects.iter())
+            .map(|o| obj.eq(o))
+            .reduce(|x, y| x.or(&y))
+            .unwrap_or(Term::Bool(false))
     }
-    let hit = objects
-        .iter()
-        .map(|o| obj.eq(o))
-        .reduce(|x, y| x.or(&y))
-        .unwrap_or(Term::Bool(false));
-    Some(Term::ite(&hit, &rest(), &kept()))
+
+    /// `without`, or `None` where nothing changes (so that unchanged
+    /// chains stay shared, and compare cheaply).
+    fn stores(&self, array: &Term) -> Option<Term> {
+        let parts = match array {
+            Term::App(Fun::Store, parts) => parts,
+            Term::Lambda(vars, body) => {
+                let key = Term::Var(vars[0].0.clone());
+                let hidden = self.hit(&self.object(&key));
+                let value = Term::ite(&hidden, &self.initial.select(&key), body);
+                return Some(Term::Lambda(vars.clone(), std::rc::Rc::new(value)));
+            }
+            _ => return None,
+        };
+        let below = self.stores(&parts[0]);
+        let key = &parts[1];
+        let obj = self.object(key);
+        let (objects, allocated) = (self.objects, self.allocated);
+        let rest = || below.clone().unwrap_or_else(|| parts[0].clone());
+        if objects.contains(&obj) {
+            return Some(rest());
+        }
+        let kept = || rest().store(key, &parts[2]);
+        if allocated.contains(&obj) {
+            return below.is_some().then(kept);
+        }
+        Some(Term::ite(&self.hit(&obj), &rest(), &kept()))
+    }
 }

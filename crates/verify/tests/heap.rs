@@ -440,6 +440,34 @@ fn objects_an_optimizer_keeps_are_paired_with_the_ones_they_stand_for() {
     not_proved_nor_replayed(before, after);
 }
 
+#[test]
+fn copied_characters_are_the_sources() {
+    // A copy of a known length, character by character.
+    let before =
+        "[i0]\np1 = newstr(2)\nstrsetitem(p1, 0, i0)\nstrsetitem(p1, 1, 7)\np2 = newstr(3)\n\
+        escape_n(p2)\ncopystrcontent(p1, p2, 0, 1, 2)\nfinish()\n";
+    let after = "[i0]\np2 = newstr(3)\nescape_n(p2)\nstrsetitem(p2, 1, i0)\nstrsetitem(p2, 2, 7)\nfinish()\n";
+    proved(before, after);
+    let shifted = "[i0]\np2 = newstr(3)\nescape_n(p2)\nstrsetitem(p2, 0, i0)\nstrsetitem(p2, 1, 7)\nfinish()\n";
+    refuted_with(before, shifted, "the string");
+    // A copy of any length, from a string from before.
+    let before = "[p0, i1]\ni2 = int_gt(i1, 0)\nguard_true(i2) []\np2 = newunicode(i1)\n\
+        copyunicodecontent(p0, p2, 0, 0, i1)\ni3 = unicodegetitem(p2, 0)\nfinish(i3)\n";
+    let after = "[p0, i1]\ni2 = int_gt(i1, 0)\nguard_true(i2) []\ni4 = unicodelen(p0)\n\
+        i5 = int_le(i1, i4)\nguard_true(i5) []\ni3 = unicodegetitem(p0, 0)\nfinish(i3)\n";
+    proved(before, after);
+    refuted_with(
+        before,
+        &after.replace("unicodegetitem(p0, 0)", "unicodegetitem(p0, 1)"),
+        "differs",
+    );
+    // Characters are bytes: storing 256 is undefined, so an optimizer may
+    // not introduce it.
+    let before = "[i0]\np1 = newstr(1)\nstrsetitem(p1, 0, i0)\nfinish(p1)\n";
+    let after = "[i0]\np1 = newstr(1)\ni1 = int_add(i0, 256)\nstrsetitem(p1, 0, i1)\nfinish(p1)\n";
+    not_proved_nor_replayed(before, after);
+}
+
 /// Hand-made wrong heap rewrites, each of a kind an optimizer could get
 /// wrong: every one is refuted with a counterexample the interpreter
 /// replays (a `Refuted` verdict is only given after the replay shows the

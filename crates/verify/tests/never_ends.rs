@@ -53,7 +53,7 @@ fn only_defined_runs_count() {
 
 #[test]
 fn traces_beyond_the_validator_are_unsupported() {
-    let text = "[p0, p1]\ncopystrcontent(p0, p1, 0, 0, 1)\nfinish()\n";
+    let text = "[p0, p1]\ni9 = gc_load_i(p0, 8, 8)\nfinish()\n";
     assert!(matches!(
         never_ends(text),
         Err(VerifyError::Unsupported { .. })

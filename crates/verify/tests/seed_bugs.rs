@@ -156,10 +156,10 @@ fn escapes_are_outputs() {
 
 #[test]
 fn unsupported_ops_are_named() {
-    let before = parse_trace("[p0, p1]\ncopystrcontent(p0, p1, 0, 0, 1)\nfinish()\n", "b").unwrap();
+    let before = parse_trace("[p0, p1]\ni9 = gc_load_i(p0, 8, 8)\nfinish()\n", "b").unwrap();
     let err = verify(&before, &before, &mut solver()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "BEFORE:2: copystrcontent is not supported by the validator yet"
+        "BEFORE:2: gc_load_i is not supported by the validator yet"
     );
 }

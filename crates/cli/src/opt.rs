@@ -85,6 +85,28 @@ struct Tally {
     refuted: usize,
     unknown: usize,
     unsupported: usize,
+    /// Seconds each validation took.
+    seconds: Vec<f64>,
+}
+
+impl Tally {
+    /// Runs one validation, timed.
+    fn timed<T>(&mut self, validate: impl FnOnce() -> T) -> (T, f64) {
+        let started = std::time::Instant::now();
+        let result = validate();
+        let seconds = started.elapsed().as_secs_f64();
+        self.seconds.push(seconds);
+        (result, seconds)
+    }
+
+    /// Total, median and slowest seconds of the validations.
+    fn times(&self) -> (f64, f64, f64) {
+        let mut sorted = self.seconds.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+        let max = sorted.last().copied().unwrap_or(0.0);
+        (sorted.iter().sum(), median, max)
+    }
 }
 
 pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
@@ -154,10 +176,14 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     record["infeasible"] = infeasible_trace.to_string().into();
                     note(format!("# {label}: {infeasible_trace}"));
                     if let Some(solver) = solver.as_mut() {
-                        let judged = judged(verify_never_ends(trace, solver));
+                        let (judged, secs) =
+                            tally.timed(|| judged(verify_never_ends(trace, solver)));
                         let verdict = verdict_text(judged, &mut tally);
-                        note(format!("# verify (never runs to the end): {verdict}"));
+                        note(format!(
+                            "# verify (never runs to the end): {verdict} ({secs:.2} s)"
+                        ));
                         record["verify"] = verdict.into();
+                        record["verify_seconds"] = secs.into();
                     }
                 }
                 Ok(result) => {
@@ -178,9 +204,11 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     record["ops_after"] = after_count.into();
                     note(format!("# {label}: {before_count} -> {after_count} ops"));
                     if let Some(solver) = solver.as_mut() {
-                        let verdict = verdict_text(judge(trace, &result.trace, solver), &mut tally);
-                        note(format!("# verify: {verdict}"));
+                        let (judged, secs) = tally.timed(|| judge(trace, &result.trace, solver));
+                        let verdict = verdict_text(judged, &mut tally);
+                        note(format!("# verify: {verdict} ({secs:.2} s)"));
                         record["verify"] = verdict.into();
+                        record["verify_seconds"] = secs.into();
                     }
                     match (print_traces, one_trace) {
                         (true, true) => out.push_str(&text),
@@ -223,9 +251,11 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             });
         }
         if args.verify {
+            let (total, median, max) = tally.times();
             doc["verify"] = serde_json::json!({
                 "proved": tally.proved, "refuted": tally.refuted,
                 "unknown": tally.unknown, "unsupported": tally.unsupported,
+                "seconds_total": total, "seconds_median": median, "seconds_max": max,
             });
         }
         if let (Some(name), Some(warning)) = (&args.inject_bug, &injected) {
@@ -247,10 +277,16 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         }
         writeln!(report, "{summary}").unwrap();
         if args.verify {
+            let (total, median, max) = tally.times();
             writeln!(
                 report,
                 "verify: {} proved, {} refuted, {} unknown, {} with ops the validator does not support yet",
                 tally.proved, tally.refuted, tally.unknown, tally.unsupported
+            )
+            .unwrap();
+            writeln!(
+                report,
+                "verify time: {total:.1} s in all, {median:.2} s median, {max:.2} s the slowest"
             )
             .unwrap();
         }

@@ -10,7 +10,7 @@
 //!
 //! 1. an allocation of AFTER whose provenance names one of BEFORE;
 //! 2. allocations in the same place of the traces' roots: the final op's
-//!    arguments, the k-th escape's, the k-th call's;
+//!    arguments, the k-th escape's, the k-th call's of each function;
 //! 3. allocations last stored into the same place (the same field or
 //!    constant-index item of the same input, constant or paired object),
 //!    repeated while it pairs more;
@@ -89,7 +89,11 @@ pub(crate) fn after_slots(
         }
     }
     // 2. Roots, position by position.
-    for (x, y) in roots(before).iter().zip(roots(after).iter()) {
+    let after_roots = roots(after);
+    for (key, x) in roots(before) {
+        let Some(y) = after_roots.get(&key) else {
+            continue;
+        };
         for (p, q) in x.iter().zip(y) {
             if let (Some(i), Some(j)) = (b.of_arg(p), a.of_arg(q)) {
                 pairs.pair(i, j);
@@ -156,23 +160,31 @@ impl Pairs<'_> {
     }
 }
 
-/// The arguments through which objects leave a trace, in comparable
-/// groups: the final op's, then each escape's and each call's in order.
-fn roots(trace: &Trace) -> Vec<Vec<Arg>> {
-    let mut groups = Vec::new();
-    let mut escapes = Vec::new();
-    let mut calls = Vec::new();
+/// The arguments through which objects leave a trace, by a key that
+/// names the same group in both traces: the final op's, the k-th
+/// escape's, the k-th call of each function.
+fn roots(trace: &Trace) -> HashMap<String, Vec<Arg>> {
+    let mut groups = HashMap::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for op in &trace.ops {
-        if op.opcode.is_final() {
-            groups.push(op.args.clone());
+        let kind = if op.opcode.is_final() {
+            "end".to_string()
         } else if op.opcode.name().starts_with("escape_") {
-            escapes.push(op.args.clone());
+            "escape".to_string()
         } else if op.opcode.has(Flags::CALL) {
-            calls.push(op.args.clone());
-        }
+            // The function, where the first argument names it.
+            let mut text = format!("{} ", op.opcode);
+            if let Some(Arg::Const(c)) = op.args.first() {
+                traceopt_ir::print::write_const(&mut text, trace.constant(*c));
+            }
+            text
+        } else {
+            continue;
+        };
+        let k = seen.entry(kind.clone()).or_default();
+        groups.insert(format!("{kind} #{k}"), op.args.clone());
+        *k += 1;
     }
-    groups.extend(escapes);
-    groups.extend(calls);
     groups
 }
 

@@ -88,7 +88,7 @@ pub trait Env {
 
     /// The class of an object made by `new_with_vtable(descr=...)`.
     fn class_of_size_descr(&mut self, descr: &Descr) -> i64 {
-        stable_address(&descr.text)
+        self.class_address(descr.class_name())
     }
 
     /// The object a `ConstPtr(name)` constant stands for.

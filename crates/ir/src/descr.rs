@@ -323,6 +323,16 @@ pub enum DescrKind {
 }
 
 impl Descr {
+    /// The name of the class of the objects `new_with_vtable` makes with
+    /// this size descr: its vtable where a namespace gives it (so that it
+    /// is the class `ConstClass(vtable)` names), else the descr's text.
+    pub fn class_name(&self) -> &str {
+        match &self.kind {
+            DescrKind::Size(size) if size.vtable.is_some() => size.vtable.as_deref().unwrap(),
+            _ => &self.text,
+        }
+    }
+
     /// A descr from its text; `Err` says what is wrong with a known shape.
     pub fn parse(text: &str) -> Result<Descr, String> {
         let kind = parse_kind(text)?;

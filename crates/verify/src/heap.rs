@@ -1400,12 +1400,7 @@ fn bit_width(term: &Term) -> u32 {
 /// descr's `vtable`, or (a size descr that does not name its class) a
 /// class of its own, named by the descr.
 pub(crate) fn class_of_size(descr: Option<&Descr>) -> String {
-    match descr.map(|d| &d.kind) {
-        Some(DescrKind::Size(size)) if size.vtable.is_some() => {
-            size.vtable.as_deref().unwrap().into()
-        }
-        _ => descr.map_or_else(String::new, |d| d.text.to_string()),
-    }
+    descr.map_or_else(String::new, |d| d.class_name().to_string())
 }
 
 /// The identity of the object a `ConstPtr(name)` names: the namespace's

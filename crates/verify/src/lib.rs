@@ -1039,10 +1039,8 @@ fn private_objects(trace: &Trace, resume: bool) -> Vec<usize> {
                     | Strgetitem | Strsetitem | Unicodelen | Unicodegetitem | Unicodesetitem
                     | GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF
                     | SetinteriorfieldGc | GuardClass | GuardNonnullClass | GuardNonnull
-                    | GuardIsnull | GuardValue | GuardGcType | GuardIsObject | GuardSubclass => {
-                        k == 0
-                    }
-                    PtrEq | PtrNe | InstancePtrEq | InstancePtrNe => true,
+                    | GuardIsnull | GuardGcType | GuardIsObject | GuardSubclass => k == 0,
+                    PtrEq | PtrNe | InstancePtrEq | InstancePtrNe | GuardValue => true,
                     // Characters copied from one string into another.
                     Copystrcontent | Copyunicodecontent => k < 2,
                     _ => false,

@@ -1,14 +1,18 @@
 //! The validator's heap encodings agree with the reference interpreter.
 //! For each family of heap ops (struct fields, wide and narrow; arrays;
-//! strings; object identity), random cases (200 per family in CI,
-//! `HEAP_CASES=10000` for more) are written as groups of ops on objects
-//! the trace allocates, 20 groups to a trace that
+//! strings; unicode strings and character copies; floats kept in fields
+//! and items; object identity; guards on references), random cases (200
+//! per family in CI, `HEAP_CASES=10000` for more) are written as groups
+//! of ops on objects the trace allocates, a few groups to a trace that
 //! passes every group's results to `escape_n`. The interpreter runs the
 //! trace; the validator must then prove it equivalent to a trace that just
 //! escapes the interpreter's values, which the solver can only do if its
 //! reading of every op gives those values too. One batch per
 //! family with a single result off by one must be refuted, so that the
-//! check can fail.
+//! check can fail. Guards are cases too: each group's guards pass, and the
+//! last group of a batch may end with one that fails, which the other
+//! trace stands for with `guard_true(0)`; so an encoding that lets a guard
+//! pass that the interpreter fails, or the other way round, is refuted.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,7 +24,8 @@ use traceopt_verify::{verify, Verdict};
 
 /// Cases per family in CI; `HEAP_CASES=10000` for the full check.
 const CASES_PER_FAMILY: usize = 200;
-const GROUPS_PER_TRACE: usize = 20;
+/// Small traces: the solver's time grows faster than their length.
+const GROUPS_PER_TRACE: usize = 5;
 
 fn cases_per_family() -> usize {
     std::env::var("HEAP_CASES")
@@ -145,13 +150,108 @@ fn identity(rng: &mut Rng, g: usize) -> Group {
     (ops, outs)
 }
 
-/// A trace of `groups` groups and the values it finishes with, as the
-/// interpreter computes them.
-fn batch(family: fn(&mut Rng, usize) -> Group, rng: &mut Rng, groups: usize) -> (String, Vec<i64>) {
+/// Unicode strings: a new one of 1 to 4 code points, each written, a
+/// copy of part of it into another, characters read back from both.
+fn unicode(rng: &mut Rng, g: usize) -> Group {
+    let n = 1 + rng.below(4);
+    let mut ops = format!("pu{g} = newunicode({n})\npv{g} = newunicode({n})\n");
+    for i in 0..n {
+        let c = [rng.below(128), rng.below(0x11_0000)][rng.below(2) as usize];
+        ops += &format!("unicodesetitem(pu{g}, {i}, {c})\n");
+    }
+    let len = rng.below(n + 1);
+    let (from, to) = (rng.below(n - len + 1), rng.below(n - len + 1));
+    ops += &format!("copyunicodecontent(pu{g}, pv{g}, {from}, {to}, {len})\n");
+    let (i, j) = (rng.below(n), rng.below(n));
+    ops += &format!(
+        "ia{g} = unicodegetitem(pv{g}, {i})\nib{g} = unicodegetitem(pu{g}, {j})\n\
+         il{g} = unicodelen(pv{g})\n"
+    );
+    (ops, ["ia", "ib", "il"].map(|p| format!("{p}{g}")).to_vec())
+}
+
+/// Floats kept in a field and an array item, read back (their bits
+/// unchanged, NaNs and signed zeros included).
+fn floats(rng: &mut Rng, g: usize) -> Group {
+    const FLOATS: [&str; 8] = [
+        "0.0", "-0.0", "1.5", "-2.25", "1e+300", "inf", "-inf", "nan",
+    ];
+    let mut pick = || FLOATS[rng.below(FLOATS.len() as u64) as usize];
+    let (x, y, z) = (pick(), pick(), pick());
+    let ops = format!(
+        "pf{g} = new_with_vtable(descr=nodesize)\npa{g} = new_array_clear(2, descr=floatarraydescr)\n\
+         setfield_gc(pf{g}, {x}, descr=floatdescr)\nsetarrayitem_gc(pa{g}, 1, {y}, descr=floatarraydescr)\n\
+         setarrayitem_gc(pa{g}, 0, {z}, descr=floatarraydescr)\n\
+         fa{g} = getfield_gc_f(pf{g}, descr=floatdescr)\nfb{g} = getarrayitem_gc_f(pa{g}, 1, descr=floatarraydescr)\n\
+         fc{g} = getarrayitem_gc_f(pa{g}, 0, descr=floatarraydescr)\n"
+    );
+    (ops, ["fa", "fb", "fc"].map(|p| format!("{p}{g}")).to_vec())
+}
+
+/// Guards on references: two nodes of different classes, one maybe
+/// pointing to the other, and null read from a cleared field; a guard
+/// (class, non-null, null, non-null of a class, value) on one of them.
+/// Each guard is chosen to pass, but for one in a batch's last group that
+/// must fail (`failing`).
+fn guards(rng: &mut Rng, g: usize, failing: bool) -> Group {
+    let (a, b) = (format!("pa{g}"), format!("pb{g}"));
+    let linked = rng.below(2) == 0;
+    let mut ops =
+        format!("{a} = new_with_vtable(descr=nodesize)\n{b} = new_with_vtable(descr=nodesize2)\n");
+    if linked {
+        ops += &format!("setfield_gc({a}, {b}, descr=nextdescr)\n");
+    }
+    ops += &format!("pn{g} = getfield_gc_r({a}, descr=nextdescr)\n");
+    // Each subject: its name and its class (None: null).
+    let subjects = [
+        (a.clone(), Some("node_vtable")),
+        (b.clone(), Some("node_vtable2")),
+        (format!("pn{g}"), linked.then_some("node_vtable2")),
+    ];
+    let outs = vec![format!("ie{g}")];
+    loop {
+        let (subject, class) = &subjects[rng.below(3) as usize];
+        let other = &subjects[rng.below(3) as usize];
+        let want = ["node_vtable", "node_vtable2"][rng.below(2) as usize];
+        let (guard, passes) = match rng.below(5) {
+            0 => (
+                format!("guard_class({subject}, ConstClass({want})) []"),
+                *class == Some(want),
+            ),
+            1 => (format!("guard_nonnull({subject}) []"), class.is_some()),
+            2 => (format!("guard_isnull({subject}) []"), class.is_none()),
+            3 => (
+                format!("guard_nonnull_class({subject}, ConstClass({want})) []"),
+                *class == Some(want),
+            ),
+            _ => (
+                format!("guard_value({subject}, {}) []", other.0),
+                // The same object, or both null.
+                subject == &other.0 || (class.is_none() && other.1.is_none()),
+            ),
+        };
+        // guard_class needs an object: only where it is not null.
+        let defined = !guard.starts_with("guard_class") || class.is_some();
+        if defined && passes != failing {
+            ops += &format!("{guard}\nie{g} = ptr_eq({subject}, {})\n", other.0);
+            return (ops, outs);
+        }
+    }
+}
+
+/// A trace of `groups` groups and how it ends, as the interpreter runs
+/// it: the values it escapes, or `None` where a guard fails (only the last
+/// group's may, with `failing`).
+fn batch_of(
+    family: &dyn Fn(&mut Rng, usize, bool) -> Group,
+    rng: &mut Rng,
+    groups: usize,
+    failing: bool,
+) -> (String, Option<Vec<String>>) {
     let mut text = String::from("[]\n");
     let mut outs = Vec::new();
     for g in 0..groups {
-        let (ops, o) = family(rng, g);
+        let (ops, o) = family(rng, g, failing && g + 1 == groups);
         text += &ops;
         outs.extend(o);
     }
@@ -160,21 +260,46 @@ fn batch(family: fn(&mut Rng, usize) -> Group, rng: &mut Rng, groups: usize) -> 
         parse_trace_with(&text, "batch", Some(namespace())).unwrap_or_else(|e| panic!("{e}"));
     let run = run(&trace, &[], &mut DefaultEnv, Limits::default())
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert!(matches!(run.outcome, Outcome::Finished { .. }), "{text}");
-    let values = run.escaped[0]
-        .1
-        .iter()
-        .map(|v| match v {
-            Val::Int(i) => *i,
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    (text, values)
+    match run.outcome {
+        Outcome::Finished { .. } => {
+            assert!(!failing, "{text}");
+            let values = run.escaped[0].1.iter().map(constant).collect();
+            (text, Some(values))
+        }
+        Outcome::GuardFailed { .. } if failing => (text, None),
+        other => panic!("{other:?}\n{text}"),
+    }
 }
 
-fn verdict(before: &str, values: &[i64], solver: &mut Solver) -> Verdict {
-    let words: Vec<String> = values.iter().map(i64::to_string).collect();
-    let after = format!("[]\nescape_n({})\nfinish()\n", words.join(", "));
+/// A value as a constant of the trace format.
+fn constant(v: &Val) -> String {
+    match v {
+        Val::Int(i) => i.to_string(),
+        Val::Float(f) if f.is_nan() => "nan".into(),
+        Val::Float(f) if f.is_infinite() => (if *f > 0.0 { "inf" } else { "-inf" }).into(),
+        Val::Float(f) => format!("{f:?}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn batch(
+    family: fn(&mut Rng, usize) -> Group,
+    rng: &mut Rng,
+    groups: usize,
+) -> (String, Vec<String>) {
+    let (text, values) = batch_of(&|rng, g, _| family(rng, g), rng, groups, false);
+    (text, values.unwrap())
+}
+
+fn verdict(before: &str, values: &[String], solver: &mut Solver) -> Verdict {
+    verdict_of(
+        before,
+        &format!("[]\nescape_n({})\nfinish()\n", values.join(", ")),
+        solver,
+    )
+}
+
+fn verdict_of(before: &str, after: &str, solver: &mut Solver) -> Verdict {
     let ns = Some(namespace());
     let before = parse_trace_with(before, "before", ns.clone()).unwrap();
     let after = parse_trace_with(&after, "after", ns).unwrap();
@@ -192,10 +317,14 @@ fn cross_check(name: &str, family: fn(&mut Rng, usize) -> Group, seed: u64) {
             other => panic!("{name}, batch {k}: the validator disagrees: {other:?}\n{text}"),
         }
         if k == 0 {
-            // The check can fail: one value off by one is refuted.
+            // The check can fail: one value off is refuted.
             let mut wrong = values.clone();
             let i = rng.below(wrong.len() as u64) as usize;
-            wrong[i] = wrong[i].wrapping_add(1);
+            wrong[i] = match wrong[i].parse::<i64>() {
+                Ok(n) => n.wrapping_add(1).to_string(),
+                Err(_) if wrong[i] == "1.0" => "2.0".into(),
+                Err(_) => "1.0".into(),
+            };
             match verdict(&text, &wrong, &mut solver) {
                 Verdict::Refuted(_) => {}
                 other => panic!("{name}: a wrong value was not refuted: {other:?}\n{text}"),
@@ -222,4 +351,45 @@ fn strings_agree_with_the_interpreter() {
 #[test]
 fn identities_agree_with_the_interpreter() {
     cross_check("identity", identity, 0x0fed_cba9_8765_4321);
+}
+
+#[test]
+fn unicode_strings_and_copies_agree_with_the_interpreter() {
+    cross_check("unicode", unicode, 0x5555_aaaa_1234_4321);
+}
+
+#[test]
+fn floats_in_the_heap_agree_with_the_interpreter() {
+    cross_check("floats", floats, 0x7777_1111_2222_3333);
+}
+
+/// Guards on references: a batch whose guards all pass is proved equal to
+/// its values; one whose last guard fails is proved equal to a trace that
+/// fails `guard_true(0)` at once, and refuted against one that does not
+/// fail.
+#[test]
+fn guards_on_references_agree_with_the_interpreter() {
+    let mut solver = Solver::start(None, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
+    let mut rng = Rng(0x3141_5926_5358_9793);
+    for k in 0..cases_per_family().div_ceil(GROUPS_PER_TRACE) {
+        let failing = k % 2 == 1;
+        let (text, values) = batch_of(&guards, &mut rng, GROUPS_PER_TRACE, failing);
+        let verdict = match &values {
+            Some(values) => verdict(&text, values, &mut solver),
+            None => verdict_of(&text, "[]\nguard_true(0) []\nfinish()\n", &mut solver),
+        };
+        assert_eq!(verdict, Verdict::Proved, "guards, batch {k}\n{text}");
+        if k < 2 {
+            // The check can fail: the other ending is refuted.
+            let wrong = match &values {
+                Some(_) => "[]\nguard_true(0) []\nfinish()\n".to_string(),
+                None => "[]\nfinish()\n".to_string(),
+            };
+            match verdict_of(&text, &wrong, &mut solver) {
+                Verdict::Refuted(_) => {}
+                other => panic!("guards: a wrong ending was not refuted: {other:?}\n{text}"),
+            }
+        }
+    }
 }

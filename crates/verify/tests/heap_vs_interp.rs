@@ -302,7 +302,7 @@ fn verdict(before: &str, values: &[String], solver: &mut Solver) -> Verdict {
 fn verdict_of(before: &str, after: &str, solver: &mut Solver) -> Verdict {
     let ns = Some(namespace());
     let before = parse_trace_with(before, "before", ns.clone()).unwrap();
-    let after = parse_trace_with(&after, "after", ns).unwrap();
+    let after = parse_trace_with(after, "after", ns).unwrap();
     verify(&before, &after, solver).unwrap()
 }
 

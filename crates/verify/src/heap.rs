@@ -34,7 +34,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use traceopt_interp::{Heap, HeapObject, ObjId, Val};
 
-use traceopt_ir::{Descr, DescrKind, FieldValue, Flags, NamedConst, Namespace, Opcode, Type};
+use traceopt_ir::{
+    Descr, DescrKind, FieldValue, Flags, HeapSet, NamedConst, Namespace, Opcode, Type,
+};
 use traceopt_smt::encode::flag;
 use traceopt_smt::{Fun, Model, Name, Solver, SolverError, Sort, Term};
 
@@ -66,6 +68,14 @@ impl Cell {
             _ => 64,
         };
         Sort::Array { index, value: 64 }
+    }
+
+    /// The descr that names it (empty for classes, lengths, strings).
+    fn descr_name(&self) -> &str {
+        match self {
+            Cell::Field(d) | Cell::Item(d) | Cell::Interior(d) | Cell::Raw(d) => d,
+            _ => "",
+        }
     }
 
     /// The sort of its keys.
@@ -1082,19 +1092,27 @@ impl Memory {
         args: &[Term],
         result: bool,
     ) -> Result<Effect, SolverError> {
+        // What the call sees: its arguments and the cells its effect info
+        // lets it read or write (PyPy's read set leaves out what the call
+        // also writes), and classes, lengths and strings, which never
+        // change.
         let mut observed = args.to_vec();
-        observed.extend(self.snapshot(world, solver)?);
+        let info = descr.and_then(Descr::as_call);
+        let (reads, writes) = (info.map(|c| &c.reads), info.map(|c| &c.writes));
+        let touches = |set: Option<&HeapSet>, cell: &Cell| {
+            set.map_or(true, |s| s.may_touch(cell.descr_name()))
+        };
+        let cells: Vec<Cell> = world.cells.clone();
+        for (cell, array) in cells.iter().zip(self.snapshot(world, solver)?) {
+            if cell.immutable() || touches(reads, cell) || touches(writes, cell) {
+                observed.push(array);
+            }
+        }
         self.calls += 1;
         self.exception_taken = false;
         let k = self.calls;
-        let writes = descr.and_then(Descr::as_call).map(|c| &c.writes);
-        let cells: Vec<Cell> = world.cells.clone();
         for cell in cells.iter().filter(|c| !c.immutable()) {
-            let name = match cell {
-                Cell::Field(d) | Cell::Item(d) | Cell::Interior(d) | Cell::Raw(d) => d,
-                _ => "",
-            };
-            if writes.map_or(true, |w| w.may_touch(name)) {
+            if touches(writes, cell) {
                 let after = world.after_call(solver, cell, k)?;
                 self.arrays.insert(cell.clone(), after.clone());
                 self.written_by_call.insert(cell.clone(), (k, after));

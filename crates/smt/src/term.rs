@@ -219,6 +219,23 @@ impl Term {
         }
     }
 
+    /// Disjunction; `false` for none, simplified around constants.
+    pub fn or_all(terms: impl IntoIterator<Item = Term>) -> Term {
+        let mut parts: Vec<Term> = Vec::new();
+        for t in terms {
+            match t {
+                Term::Bool(false) => {}
+                Term::Bool(true) => return Term::Bool(true),
+                t => parts.push(t),
+            }
+        }
+        match parts.len() {
+            0 => Term::Bool(false),
+            1 => parts.pop().unwrap(),
+            _ => Term::App(Fun::Or, parts.into()),
+        }
+    }
+
     pub fn and(&self, other: &Term) -> Term {
         Term::and_all([self.clone(), other.clone()])
     }

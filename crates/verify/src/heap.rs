@@ -124,6 +124,9 @@ pub(crate) struct World {
     array_names: HashMap<Term, Term>,
     /// The highest k of a call whose result is an unknown (`call{k}`).
     call_results: u32,
+    /// The fresh objects' slots: how many there are in all, and those
+    /// both traces allocate (`pairing.rs`); `None` where not set.
+    pub slots: Option<(u32, Vec<u32>)>,
 }
 
 impl World {
@@ -174,6 +177,28 @@ impl World {
             self.lemmas.push(low.and(&high));
         }
         Ok(base)
+    }
+
+    /// What a reference that comes from outside the trace (a call's result,
+    /// or a cell a call may have written) can be: null, an object from
+    /// before, one the outside made (past every fresh slot), or a fresh
+    /// object both traces allocate. Never one that only one trace
+    /// allocates: that one can only get out through what both traces must
+    /// show alike (a call's arguments, the heap it sees), which would tell
+    /// them apart first.
+    pub fn outside_ref(&mut self, solver: &mut Solver, r: &Term) -> Result<Term, SolverError> {
+        let Some((count, paired)) = self.slots.clone() else {
+            return Ok(Term::Bool(true));
+        };
+        let base = self.base(solver)?;
+        let slot = |s: u32| base.bv(Fun::BvAdd, &Term::word(i64::from(s)));
+        let mut cases = vec![
+            r.eq(&Term::word(0)),
+            r.bv(Fun::BvUlt, &base),
+            slot(count).bv(Fun::BvUlt, r),
+        ];
+        cases.extend(paired.iter().map(|&s| r.eq(&slot(s))));
+        Ok(Term::or_all(cases))
     }
 
     /// Null or an object from before the traces.
@@ -868,8 +893,11 @@ impl Memory {
         // What a call may have written here, so that a replay's call
         // writes it.
         if let Some((k, after)) = self.written_by_call.get(&cell) {
-            let left = after.select(&key);
-            world.record_read(solver, &cell, obj, &key, &left, ty, Some(*k))?;
+            let (k, left) = (*k, after.select(&key));
+            world.record_read(solver, &cell, obj, &key, &left, ty, Some(k))?;
+            if ty == Type::Ref {
+                self.facts.push(world.outside_ref(solver, &left)?);
+            }
         }
         if let Cell::StrChar(unicode) = cell {
             self.facts.push(is_char(&initial, unicode));
@@ -1391,11 +1419,18 @@ pub(crate) fn encode_heap_op(
         | CallLoopinvariantF | CallLoopinvariantN => {
             let fun = world.function(solver, "pure", args.len())?;
             let v = Term::apply(&fun, args);
+            if opcode.result_type() == Type::Ref {
+                e.lemmas.push(world.outside_ref(solver, &v)?);
+            }
             e.value = (opcode.result_type() != Type::Void).then_some(v);
         }
         _ if opcode.has(Flags::CALL) => {
             let result = opcode.result_type() != Type::Void;
-            return memory.call(world, solver, descr, args, result).map(Some);
+            let mut e = memory.call(world, solver, descr, args, result)?;
+            if let (Type::Ref, Some(v)) = (opcode.result_type(), &e.value) {
+                e.lemmas.push(world.outside_ref(solver, v)?);
+            }
+            return Ok(Some(e));
         }
         ForceToken => e.value = Some(world.call_unknown(solver, "force_token", 0)?),
         _ => return Ok(None),

@@ -248,6 +248,8 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
     } = solver_inputs(&[trace], "BEFORE")?;
     solver.push()?;
     let mut world = World::default();
+    let count = pairing::allocation_count(trace);
+    world.slots = Some((count, (1..=count).collect()));
     let result = (|| {
         begin(&[trace], &inputs, &vars, &mut world, solver)?;
         let side = encode_side(
@@ -268,7 +270,11 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
                 .cloned(),
         );
         let goal = assumptions.implies(&side.pass.not());
-        Ok::<_, VerifyError>(prove(solver, &world, &goal, &vars)?)
+        let facts = Term::and_all(world.lemmas.iter().chain(&side.lemmas).cloned());
+        Ok::<_, VerifyError>(match prove(solver, &world, &goal, &vars)? {
+            Outcome::Proved => consistent(solver, &world, &facts, &vars)?,
+            other => other,
+        })
     })();
     solver.pop()?;
     Ok(match result? {
@@ -332,6 +338,29 @@ fn begin(
         }
     }
     Ok(())
+}
+
+/// `Proved` if the encoding's own `facts` (what it assumes of every run,
+/// not what the traces do) hold together on some heap and inputs; a proof
+/// from contradictory facts proves nothing (an encoding bug), and is
+/// `Unknown`.
+fn consistent(
+    solver: &mut Solver,
+    world: &World,
+    facts: &Term,
+    vars: &[String],
+) -> Result<Outcome, SolverError> {
+    Ok(match prove(solver, world, &facts.not(), vars)? {
+        Outcome::Counterexample(_) => Outcome::Proved,
+        Outcome::Proved => Outcome::Unknown(
+            "the validator's own facts about these traces contradict each other (an encoding \
+             bug), so its proof proves nothing"
+                .into(),
+        ),
+        Outcome::Unknown(why) => Outcome::Unknown(format!(
+            "the validator's facts could not be shown consistent: {why}"
+        )),
+    })
 }
 
 /// Proves `goal`: bit-blasted where it is only bitvectors.
@@ -426,8 +455,12 @@ fn check(
     let result = (|| {
         begin(&[before, after], &inputs, &vars, &mut world, solver)?;
         let mut shared = Shared::default();
-        let mut b = encode_side(before, "BEFORE", "b", &[], &mut shared, &mut world, solver)?;
         let slots = pairing::after_slots(before, after, provenance);
+        let allocated = pairing::allocation_count(before);
+        let paired = slots.iter().copied().filter(|&s| s <= allocated).collect();
+        let count = slots.iter().copied().fold(allocated, u32::max);
+        world.slots = Some((count, paired));
+        let mut b = encode_side(before, "BEFORE", "b", &[], &mut shared, &mut world, solver)?;
         let mut a = encode_side(after, "AFTER", "a", &slots, &mut shared, &mut world, solver)?;
         let same_end = match (&b.end, &a.end) {
             (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
@@ -470,6 +503,9 @@ fn check(
         }
         let mut assumed: Vec<Term> = world.lemmas.clone();
         assumed.extend(b.lemmas.iter().chain(&a.lemmas).cloned());
+        // The encoding's own facts, which some heap must satisfy: if they
+        // contradict each other, every goal follows (see below).
+        let facts = Term::and_all(assumed.clone());
         assumed.extend(b.defined.iter().cloned());
         let end = Term::and_all([same_end, same_escapes, same_heap]);
         // AFTER's definedness, less what BEFORE's already gives.
@@ -512,10 +548,12 @@ fn check(
         obligations.push(("AFTER is less defined than BEFORE".into(), a_defined));
         let assumptions = Term::and_all(assumed);
         let meanings = Term::and_all(world.arithmetic_meanings.clone());
+        let mut asked = false;
         for (what, goal) in obligations {
             if goal == Term::Bool(true) {
                 continue; // settled here: both traces compute it alike
             }
+            asked = true;
             // First without what products and quotients mean (a proof
             // there is a proof), then with it.
             if meanings != Term::Bool(true)
@@ -541,7 +579,11 @@ fn check(
                 other => return Ok((what, other)),
             }
         }
-        Ok::<_, VerifyError>((String::new(), Outcome::Proved))
+        let proved = match asked {
+            true => consistent(solver, &world, &facts.and(&meanings), &vars)?,
+            false => Outcome::Proved,
+        };
+        Ok::<_, VerifyError>((String::new(), proved))
     })();
     solver.pop()?;
     let (what, outcome) = result?;

@@ -35,6 +35,15 @@ pub(crate) fn makes_fresh_object(op: Opcode) -> bool {
     )
 }
 
+/// How many fresh objects `trace` allocates.
+pub(crate) fn allocation_count(trace: &Trace) -> u32 {
+    trace
+        .ops
+        .iter()
+        .filter(|op| makes_fresh_object(op.opcode))
+        .count() as u32
+}
+
 /// One trace's allocations: for each value id that an allocation defines,
 /// its index among the trace's allocations.
 struct Allocations {

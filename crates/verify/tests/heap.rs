@@ -657,6 +657,19 @@ fn pure_results_a_harness_gives_are_assumed_and_replayed() {
         verdict_given(other, "[i0]\nfinish(5)\n", &given),
         Verdict::Proved
     );
+    // Results that contradict each other would prove anything: the
+    // validator finds its facts inconsistent and proves nothing.
+    let contradictory = [
+        given[0].clone(),
+        PureResult {
+            args: vec![Const::Int(123), Const::Int(4)],
+            result: Const::Int(6),
+        },
+    ];
+    match verdict_given(before, "[i0]\nfinish(7)\n", &contradictory) {
+        Verdict::Unknown(why) => assert!(why.contains("contradict"), "{why}"),
+        other => panic!("expected no proof, got {other:?}"),
+    }
 }
 
 #[test]

@@ -202,15 +202,20 @@ fn guards(rng: &mut Rng, g: usize, failing: bool) -> Group {
         ops += &format!("setfield_gc({a}, {b}, descr=nextdescr)\n");
     }
     ops += &format!("pn{g} = getfield_gc_r({a}, descr=nextdescr)\n");
-    // Each subject: its name and its class (None: null).
+    // Each subject: its name, its class (None: null) and which object it
+    // is (pn is b where linked).
     let subjects = [
-        (a.clone(), Some("node_vtable")),
-        (b.clone(), Some("node_vtable2")),
-        (format!("pn{g}"), linked.then_some("node_vtable2")),
+        (a.clone(), Some("node_vtable"), "a"),
+        (b.clone(), Some("node_vtable2"), "b"),
+        (
+            format!("pn{g}"),
+            linked.then_some("node_vtable2"),
+            if linked { "b" } else { "null" },
+        ),
     ];
     let outs = vec![format!("ie{g}")];
     loop {
-        let (subject, class) = &subjects[rng.below(3) as usize];
+        let (subject, class, identity) = &subjects[rng.below(3) as usize];
         let other = &subjects[rng.below(3) as usize];
         let want = ["node_vtable", "node_vtable2"][rng.below(2) as usize];
         let (guard, passes) = match rng.below(5) {
@@ -226,8 +231,7 @@ fn guards(rng: &mut Rng, g: usize, failing: bool) -> Group {
             ),
             _ => (
                 format!("guard_value({subject}, {}) []", other.0),
-                // The same object, or both null.
-                subject == &other.0 || (class.is_none() && other.1.is_none()),
+                identity == &other.2,
             ),
         };
         // guard_class needs an object: only where it is not null.

@@ -224,8 +224,9 @@ pub fn same_ending(before: &Run, after: &Run, shared: usize) -> Result<(), Strin
 /// Whether two runs that failed corresponding guards resume alike: the
 /// fail arguments both list (a hole on either side is not compared; a
 /// materialized virtual compares by contents, as a fresh object) and the
-/// objects from before. Guards whose fail-argument lists differ in
-/// length are not comparable and pass. The difference if not alike.
+/// objects from before (lists of different lengths are compared where
+/// both have an entry, as the validator compares them). The difference
+/// if not alike.
 pub fn same_resume(before: &Run, after: &Run, shared: usize) -> Result<(), String> {
     let (
         Outcome::GuardFailed {
@@ -240,9 +241,8 @@ pub fn same_resume(before: &Run, after: &Run, shared: usize) -> Result<(), Strin
     else {
         return Ok(());
     };
-    if x.len() != y.len() {
-        return Ok(());
-    }
+    // The fail arguments both list (a test's input often lists none),
+    // then the heap.
     let mut alike = Alike::new(&before.heap, &after.heap, shared);
     let context = |e: String| format!("{e} (BEFORE fails the guard at op {bx}, AFTER at op {ay})");
     for (k, (vx, vy)) in x.iter().zip(y).enumerate() {

@@ -1159,7 +1159,7 @@ impl Memory {
 }
 
 /// The cell a heap op's descr names.
-fn cell_of(opcode: Opcode, descr: Option<&Descr>) -> Option<Cell> {
+pub(crate) fn cell_of(opcode: Opcode, descr: Option<&Descr>) -> Option<Cell> {
     use Opcode::*;
     let text = || descr.map_or_else(|| Box::from(""), |d| d.text.clone());
     Some(match opcode {

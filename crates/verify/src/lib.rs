@@ -48,6 +48,8 @@ mod bridge;
 pub use bridge::Scope;
 mod heap;
 mod pairing;
+mod reach;
+use reach::{allocates, Reach, Site, Unreached};
 mod resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
@@ -119,9 +121,14 @@ struct Side {
     guards: Vec<Guard>,
     /// The heap at the end.
     memory: Memory,
-    /// The objects the trace allocates that nothing after its end can
-    /// reach: their contents are not compared.
-    private: Vec<Term>,
+    /// How each value id is reached after the end (`reach.rs`), the
+    /// stores that may keep a fresh object reached, and the stored
+    /// objects with a store not among them.
+    reach: Vec<Option<Reach>>,
+    sites: Vec<Site>,
+    unsited: Vec<usize>,
+    /// Every value's term.
+    values: Vec<Option<Term>>,
     /// Those that nothing can reach after a guard fails either (none is
     /// in resume data).
     private_at_guards: Vec<Term>,
@@ -482,12 +489,29 @@ fn check(
         // kind of cell either one touches.
         let b_heap = b.memory.snapshot(&mut world, solver)?;
         let a_heap = a.memory.snapshot(&mut world, solver)?;
-        let same_heap = Term::and_all(b_heap.iter().zip(&a_heap).zip(world.cells()).map(
+        let base = world.base(solver)?;
+        let slots = world.slots.as_ref().map_or(0, |(count, _)| *count);
+        let cells = world.cells().to_vec();
+        let unreached = |side: &Side, end: &[Term]| {
+            Unreached {
+                reach: &side.reach,
+                sites: &side.sites,
+                unsited: &side.unsited,
+                values: &side.values,
+                end,
+                cells: &cells,
+                base: base.clone(),
+                slots,
+            }
+            .hidden()
+        };
+        let (b_hidden, a_hidden) = (unreached(&b, &b_heap), unreached(&a, &a_heap));
+        let same_heap = Term::and_all(b_heap.iter().zip(&a_heap).zip(&cells).map(
             |((x, y), cell)| {
                 let wide = resume::wide_keys(cell);
                 let initial = world.initial_array(cell).expect("a cell of the snapshot");
-                let x = resume::without(x, &b.private, &b.allocated, wide, &initial);
-                let y = resume::without(y, &a.private, &a.allocated, wide, &initial);
+                let x = resume::without(x, &b_hidden, &b.allocated, wide, &initial);
+                let y = resume::without(y, &a_hidden, &a.allocated, wide, &initial);
                 same_array(&x, &y)
             },
         ));
@@ -514,12 +538,16 @@ fn check(
             None => shared_guards(&b, &a),
             Some(provenance) => aligned_guards(&b, &a, provenance),
         };
-        let mut obligations = match provenance {
-            None => end_to_end_obligations(&b, &a, end),
+        // The first `alignment` obligations are the aligned form's guard
+        // by guard ones, which a counterexample refutes even where the
+        // runs end alike; the others need a replayed difference.
+        let (mut obligations, alignment) = match provenance {
+            None => (end_to_end_obligations(&b, &a, end), 0),
             Some(provenance) => {
                 let mut obligations = guard_obligations(before, after, &b, &a, provenance)?;
+                let alignment = obligations.len();
                 obligations.push(("the traces end differently".into(), b.pass.implies(&end)));
-                obligations
+                (obligations, alignment)
             }
         };
         let mut resumes = Vec::new();
@@ -549,7 +577,8 @@ fn check(
         let assumptions = Term::and_all(assumed);
         let meanings = Term::and_all(world.arithmetic_meanings.clone());
         let mut asked = false;
-        for (what, goal) in obligations {
+        for (k, (what, goal)) in obligations.into_iter().enumerate() {
+            let what = (what, k < alignment);
             if goal == Term::Bool(true) {
                 continue; // settled here: both traces compute it alike
             }
@@ -583,10 +612,10 @@ fn check(
             true => consistent(solver, &world, &facts.and(&meanings), &vars)?,
             false => Outcome::Proved,
         };
-        Ok::<_, VerifyError>((String::new(), proved))
+        Ok::<_, VerifyError>(((String::new(), false), proved))
     })();
     solver.pop()?;
-    let (what, outcome) = result?;
+    let ((what, alignment), outcome) = result?;
     Ok(match outcome {
         Outcome::Proved => Verdict::Proved,
         Outcome::Unknown(reason) => Verdict::Unknown(reason),
@@ -596,13 +625,13 @@ fn check(
                 return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
             };
             start.pure_results = pure_results.to_vec();
-            let difference = match (replay(before, after, &start, &failing_pairs), what.is_empty()) {
-                (Some(difference), true) => difference,
-                (Some(difference), false) => format!("{what}: {difference}"),
+            let difference = match (replay(before, after, &start, &failing_pairs), alignment) {
+                (Some(difference), _) if what.is_empty() => difference,
+                (Some(difference), _) => format!("{what}: {difference}"),
                 // A broken alignment refutes the aligned form even when the
                 // two runs end alike on these inputs.
-                (None, false) => format!("{what} (the two runs end alike on these inputs)"),
-                (None, true) => {
+                (None, true) => format!("{what} (the two runs end alike on these inputs)"),
+                (None, false) => {
                     return Ok(Verdict::Unreplayed(format!(
                         "the solver's counterexample {values:?} does not replay in the interpreter (a meaning the validator gives an op that the interpreter does not, an encoding bug, or a solver that lies)"
                     )))
@@ -1006,8 +1035,29 @@ fn encode_side(
             .map(|i| trace.inputs.len() + i)
             .collect(),
     );
-    let private = terms(private_objects(trace, false));
-    let private_at_guards = terms(private_objects(trace, true));
+    let (reach, stores) = reach::reach(trace, false);
+    let (at_guards, _) = reach::reach(trace, true);
+    let private_at_guards = terms(
+        (0..at_guards.len())
+            .filter(|&v| at_guards[v] == Some(Reach::Private))
+            .collect(),
+    );
+    let (mut sites, mut unsited) = (Vec::new(), Vec::new());
+    for store in &stores {
+        let mut word = |arg: Arg| -> Result<Option<Term>, VerifyError> {
+            Ok(match arg {
+                Arg::Value(v) => values.get(v.0 as usize).cloned().flatten(),
+                Arg::Const(c) => Some(constant(trace, trace.constant(c), world, solver)?),
+            })
+        };
+        let owner = word(store.owner)?;
+        let index = store.index.map(&mut word).transpose()?;
+        match (owner, index) {
+            (Some(owner), None) => sites.push(store.site(owner, None)),
+            (Some(owner), Some(Some(index))) => sites.push(store.site(owner, Some(index))),
+            _ => unsited.push(store.value),
+        }
+    }
     Ok(Side {
         pass,
         defined,
@@ -1016,7 +1066,10 @@ fn encode_side(
         lemmas,
         guards,
         memory,
-        private,
+        reach,
+        sites,
+        unsited,
+        values,
         private_at_guards,
         allocated,
     })
@@ -1036,87 +1089,6 @@ fn uses_heap(trace: &Trace) -> bool {
                 && !is_escape(op.opcode)
                 && encode(op.opcode, &words[..n], op.descr.map(|d| trace.descr(d))).is_none()
         })
-}
-
-/// Whether `op` allocates an object.
-fn allocates(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode
-    )
-}
-
-/// The value ids of the objects `trace` allocates whose every use reads
-/// or writes them, compares them, or stores them into such objects: no
-/// pointer to them is passed to a call, output, kept in resume data or
-/// stored where something else can reach it, so nothing after the trace
-/// can reach them. With `resume`, an object in a guard's resume data is
-/// reached too.
-fn private_objects(trace: &Trace, resume: bool) -> Vec<usize> {
-    use Opcode::*;
-    let first = trace.inputs.len();
-    let mut private: Vec<bool> = (0..first + trace.ops.len())
-        .map(|id| id >= first && allocates(trace.ops[id - first].opcode))
-        .collect();
-    // (stored object, where it is stored)
-    let mut stored = Vec::new();
-    for op in &trace.ops {
-        // A store's value is reachable from its object.
-        let value_at = match op.opcode {
-            SetfieldGc => Some(1),
-            SetarrayitemGc | SetinteriorfieldGc => Some(2),
-            _ => None,
-        };
-        if let Some(Arg::Value(v)) = value_at.and_then(|k| op.args.get(k)) {
-            stored.push((v.0 as usize, op.args[0]));
-        }
-        // Which argument positions only use the object in place (a
-        // stored value is followed above).
-        let in_place = |k: usize| {
-            Some(k) == value_at
-                || match op.opcode {
-                    GetfieldGcI | GetfieldGcR | GetfieldGcF | SetfieldGc | GetarrayitemGcI
-                    | GetarrayitemGcR | GetarrayitemGcF | SetarrayitemGc | ArraylenGc | Strlen
-                    | Strgetitem | Strsetitem | Unicodelen | Unicodegetitem | Unicodesetitem
-                    | GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF
-                    | SetinteriorfieldGc | GuardClass | GuardNonnullClass | GuardNonnull
-                    | GuardIsnull | GuardGcType | GuardIsObject | GuardSubclass => k == 0,
-                    PtrEq | PtrNe | InstancePtrEq | InstancePtrNe | GuardValue => true,
-                    // Characters copied from one string into another.
-                    Copystrcontent | Copyunicodecontent => k < 2,
-                    _ => false,
-                }
-        };
-        for (k, arg) in op.args.iter().enumerate() {
-            if let Arg::Value(v) = arg {
-                if !in_place(k) {
-                    private[v.0 as usize] = false;
-                }
-            }
-        }
-        for arg in op.resume_args().filter(|_| resume) {
-            if let Arg::Value(v) = arg {
-                private[v.0 as usize] = false;
-            }
-        }
-    }
-    // Stored into an object that is reached, an object is reached.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &(v, into) in &stored {
-            let reached = match into {
-                Arg::Value(c) => !private[c.0 as usize],
-                Arg::Const(_) => true,
-            };
-            if reached && private[v] {
-                private[v] = false;
-                changed = true;
-            }
-        }
-    }
-    (0..private.len()).filter(|&id| private[id]).collect()
 }
 
 /// The word of a constant.

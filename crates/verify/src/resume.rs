@@ -162,8 +162,14 @@ pub(crate) fn agree(
     for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(world.cells()) {
         let wide = wide_keys(cell);
         let initial = world.initial_array(cell).expect("a cell of the snapshot");
-        let x = without(x, &unseen[0], allocated[0], wide, &initial);
-        let y = without(y, &unseen[1], allocated[1], wide, &initial);
+        let hidden = |objects: &[Term]| -> Vec<(Term, Term)> {
+            objects
+                .iter()
+                .map(|o| (o.clone(), Term::Bool(true)))
+                .collect()
+        };
+        let x = without(x, &hidden(&unseen[0]), allocated[0], wide, &initial);
+        let y = without(y, &hidden(&unseen[1]), allocated[1], wide, &initial);
         parts.push(crate::same_array(&x, &y));
     }
     Ok(Term::and_all(facts).implies(&Term::and_all(parts)))
@@ -330,24 +336,24 @@ pub(crate) fn wide_keys(cell: &Cell) -> bool {
         })
 }
 
-/// `array` without its stores to `objects` (keys that are (object, index)
-/// pairs when `wide`). `allocated` are the side's allocations, each
-/// distinct from the others: a store to one not in `objects` stays as is.
-/// Below a copy (a `lambda`, whose writes are not stores), the keys of
-/// `objects` hold what they held in `initial`, the array before the
-/// traces.
+/// `array` without its stores to the `hidden` objects, each where its
+/// condition holds (keys that are (object, index) pairs when `wide`).
+/// `allocated` are the side's allocations, each distinct from the others:
+/// a store to one not hidden stays as is. Below a copy (a `lambda`, whose
+/// writes are not stores), the keys of hidden objects hold what they held
+/// in `initial`, the array before the traces.
 pub(crate) fn without(
     array: &Term,
-    objects: &[Term],
+    hidden: &[(Term, Term)],
     allocated: &[Term],
     wide: bool,
     initial: &Term,
 ) -> Term {
-    if objects.is_empty() {
+    if hidden.is_empty() {
         return array.clone();
     }
     let within = Within {
-        objects,
+        hidden,
         allocated,
         wide,
         initial,
@@ -357,7 +363,7 @@ pub(crate) fn without(
 
 /// What `without` leaves out, and where.
 struct Within<'t> {
-    objects: &'t [Term],
+    hidden: &'t [(Term, Term)],
     allocated: &'t [Term],
     wide: bool,
     initial: &'t Term,
@@ -373,12 +379,9 @@ impl Within<'_> {
         }
     }
 
-    /// Whether `obj` is one of `objects`.
+    /// Whether `obj` is a hidden object, where it is hidden.
     fn hit(&self, obj: &Term) -> Term {
-        (self.objects.iter())
-            .map(|o| obj.eq(o))
-            .reduce(|x, y| x.or(&y))
-            .unwrap_or(Term::Bool(false))
+        Term::or_all(self.hidden.iter().map(|(o, when)| obj.eq(o).and(when)))
     }
 
     /// `without`, or `None` where nothing changes (so that unchanged
@@ -397,12 +400,14 @@ impl Within<'_> {
         let below = self.stores(&parts[0]);
         let key = &parts[1];
         let obj = self.object(key);
-        let (objects, allocated) = (self.objects, self.allocated);
+        let allocated = self.allocated;
         let rest = || below.clone().unwrap_or_else(|| parts[0].clone());
-        if objects.contains(&obj) {
-            return Some(rest());
-        }
         let kept = || rest().store(key, &parts[2]);
+        match self.hidden.iter().find(|(o, _)| *o == obj) {
+            Some((_, Term::Bool(true))) => return Some(rest()),
+            Some((_, when)) => return Some(Term::ite(when, &rest(), &kept())),
+            None => {}
+        }
         if allocated.contains(&obj) {
             return below.is_some().then(kept);
         }

@@ -411,6 +411,31 @@ fn only_what_outlives_the_trace_is_compared() {
     let before = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\nfinish(p2)\n";
     let after = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nfinish(p2)\n";
     refuted_with(before, after, "valuedescr differs");
+    // Stored into an object from before and overwritten there, it is not
+    // reached at the end.
+    let stored = |then: &str| {
+        format!(
+            "[p0, p1, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+             setfield_gc(p0, p2, descr=nextdescr)\n{then}finish(i1)\n"
+        )
+    };
+    let overwritten = "setfield_gc(p0, p1, descr=nextdescr)\n";
+    let after = "[p0, p1, i1]\nsetfield_gc(p0, p1, descr=nextdescr)\nfinish(i1)\n";
+    proved(&stored(overwritten), after);
+    // Overwritten through another object, it is reached unless the two are
+    // the same object.
+    let elsewhere = "setfield_gc(p1, p1, descr=nextdescr)\n";
+    let after = "[p0, p1, i1]\nsetfield_gc(p1, p1, descr=nextdescr)\nfinish(i1)\n";
+    refuted_with(&stored(elsewhere), after, "nextdescr");
+    // Reached through a fresh object that is itself reached.
+    let before =
+        "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\np3 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p3, i1, descr=valuedescr)\nsetfield_gc(p2, p3, descr=nextdescr)\n\
+        setfield_gc(p0, p2, descr=nextdescr)\nfinish(i1)\n";
+    let after =
+        "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\np3 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p2, p3, descr=nextdescr)\nsetfield_gc(p0, p2, descr=nextdescr)\nfinish(i1)\n";
+    refuted_with(before, after, "valuedescr differs");
 }
 
 #[test]

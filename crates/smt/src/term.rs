@@ -204,35 +204,29 @@ impl Term {
 
     /// Conjunction; `true` for none, simplified around constants.
     pub fn and_all(terms: impl IntoIterator<Item = Term>) -> Term {
-        let mut parts: Vec<Term> = Vec::new();
-        for t in terms {
-            match t {
-                Term::Bool(true) => {}
-                Term::Bool(false) => return Term::Bool(false),
-                t => parts.push(t),
-            }
-        }
-        match parts.len() {
-            0 => Term::Bool(true),
-            1 => parts.pop().unwrap(),
-            _ => Term::App(Fun::And, parts.into()),
-        }
+        Term::connective(terms, true, Fun::And)
     }
 
     /// Disjunction; `false` for none, simplified around constants.
     pub fn or_all(terms: impl IntoIterator<Item = Term>) -> Term {
+        Term::connective(terms, false, Fun::Or)
+    }
+
+    /// `fun` of `terms`, where `unit` is its neutral constant (and the
+    /// other one decides it).
+    fn connective(terms: impl IntoIterator<Item = Term>, unit: bool, fun: Fun) -> Term {
         let mut parts: Vec<Term> = Vec::new();
         for t in terms {
             match t {
-                Term::Bool(false) => {}
-                Term::Bool(true) => return Term::Bool(true),
+                Term::Bool(b) if b == unit => {}
+                Term::Bool(b) => return Term::Bool(b),
                 t => parts.push(t),
             }
         }
         match parts.len() {
-            0 => Term::Bool(false),
+            0 => Term::Bool(unit),
             1 => parts.pop().unwrap(),
-            _ => Term::App(Fun::Or, parts.into()),
+            _ => Term::App(fun, parts.into()),
         }
     }
 

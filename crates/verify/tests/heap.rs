@@ -390,6 +390,12 @@ fn a_changed_fail_argument_or_a_store_moved_past_a_guard_is_refuted() {
     let after =
         "[p0, i1, i2]\nguard_true(i2) [i1]\nsetfield_gc(p0, i1, descr=valuedescr)\nfinish(i1)\n";
     refuted_with(before, after, "obj0.valuedescr differs");
+    // Also where the two guards list other fail arguments (as a test's
+    // input lists none): the heap is still compared, and the replay shows
+    // it.
+    let before =
+        "[p0, i1, i2]\nsetfield_gc(p0, i1, descr=valuedescr)\nguard_true(i2) []\nfinish(i1)\n";
+    refuted_with(before, after, "obj0.valuedescr differs");
 }
 
 #[test]

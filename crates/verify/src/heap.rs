@@ -34,6 +34,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use traceopt_interp::{Heap, HeapObject, ObjId, Val};
 
+use crate::strings::{encode_helper, Helper};
 use traceopt_ir::{
     Descr, DescrKind, FieldValue, Flags, HeapSet, NamedConst, Namespace, Opcode, Type,
 };
@@ -150,6 +151,26 @@ impl World {
     /// The kinds of cells the traces use, in snapshot order.
     pub fn cells(&self) -> &[Cell] {
         &self.cells
+    }
+
+    /// The array of `cell` before the traces (registering the cell).
+    pub fn initial_of(&mut self, solver: &mut Solver, cell: &Cell) -> Result<Term, SolverError> {
+        self.initial(solver, cell)
+    }
+
+    /// Whether a constant object of this name was made already.
+    pub fn has_object(&self, name: &str) -> bool {
+        self.objects.iter().any(|(n, _)| &**n == name)
+    }
+
+    /// `obj` is an object of this kind.
+    pub fn is_kind(
+        &mut self,
+        solver: &mut Solver,
+        obj: &Term,
+        kind: ObjKind,
+    ) -> Result<Term, SolverError> {
+        is_kind(self, solver, obj, kind)
     }
 
     /// The struct-field cells the traces use.
@@ -401,6 +422,12 @@ impl World {
     pub fn register(&mut self, opcode: Opcode, descr: Option<&Descr>) {
         use Opcode::*;
         let mut cells: Vec<Cell> = cell_of(opcode, descr).into_iter().collect();
+        if let Some(helper) = Helper::of(descr).filter(|_| opcode.has(Flags::CALL)) {
+            cells.extend([Cell::StrLength(false), Cell::StrChar(false)]);
+            if helper == Helper::ToUnicode {
+                cells.extend([Cell::StrLength(true), Cell::StrChar(true)]);
+            }
+        }
         cells.extend(match opcode {
             ArraylenGc | NewArray | NewArrayClear | GetarrayitemGcI | GetarrayitemGcR
             | GetarrayitemGcF | GetarrayitemGcPureI | GetarrayitemGcPureR | GetarrayitemGcPureF
@@ -933,6 +960,48 @@ impl Memory {
         Ok(self.named(world, solver, &cell)?.select(&key))
     }
 
+    /// A string's length (a read of the heap before where not written).
+    pub(crate) fn length_of(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        cell: &Cell,
+        s: &Term,
+    ) -> Result<Term, SolverError> {
+        let n = self.read(
+            world,
+            solver,
+            Place::new(cell.clone(), s, s.clone(), Type::Int),
+        )?;
+        self.facts.push(Term::word(0).bv(Fun::BvSle, &n));
+        Ok(n)
+    }
+
+    /// `s` is a string (not unicode), not null.
+    pub(crate) fn nonnull_string(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        s: &Term,
+    ) -> Result<Term, SolverError> {
+        nonnull_of_kind(world, solver, s, ObjKind::Str)
+    }
+
+    /// The current array of `cell`, by its name.
+    pub(crate) fn named_array(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        cell: &Cell,
+    ) -> Result<Term, SolverError> {
+        self.named(world, solver, cell)
+    }
+
+    /// Makes `array` the current version of `cell`.
+    pub(crate) fn set_array(&mut self, cell: &Cell, array: Term) {
+        self.arrays.insert(cell.clone(), array);
+    }
+
     /// `copystrcontent(src, dst, src_start, dst_start, length)` on the
     /// characters `cell`: the array that holds, at each place of dst's
     /// span, the character at the same offset in src's, and elsewhere
@@ -1059,7 +1128,7 @@ impl Memory {
     }
 
     /// A new object, and its class and length where it has one.
-    fn allocate(
+    pub(crate) fn allocate(
         &mut self,
         world: &mut World,
         solver: &mut Solver,
@@ -1190,6 +1259,11 @@ pub(crate) fn encode_heap_op(
     use Opcode::*;
     if !opcode.info().arity().accepts(args.len()) {
         return Ok(None); // the checker reports it
+    }
+    if opcode.has(Flags::CALL) {
+        if let Some(helper) = Helper::of(descr) {
+            return encode_helper(world, memory, solver, helper, args);
+        }
     }
     let mut e = Effect::default();
     match opcode {
@@ -1471,7 +1545,7 @@ pub(crate) fn constant_identity<'n>(namespace: Option<&'n Namespace>, name: &'n 
 /// solver may not alias an array with an instance (which no heap, and no
 /// replay, has).
 #[derive(Clone, Copy)]
-enum ObjKind {
+pub(crate) enum ObjKind {
     Instance = 1,
     Array = 2,
     Str = 3,

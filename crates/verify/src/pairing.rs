@@ -24,23 +24,28 @@
 
 use std::collections::HashMap;
 
-use traceopt_ir::{Arg, Const, Flags, Opcode, Trace};
+use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Trace};
 
-/// Whether `op` makes a fresh object (one slot each).
-pub(crate) fn makes_fresh_object(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode | VirtualRef
-    )
+use crate::reach::allocates;
+
+/// What fresh object `op` makes (one slot each), as a kind that pairs
+/// only with its own: the op and descr, or for a string helper the
+/// `newstr` it stands for.
+fn fresh_object_kind(trace: &Trace, op: &Op) -> Option<String> {
+    if let Some(helper) = crate::reach::helper(trace, op).filter(|h| h.allocates()) {
+        return Some(helper.kind().to_string());
+    }
+    let made = allocates(trace, op) || op.opcode == Opcode::VirtualRef;
+    made.then(|| {
+        let descr = op.descr.map_or("", |d| &*trace.descr(d).text);
+        format!("{} {descr}", op.opcode)
+    })
 }
 
 /// How many fresh objects `trace` allocates.
 pub(crate) fn allocation_count(trace: &Trace) -> u32 {
-    trace
-        .ops
-        .iter()
-        .filter(|op| makes_fresh_object(op.opcode))
+    (trace.ops.iter())
+        .filter(|op| fresh_object_kind(trace, op).is_some())
         .count() as u32
 }
 
@@ -57,10 +62,9 @@ impl Allocations {
         let mut ops = Vec::new();
         let mut by_value = HashMap::new();
         for (i, op) in trace.ops.iter().enumerate() {
-            if makes_fresh_object(op.opcode) {
-                let descr = op.descr.map_or("", |d| &*trace.descr(d).text);
+            if let Some(kind) = fresh_object_kind(trace, op) {
                 by_value.insert((trace.inputs.len() + i) as u32, ops.len());
-                ops.push((i, format!("{} {descr}", op.opcode)));
+                ops.push((i, kind));
             }
         }
         Allocations { ops, by_value }

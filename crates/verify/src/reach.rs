@@ -14,10 +14,11 @@
 //!   its owner is reached (`live`): a node stored into an input's field
 //!   and overwritten later is not.
 
-use traceopt_ir::{Arg, Flags, Opcode, Trace};
+use traceopt_ir::{Arg, Flags, Op, Opcode, Trace};
 use traceopt_smt::{Fun, Term};
 
 use crate::heap::{cell_of, pair, Cell};
+use crate::strings::Helper;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Reach {
@@ -36,13 +37,20 @@ pub(crate) struct Store {
     pub index: Option<Arg>,
 }
 
-/// Whether `op` allocates an object (one the comparison may leave out).
-pub(crate) fn allocates(op: Opcode) -> bool {
+/// Whether `op` of `trace` allocates an object (one the comparison may
+/// leave out): an allocation op, or a string helper that makes a string.
+pub(crate) fn allocates(trace: &Trace, op: &Op) -> bool {
     use Opcode::*;
     matches!(
-        op,
+        op.opcode,
         New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode
-    )
+    ) || helper(trace, op).is_some_and(Helper::allocates)
+}
+
+/// The string helper `op` calls, if any (`strings.rs`).
+pub(crate) fn helper(trace: &Trace, op: &Op) -> Option<Helper> {
+    let descr = op.descr.map(|d| trace.descr(d));
+    Helper::of(descr).filter(|_| op.opcode.has(Flags::CALL))
 }
 
 /// How each value id of `trace` is reached, `None` for what is not an
@@ -54,7 +62,7 @@ pub(crate) fn reach(trace: &Trace, resume: bool) -> (Vec<Option<Reach>>, Vec<Sto
     let first = trace.inputs.len();
     let mut reach: Vec<Option<Reach>> = (0..first + trace.ops.len())
         .map(|id| {
-            (id >= first && allocates(trace.ops[id - first].opcode)).then_some(Reach::Private)
+            (id >= first && allocates(trace, &trace.ops[id - first])).then_some(Reach::Private)
         })
         .collect();
     let escape = |reach: &mut Vec<Option<Reach>>, arg: &Arg| {
@@ -90,8 +98,11 @@ pub(crate) fn reach(trace: &Trace, resume: bool) -> (Vec<Option<Reach>>, Vec<Sto
         }
         // Which argument positions only use the object in place (a
         // stored value is followed above).
+        let reads_strings = helper(trace, op).is_some();
         let in_place = |k: usize| {
             Some(k) == value_at
+                // A string helper reads its strings (past the function).
+                || (reads_strings && k > 0)
                 || match op.opcode {
                     GetfieldGcI | GetfieldGcR | GetfieldGcF | SetfieldGc | GetarrayitemGcI
                     | GetarrayitemGcR | GetarrayitemGcF | SetarrayitemGc | ArraylenGc | Strlen

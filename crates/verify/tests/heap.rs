@@ -513,6 +513,50 @@ fn copied_characters_are_the_sources() {
     not_proved_nor_replayed(before, after);
 }
 
+#[test]
+fn string_helpers_mean_what_pypy_makes_of_them() {
+    let not_proved = |before: &str, after: &str| {
+        assert_ne!(
+            verdict(before, after),
+            Verdict::Proved,
+            "\n{before}\n{after}"
+        );
+    };
+    // A concatenation is a new string holding both.
+    let before = "[p1, p2]\np3 = call_r(0, p1, p2, descr=strconcatdescr)\njump(p2, p3)\n";
+    let after = |first: &str, second: &str| {
+        format!(
+            "[p1, p2]\ni1 = strlen(p1)\ni2 = strlen(p2)\ni3 = int_add(i1, i2)\np3 = newstr(i3)\n\
+             copystrcontent({first}, p3, 0, 0, i1)\ncopystrcontent({second}, p3, 0, i1, i2)\njump(p2, p3)\n"
+        )
+    };
+    proved(before, &after("p1", "p2"));
+    not_proved(before, &after("p2", "p1"));
+    // A slice's characters are the source's.
+    let before =
+        "[p1]\np2 = call_r(0, p1, 1, 3, descr=strslicedescr)\ni3 = strgetitem(p2, 1)\nfinish(i3)\n";
+    let after = |i: i64| {
+        format!(
+            "[p1]\ni0 = strlen(p1)\ni1 = int_ge(i0, 3)\nguard_true(i1) []\ni3 = strgetitem(p1, {i})\nfinish(i3)\n"
+        )
+    };
+    proved(before, &after(2));
+    not_proved(before, &after(1));
+    // Equality: of a string with itself, with a constant of its contents.
+    let equal = |a: &str, b: &str| {
+        format!("[p1, p2]\ni1 = call_i(0, {a}, {b}, descr=strequaldescr)\nfinish(i1)\n")
+    };
+    proved(&equal("p1", "p1"), "[p1, p2]\nfinish(1)\n");
+    not_proved(&equal("p1", "p2"), "[p1, p2]\nfinish(1)\n");
+    let before = "[p1]\np2 = newstr(1)\nstrsetitem(p2, 0, 120)\ni1 = call_i(0, p2, s\"x\", descr=strequaldescr)\nfinish(i1)\n";
+    proved(before, "[p1]\nfinish(1)\n");
+    not_proved(&before.replace("120", "121"), "[p1]\nfinish(1)\n");
+    // A string constant's length and characters.
+    let before = "[i0]\ni1 = strlen(s\"abc\")\ni2 = strgetitem(s\"abc\", 1)\njump(i1, i2)\n";
+    proved(before, "[i0]\njump(3, 98)\n");
+    not_proved(before, "[i0]\njump(3, 97)\n");
+}
+
 /// Hand-made wrong heap rewrites, each of a kind an optimizer could get
 /// wrong: every one is refuted with a counterexample the interpreter
 /// replays (a `Refuted` verdict is only given after the replay shows the

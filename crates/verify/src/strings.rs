@@ -1,0 +1,355 @@
+//! The string helpers PyPy's optimizer knows the meaning of (an `OS=N`
+//! oopspec on the call's descr), and the contents of string constants.
+//!
+//! PyPy replaces calls of these helpers by what they do (a concatenation
+//! of two virtual strings becomes `newstr` and `copystrcontent`; an
+//! equality of known strings a constant), so the validator gives them
+//! the same meaning, as RPython's `ll_strconcat`, `ll_stringslice`,
+//! `ll_streq` and the `_ll_*_str_eq_*` helpers of the JIT's support code
+//! define it:
+//!
+//! - concatenation and slices make a fresh string (the next slot, as an
+//!   allocation) whose characters are the sources' (one `lambda` array);
+//! - equality compares lengths and then characters, as arrays over the
+//!   index (`lambda` again, equal where both are equal everywhere);
+//! - `str2unicode` makes a fresh unicode string of the same characters.
+//!
+//! They are not calls for the validator: no observation, no k-th call
+//! unknowns; a trace that calls one and a trace that does what it does
+//! agree. The interpreter does not run them, so a counterexample that
+//! involves them is never a refutation (`helper_calls_differ`).
+
+use traceopt_ir::Descr;
+use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
+
+use crate::heap::{pair, Cell, Effect, Memory, ObjKind, World};
+
+/// A helper the validator knows, by PyPy's oopspec index.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Helper {
+    /// (s1, s2): a new string s1 + s2.
+    Concat,
+    /// (s, start, stop): a new string s[start:stop].
+    Slice,
+    /// (s): a new unicode string of the same characters.
+    ToUnicode,
+    /// (s1, s2): null equals null; else equal lengths and characters.
+    Equal,
+    /// (s1, start, length, s2): s2 not null and s1[start:start+length] == s2.
+    EqualSliceCheckNull,
+    /// The same, s2 known not null.
+    EqualSliceNonNull,
+    /// (s1, start, length, c): length 1 and s1[start] == c.
+    EqualSliceChar,
+    /// (s1, s2), both not null.
+    EqualNonNull,
+    /// (s, c), s not null: s is the one character c.
+    EqualNonNullChar,
+    /// (s, c): s not null and the one character c.
+    EqualCheckNullChar,
+    /// (s1, s2), the lengths known equal: the characters.
+    EqualLengthOk,
+}
+
+impl Helper {
+    /// The helper a call's descr names, for a byte string (PyPy's
+    /// `OS_STR_*`; the unicode ones are not known yet).
+    pub fn of(descr: Option<&Descr>) -> Option<Helper> {
+        use Helper::*;
+        Some(match descr?.as_call()?.oopspec? {
+            2 => ToUnicode,
+            22 => Concat,
+            23 => Slice,
+            24 => Equal,
+            25 => EqualSliceCheckNull,
+            26 => EqualSliceNonNull,
+            27 => EqualSliceChar,
+            28 => EqualNonNull,
+            29 => EqualNonNullChar,
+            30 => EqualCheckNullChar,
+            31 => EqualLengthOk,
+            _ => return None,
+        })
+    }
+
+    /// Whether it makes a new string.
+    pub fn allocates(self) -> bool {
+        matches!(self, Helper::Concat | Helper::Slice | Helper::ToUnicode)
+    }
+
+    /// What `newstr`/`newunicode` it stands for, for pairing.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Helper::ToUnicode => "newunicode ",
+            _ => "newstr ",
+        }
+    }
+}
+
+/// A string's length and characters (`unicode` or bytes).
+struct Text {
+    length: Cell,
+    chars: Cell,
+}
+
+const BYTES: Text = Text {
+    length: Cell::StrLength(false),
+    chars: Cell::StrChar(false),
+};
+const UNICODE: Text = Text {
+    length: Cell::StrLength(true),
+    chars: Cell::StrChar(true),
+};
+
+/// The meaning of a helper call; `args` are its words, the function
+/// first.
+pub(crate) fn encode_helper(
+    world: &mut World,
+    memory: &mut Memory,
+    solver: &mut Solver,
+    helper: Helper,
+    args: &[Term],
+) -> Result<Option<Effect>, SolverError> {
+    use Helper::*;
+    let args = &args[1..];
+    let arity = match helper {
+        ToUnicode => 1,
+        Concat | Equal | EqualNonNull | EqualNonNullChar | EqualCheckNullChar | EqualLengthOk => 2,
+        Slice => 3,
+        EqualSliceCheckNull | EqualSliceNonNull | EqualSliceChar => 4,
+    };
+    if args.len() != arity {
+        return Ok(None); // another helper than PyPy's: unsupported
+    }
+    let mut e = Effect::default();
+    let mut defined = Vec::new();
+    let mut string = |s: &Term, memory: &mut Memory| -> Result<Term, SolverError> {
+        defined.push(memory.nonnull_string(world, solver, s)?);
+        memory.length_of(world, solver, &BYTES.length, s)
+    };
+    let flag = |t: Term| Term::ite(&t, &Term::word(1), &Term::word(0));
+    match helper {
+        Concat => {
+            let (n1, n2) = (string(&args[0], memory)?, string(&args[1], memory)?);
+            let total = n1.bv(Fun::BvAdd, &n2);
+            // No string is 2**63 characters long (the helper would fail).
+            defined.push(Term::word(0).bv(Fun::BvSle, &total));
+            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let r = memory.allocate(world, solver, None, Some((BYTES.length, total.clone())))?;
+            let at = |s: &Term, i: &Term| chars.select(&pair(s, i));
+            memory.fill(world, solver, (&BYTES.chars, &r, &total), |i| {
+                let second = at(&args[1], &i.bv(Fun::BvSub, &n1));
+                Term::ite(&i.bv(Fun::BvSlt, &n1), &at(&args[0], i), &second)
+            })?;
+            e.lemmas.push(world.is_kind(solver, &r, ObjKind::Str)?);
+            e.value = Some(r);
+        }
+        Slice => {
+            let n = string(&args[0], memory)?;
+            let (start, stop) = (&args[1], &args[2]);
+            defined.push(Term::and_all([
+                Term::word(0).bv(Fun::BvSle, start),
+                start.bv(Fun::BvSle, stop),
+                stop.bv(Fun::BvSle, &n),
+            ]));
+            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let length = stop.bv(Fun::BvSub, start);
+            let r = memory.allocate(world, solver, None, Some((BYTES.length, length.clone())))?;
+            memory.fill(world, solver, (&BYTES.chars, &r, &length), |i| {
+                chars.select(&pair(&args[0], &i.bv(Fun::BvAdd, start)))
+            })?;
+            e.lemmas.push(world.is_kind(solver, &r, ObjKind::Str)?);
+            e.value = Some(r);
+        }
+        ToUnicode => {
+            let n = string(&args[0], memory)?;
+            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let r = memory.allocate(world, solver, None, Some((UNICODE.length, n.clone())))?;
+            memory.fill(world, solver, (&UNICODE.chars, &r, &n), |i| {
+                chars.select(&pair(&args[0], i))
+            })?;
+            e.lemmas.push(world.is_kind(solver, &r, ObjKind::Unicode)?);
+            e.value = Some(r);
+        }
+        Equal | EqualNonNull | EqualLengthOk => {
+            let (s1, s2) = (&args[0], &args[1]);
+            let null = |s: &Term| s.eq(&Term::word(0));
+            let either_null = null(s1).or(&null(s2));
+            let (n1, n2) = (
+                memory.length_of(world, solver, &BYTES.length, s1)?,
+                memory.length_of(world, solver, &BYTES.length, s2)?,
+            );
+            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let same_chars =
+                memory.same_span(&chars, (s1, &Term::word(0)), (s2, &Term::word(0)), &n1);
+            let contents = match helper {
+                EqualLengthOk => same_chars,
+                _ => n1.eq(&n2).and(&same_chars),
+            };
+            if helper != Equal {
+                for s in [s1, s2] {
+                    defined.push(memory.nonnull_string(world, solver, s)?);
+                }
+            } else {
+                for s in [s1, s2] {
+                    let ok = memory.nonnull_string(world, solver, s)?;
+                    defined.push(null(s).or(&ok));
+                }
+            }
+            if helper == EqualLengthOk {
+                defined.push(n1.eq(&n2));
+            }
+            let equal = Term::ite(&either_null, &s1.eq(s2), &contents);
+            e.value = Some(flag(equal));
+        }
+        EqualSliceCheckNull | EqualSliceNonNull => {
+            let (s1, start, length, s2) = (&args[0], &args[1], &args[2], &args[3]);
+            let n1 = string(s1, memory)?;
+            defined.push(Term::and_all([
+                Term::word(0).bv(Fun::BvSle, start),
+                Term::word(0).bv(Fun::BvSle, length),
+                start.bv(Fun::BvSle, &n1),
+            ]));
+            let s2_ok = memory.nonnull_string(world, solver, s2)?;
+            let n2 = memory.length_of(world, solver, &BYTES.length, s2)?;
+            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            // Characters of s1 past its end are read only where the
+            // lengths agree and the slice fits.
+            let fits = length.bv(Fun::BvSle, &n1.bv(Fun::BvSub, start));
+            let same = memory.same_span(&chars, (s1, start), (s2, &Term::word(0)), length);
+            let contents = n2.eq(length).and(&fits).and(&same);
+            let equal = match helper {
+                EqualSliceCheckNull => {
+                    defined.push(s2.eq(&Term::word(0)).or(&s2_ok));
+                    Term::ite(&s2.eq(&Term::word(0)), &Term::Bool(false), &contents)
+                }
+                _ => {
+                    defined.push(s2_ok);
+                    contents
+                }
+            };
+            e.value = Some(flag(equal));
+        }
+        EqualSliceChar => {
+            let (s1, start, length, c) = (&args[0], &args[1], &args[2], &args[3]);
+            let n1 = string(s1, memory)?;
+            defined.push(Term::and_all([
+                Term::word(0).bv(Fun::BvSle, start),
+                Term::word(0).bv(Fun::BvSle, length),
+                start.bv(Fun::BvSle, &n1),
+            ]));
+            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let one = length.eq(&Term::word(1)).and(&start.bv(Fun::BvSlt, &n1));
+            let equal = one.and(&chars.select(&pair(s1, start)).eq(c));
+            e.value = Some(flag(equal));
+        }
+        EqualNonNullChar | EqualCheckNullChar => {
+            let (s, c) = (&args[0], &args[1]);
+            let ok = memory.nonnull_string(world, solver, s)?;
+            let n = memory.length_of(world, solver, &BYTES.length, s)?;
+            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let one = n
+                .eq(&Term::word(1))
+                .and(&chars.select(&pair(s, &Term::word(0))).eq(c));
+            let equal = match helper {
+                EqualCheckNullChar => {
+                    defined.push(s.eq(&Term::word(0)).or(&ok));
+                    Term::ite(&s.eq(&Term::word(0)), &Term::Bool(false), &one)
+                }
+                _ => {
+                    defined.push(ok);
+                    one
+                }
+            };
+            e.value = Some(flag(equal));
+        }
+    }
+    e.defined = Some(Term::and_all(defined));
+    Ok(Some(e))
+}
+
+impl World {
+    /// A string constant's object, with its length and characters (and
+    /// its kind): a string never changes, so these hold throughout.
+    pub fn string_constant(
+        &mut self,
+        solver: &mut Solver,
+        name: &str,
+        unicode: bool,
+        text: &str,
+    ) -> Result<Term, SolverError> {
+        let fresh = !self.has_object(name);
+        let obj = self.old_object(solver, name)?;
+        if fresh {
+            let text_cells = if unicode { &UNICODE } else { &BYTES };
+            let codes: Vec<i64> = match unicode {
+                true => text.chars().map(|c| c as i64).collect(),
+                false => text.bytes().map(i64::from).collect(),
+            };
+            let length = self.initial_of(solver, &text_cells.length)?;
+            let mut facts = vec![length.select(&obj).eq(&Term::word(codes.len() as i64))];
+            let chars = self.initial_of(solver, &text_cells.chars)?;
+            for (i, &c) in codes.iter().enumerate() {
+                facts.push(
+                    chars
+                        .select(&pair(&obj, &Term::word(i as i64)))
+                        .eq(&Term::word(c)),
+                );
+            }
+            let kind = if unicode {
+                ObjKind::Unicode
+            } else {
+                ObjKind::Str
+            };
+            facts.push(self.is_kind(solver, &obj, kind)?);
+            self.lemmas.extend(facts);
+        }
+        Ok(obj)
+    }
+}
+
+impl Memory {
+    /// Sets the characters of the fresh string `r` of length `n` to
+    /// `value(index)`, leaving every other character (past its end too).
+    fn fill(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        (cell, r, n): (&Cell, &Term, &Term),
+        value: impl Fn(&Term) -> Term,
+    ) -> Result<(), SolverError> {
+        let key = Term::var("fill_key");
+        let (obj, index) = (key.un(Fun::Extract(127, 64)), key.un(Fun::Extract(63, 0)));
+        let old = self.named_array(world, solver, cell)?.select(&key);
+        let inside = Term::and_all([
+            obj.eq(r),
+            Term::word(0).bv(Fun::BvSle, &index),
+            index.bv(Fun::BvSlt, n),
+        ]);
+        let body = Term::ite(&inside, &value(&index), &old);
+        self.set_array(cell, Term::lambda("fill_key", Sort::Bv(128), &body));
+        Ok(())
+    }
+
+    /// Whether `s1[a..a+n]` and `s2[b..b+n]` hold the same characters:
+    /// two arrays over the index, equal everywhere.
+    fn same_span(
+        &self,
+        chars: &Term,
+        (s1, a): (&Term, &Term),
+        (s2, b): (&Term, &Term),
+        n: &Term,
+    ) -> Term {
+        let i = Term::var("span_index");
+        let inside = Term::word(0).bv(Fun::BvSle, &i).and(&i.bv(Fun::BvSlt, n));
+        let span = |s: &Term, start: &Term| {
+            let c = chars.select(&pair(s, &i.bv(Fun::BvAdd, start)));
+            Term::lambda(
+                "span_index",
+                Sort::Bv(64),
+                &Term::ite(&inside, &c, &Term::word(0)),
+            )
+        };
+        span(s1, a).eq(&span(s2, b))
+    }
+}

@@ -212,14 +212,12 @@ impl World {
             return Ok(Term::Bool(true));
         };
         let base = self.base(solver)?;
-        let slot = |s: u32| base.bv(Fun::BvAdd, &Term::word(i64::from(s)));
-        let mut cases = vec![
-            r.eq(&Term::word(0)),
-            r.bv(Fun::BvUlt, &base),
-            slot(count).bv(Fun::BvUlt, r),
-        ];
-        cases.extend(paired.iter().map(|&s| r.eq(&slot(s))));
-        Ok(Term::or_all(cases))
+        // Not `base` itself (no object) nor a slot only one trace fills;
+        // null, older, newer and the paired slots are what is left.
+        let unpaired = (0..=count).filter(|s| !paired.contains(s));
+        Ok(Term::and_all(unpaired.map(|s| {
+            r.eq(&base.bv(Fun::BvAdd, &Term::word(i64::from(s)))).not()
+        })))
     }
 
     /// Null or an object from before the traces.

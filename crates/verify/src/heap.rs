@@ -958,7 +958,8 @@ impl Memory {
         Ok(self.named(world, solver, &cell)?.select(&key))
     }
 
-    /// A string's length (a read of the heap before where not written).
+    /// An array's or string's length (a read of the heap before where not
+    /// written), which is never negative.
     pub(crate) fn length_of(
         &mut self,
         world: &mut World,
@@ -1419,8 +1420,7 @@ pub(crate) fn encode_heap_op(
             // their strings, then dst's span holds src's characters.
             let (len, mut spans) = (&args[4], Vec::new());
             for (obj, start) in [(&args[0], &args[2]), (&args[1], &args[3])] {
-                let place = Place::new(length_cell(opcode), obj, obj.clone(), Type::Int);
-                let n = memory.read(world, solver, place)?;
+                let n = memory.length_of(world, solver, &length_cell(opcode), obj)?;
                 spans.push(nonnull_of_kind(world, solver, obj, kind_of_op(opcode))?);
                 spans.push(Term::word(0).bv(Fun::BvSle, start));
                 spans.push(Term::word(0).bv(Fun::BvSle, len));
@@ -1607,11 +1607,7 @@ fn in_bounds(
     obj: &Term,
     index: &Term,
 ) -> Result<Term, SolverError> {
-    let n = memory.read(
-        world,
-        solver,
-        Place::new(length_cell(opcode), obj, obj.clone(), Type::Int),
-    )?;
+    let n = memory.length_of(world, solver, &length_cell(opcode), obj)?;
     let above = Term::word(0).bv(Fun::BvSle, index);
     let below = index.bv(Fun::BvSlt, &n);
     let object = nonnull_of_kind(world, solver, obj, kind_of_op(opcode))?;

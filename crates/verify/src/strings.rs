@@ -205,11 +205,7 @@ pub(crate) fn encode_helper(
         EqualSliceCheckNull | EqualSliceNonNull => {
             let (s1, start, length, s2) = (&args[0], &args[1], &args[2], &args[3]);
             let n1 = string(s1, memory)?;
-            defined.push(Term::and_all([
-                Term::word(0).bv(Fun::BvSle, start),
-                Term::word(0).bv(Fun::BvSle, length),
-                start.bv(Fun::BvSle, &n1),
-            ]));
+            defined.push(slice_starts_inside(start, length, &n1));
             let s2_ok = memory.nonnull_string(world, solver, s2)?;
             let n2 = memory.length_of(world, solver, &BYTES.length, s2)?;
             let chars = memory.named_array(world, solver, &BYTES.chars)?;
@@ -218,26 +214,19 @@ pub(crate) fn encode_helper(
             let fits = length.bv(Fun::BvSle, &n1.bv(Fun::BvSub, start));
             let same = memory.same_span(&chars, (s1, start), (s2, &Term::word(0)), length);
             let contents = n2.eq(length).and(&fits).and(&same);
-            let equal = match helper {
-                EqualSliceCheckNull => {
-                    defined.push(s2.eq(&Term::word(0)).or(&s2_ok));
-                    Term::ite(&s2.eq(&Term::word(0)), &Term::Bool(false), &contents)
-                }
-                _ => {
-                    defined.push(s2_ok);
-                    contents
-                }
-            };
-            e.value = Some(flag(equal));
+            let checked = helper == EqualSliceCheckNull;
+            e.value = Some(flag(false_if_null(
+                checked,
+                s2,
+                s2_ok,
+                contents,
+                &mut defined,
+            )));
         }
         EqualSliceChar => {
             let (s1, start, length, c) = (&args[0], &args[1], &args[2], &args[3]);
             let n1 = string(s1, memory)?;
-            defined.push(Term::and_all([
-                Term::word(0).bv(Fun::BvSle, start),
-                Term::word(0).bv(Fun::BvSle, length),
-                start.bv(Fun::BvSle, &n1),
-            ]));
+            defined.push(slice_starts_inside(start, length, &n1));
             let chars = memory.named_array(world, solver, &BYTES.chars)?;
             let one = length.eq(&Term::word(1)).and(&start.bv(Fun::BvSlt, &n1));
             let equal = one.and(&chars.select(&pair(s1, start)).eq(c));
@@ -251,21 +240,34 @@ pub(crate) fn encode_helper(
             let one = n
                 .eq(&Term::word(1))
                 .and(&chars.select(&pair(s, &Term::word(0))).eq(c));
-            let equal = match helper {
-                EqualCheckNullChar => {
-                    defined.push(s.eq(&Term::word(0)).or(&ok));
-                    Term::ite(&s.eq(&Term::word(0)), &Term::Bool(false), &one)
-                }
-                _ => {
-                    defined.push(ok);
-                    one
-                }
-            };
-            e.value = Some(flag(equal));
+            let checked = helper == EqualCheckNullChar;
+            e.value = Some(flag(false_if_null(checked, s, ok, one, &mut defined)));
         }
     }
     e.defined = Some(Term::and_all(defined));
     Ok(Some(e))
+}
+
+/// A slice of `length` characters from `start` begins inside a string of
+/// `n` characters.
+fn slice_starts_inside(start: &Term, length: &Term, n: &Term) -> Term {
+    Term::and_all([
+        Term::word(0).bv(Fun::BvSle, start),
+        Term::word(0).bv(Fun::BvSle, length),
+        start.bv(Fun::BvSle, n),
+    ])
+}
+
+/// `value`, where `s` must be a string (`ok`); with `checked`, `s` may
+/// also be null, and the answer is then false.
+fn false_if_null(checked: bool, s: &Term, ok: Term, value: Term, defined: &mut Vec<Term>) -> Term {
+    if !checked {
+        defined.push(ok);
+        return value;
+    }
+    let null = s.eq(&Term::word(0));
+    defined.push(null.or(&ok));
+    Term::ite(&null, &Term::Bool(false), &value)
 }
 
 impl World {

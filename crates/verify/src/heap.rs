@@ -421,7 +421,10 @@ impl World {
         use Opcode::*;
         let mut cells: Vec<Cell> = cell_of(opcode, descr).into_iter().collect();
         if let Some(helper) = Helper::of(descr).filter(|_| opcode.has(Flags::CALL)) {
-            cells.extend([Cell::StrLength(false), Cell::StrChar(false)]);
+            match helper.copied_items(descr) {
+                Some(items) => cells.extend([items, Cell::Length]),
+                None => cells.extend([Cell::StrLength(false), Cell::StrChar(false)]),
+            }
             if helper == Helper::ToUnicode {
                 cells.extend([Cell::StrLength(true), Cell::StrChar(true)]);
             }
@@ -1261,7 +1264,7 @@ pub(crate) fn encode_heap_op(
     }
     if opcode.has(Flags::CALL) {
         if let Some(helper) = Helper::of(descr) {
-            return encode_helper(world, memory, solver, helper, args);
+            return encode_helper(world, memory, solver, (helper, descr), args);
         }
     }
     let mut e = Effect::default();
@@ -1416,20 +1419,9 @@ pub(crate) fn encode_heap_op(
             )?);
         }
         Copystrcontent | Copyunicodecontent => {
-            // (src, dst, src_start, dst_start, length): both spans inside
-            // their strings, then dst's span holds src's characters.
-            let (len, mut spans) = (&args[4], Vec::new());
-            for (obj, start) in [(&args[0], &args[2]), (&args[1], &args[3])] {
-                let n = memory.length_of(world, solver, &length_cell(opcode), obj)?;
-                spans.push(nonnull_of_kind(world, solver, obj, kind_of_op(opcode))?);
-                spans.push(Term::word(0).bv(Fun::BvSle, start));
-                spans.push(Term::word(0).bv(Fun::BvSle, len));
-                spans.push(start.bv(Fun::BvSle, &n));
-                spans.push(len.bv(Fun::BvSle, &n.bv(Fun::BvSub, start)));
-            }
-            e.defined = Some(Term::and_all(spans));
             let cell = cell_of(opcode, descr).unwrap();
-            memory.copy(world, solver, &cell, args)?;
+            let of = (cell, length_cell(opcode), kind_of_op(opcode));
+            e.defined = Some(copy_span(world, memory, solver, of, args)?);
         }
         SetarrayitemGc | SetinteriorfieldGc | Strsetitem | Unicodesetitem => {
             let cell = cell_of(opcode, descr).unwrap();
@@ -1595,6 +1587,30 @@ fn length_cell(opcode: Opcode) -> Cell {
         | Opcode::Copyunicodecontent => Cell::StrLength(true),
         _ => Cell::Length,
     }
+}
+
+/// `(src, dst, src_start, dst_start, length)`, strings' characters or
+/// arrays' items (`cell`, their lengths in `length`, of `kind`): dst's
+/// span takes src's contents. Defined where both spans lie inside their
+/// objects.
+pub(crate) fn copy_span(
+    world: &mut World,
+    memory: &mut Memory,
+    solver: &mut Solver,
+    (cell, length, kind): (Cell, Cell, ObjKind),
+    args: &[Term],
+) -> Result<Term, SolverError> {
+    let (len, mut spans) = (&args[4], Vec::new());
+    for (obj, start) in [(&args[0], &args[2]), (&args[1], &args[3])] {
+        let n = memory.length_of(world, solver, &length, obj)?;
+        spans.push(nonnull_of_kind(world, solver, obj, kind)?);
+        spans.push(Term::word(0).bv(Fun::BvSle, start));
+        spans.push(Term::word(0).bv(Fun::BvSle, len));
+        spans.push(start.bv(Fun::BvSle, &n));
+        spans.push(len.bv(Fun::BvSle, &n.bv(Fun::BvSub, start)));
+    }
+    memory.copy(world, solver, &cell, args)?;
+    Ok(Term::and_all(spans))
 }
 
 /// `obj` is not null and `index` is within its length (interior fields

@@ -19,10 +19,10 @@
 //! agree. The interpreter does not run them, so a counterexample that
 //! involves them is never a refutation (`helper_calls_differ`).
 
-use traceopt_ir::Descr;
+use traceopt_ir::{Descr, HeapSet};
 use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
 
-use crate::heap::{pair, Cell, Effect, Memory, ObjKind, World};
+use crate::heap::{copy_span, pair, Cell, Effect, Memory, ObjKind, World};
 
 /// A helper the validator knows, by PyPy's oopspec index.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -49,6 +49,10 @@ pub(crate) enum Helper {
     EqualCheckNullChar,
     /// (s1, s2), the lengths known equal: the characters.
     EqualLengthOk,
+    /// (src, dst, src_start, dst_start, length) of GC arrays (`OS_ARRAYCOPY`
+    /// and `OS_ARRAYMOVE`), where the effect info names the one array
+    /// descr it writes.
+    ArrayCopy,
 }
 
 impl Helper {
@@ -57,6 +61,7 @@ impl Helper {
     pub fn of(descr: Option<&Descr>) -> Option<Helper> {
         use Helper::*;
         Some(match descr?.as_call()?.oopspec? {
+            1 | 9 if ArrayCopy.copied_items(descr).is_some() => ArrayCopy,
             2 => ToUnicode,
             22 => Concat,
             23 => Slice,
@@ -70,6 +75,18 @@ impl Helper {
             31 => EqualLengthOk,
             _ => return None,
         })
+    }
+
+    /// The items an array copy copies: the one array descr its effect
+    /// info writes.
+    pub fn copied_items(self, descr: Option<&Descr>) -> Option<Cell> {
+        let HeapSet::Listed { arrays, .. } = &descr?.as_call()?.writes else {
+            return None;
+        };
+        match (self, arrays.as_slice()) {
+            (Helper::ArrayCopy, [array]) => Some(Cell::Item(array.clone())),
+            _ => None,
+        }
     }
 
     /// Whether it makes a new string.
@@ -107,12 +124,21 @@ pub(crate) fn encode_helper(
     world: &mut World,
     memory: &mut Memory,
     solver: &mut Solver,
-    helper: Helper,
+    (helper, descr): (Helper, Option<&Descr>),
     args: &[Term],
 ) -> Result<Option<Effect>, SolverError> {
     use Helper::*;
     let args = &args[1..];
+    if let (Some(items), [_, _, _, _, _]) = (helper.copied_items(descr), args) {
+        let of = (items, Cell::Length, ObjKind::Array);
+        let defined = copy_span(world, memory, solver, of, args)?;
+        return Ok(Some(Effect {
+            defined: Some(defined),
+            ..Effect::default()
+        }));
+    }
     let arity = match helper {
+        ArrayCopy => return Ok(None), // not five arguments: unsupported
         ToUnicode => 1,
         Concat | Equal | EqualNonNull | EqualNonNullChar | EqualCheckNullChar | EqualLengthOk => 2,
         Slice => 3,
@@ -129,6 +155,7 @@ pub(crate) fn encode_helper(
     };
     let flag = |t: Term| Term::ite(&t, &Term::word(1), &Term::word(0));
     match helper {
+        ArrayCopy => unreachable!("array copies are encoded above"),
         Concat => {
             let (n1, n2) = (string(&args[0], memory)?, string(&args[1], memory)?);
             let total = n1.bv(Fun::BvAdd, &n2);

@@ -557,6 +557,17 @@ fn string_helpers_mean_what_pypy_makes_of_them() {
     not_proved(before, "[i0]\njump(3, 97)\n");
 }
 
+#[test]
+fn an_array_copy_copies_the_span_its_arguments_name() {
+    let before = "[i0]\np1 = new_array(3, descr=arraydescr)\np2 = new_array(3, descr=arraydescr)\n\
+        setarrayitem_gc(p1, 1, i0, descr=arraydescr)\nsetarrayitem_gc(p2, 0, 3, descr=arraydescr)\n\
+        call_n(0, p1, p2, 1, 1, 2, descr=arraycopydescr)\ni2 = getarrayitem_gc_i(p2, 0, descr=arraydescr)\n\
+        i3 = getarrayitem_gc_i(p2, 1, descr=arraydescr)\njump(i2, i3)\n";
+    proved(before, "[i0]\njump(3, i0)\n");
+    assert_ne!(verdict(before, "[i0]\njump(3, 0)\n"), Verdict::Proved);
+    assert_ne!(verdict(before, "[i0]\njump(i0, i0)\n"), Verdict::Proved);
+}
+
 /// Hand-made wrong heap rewrites, each of a kind an optimizer could get
 /// wrong: every one is refuted with a counterexample the interpreter
 /// replays (a `Refuted` verdict is only given after the replay shows the

@@ -962,7 +962,7 @@ impl Memory {
     }
 
     /// An array's or string's length (a read of the heap before where not
-    /// written), which is never negative.
+    /// written).
     pub(crate) fn length_of(
         &mut self,
         world: &mut World,
@@ -970,13 +970,11 @@ impl Memory {
         cell: &Cell,
         s: &Term,
     ) -> Result<Term, SolverError> {
-        let n = self.read(
+        self.read(
             world,
             solver,
             Place::new(cell.clone(), s, s.clone(), Type::Int),
-        )?;
-        self.facts.push(Term::word(0).bv(Fun::BvSle, &n));
-        Ok(n)
+        )
     }
 
     /// `s` is a string (not unicode), not null.

@@ -149,9 +149,12 @@ pub(crate) fn encode_helper(
     }
     let mut e = Effect::default();
     let mut defined = Vec::new();
+    // A string's length, which is never negative.
     let mut string = |s: &Term, memory: &mut Memory| -> Result<Term, SolverError> {
         defined.push(memory.nonnull_string(world, solver, s)?);
-        memory.length_of(world, solver, &BYTES.length, s)
+        let n = memory.length_of(world, solver, &BYTES.length, s)?;
+        e.lemmas.push(Term::word(0).bv(Fun::BvSle, &n));
+        Ok(n)
     };
     let flag = |t: Term| Term::ite(&t, &Term::word(1), &Term::word(0));
     match helper {

@@ -153,24 +153,9 @@ impl World {
         &self.cells
     }
 
-    /// The array of `cell` before the traces (registering the cell).
-    pub fn initial_of(&mut self, solver: &mut Solver, cell: &Cell) -> Result<Term, SolverError> {
-        self.initial(solver, cell)
-    }
-
     /// Whether a constant object of this name was made already.
     pub fn has_object(&self, name: &str) -> bool {
         self.objects.iter().any(|(n, _)| &**n == name)
-    }
-
-    /// `obj` is an object of this kind.
-    pub fn is_kind(
-        &mut self,
-        solver: &mut Solver,
-        obj: &Term,
-        kind: ObjKind,
-    ) -> Result<Term, SolverError> {
-        is_kind(self, solver, obj, kind)
     }
 
     /// The struct-field cells the traces use.
@@ -453,7 +438,11 @@ impl World {
     }
 
     /// The initial array of a kind of cell.
-    fn initial(&mut self, solver: &mut Solver, cell: &Cell) -> Result<Term, SolverError> {
+    pub(crate) fn initial(
+        &mut self,
+        solver: &mut Solver,
+        cell: &Cell,
+    ) -> Result<Term, SolverError> {
         let k = match self.cells.iter().position(|c| c == cell) {
             Some(k) => k,
             None => {
@@ -799,6 +788,11 @@ pub(crate) struct Memory {
     /// The long copies made so far (`copy`): the cell, the source, and the
     /// source's and the target's start.
     copies: Vec<(Cell, [Term; 3])>,
+    /// The objects this trace has allocated so far, and those of them no
+    /// call can reach (`reach.rs`: private, or stored only after every
+    /// call), whose contents calls do not observe.
+    pub allocated: Vec<Term>,
+    pub unseen_by_calls: Vec<Term>,
     /// A `guard_exception` has taken the last call's exception.
     exception_taken: bool,
     /// Facts about the initial heap met by reads since the last op.
@@ -987,26 +981,16 @@ impl Memory {
         nonnull_of_kind(world, solver, s, ObjKind::Str)
     }
 
-    /// The current array of `cell`, by its name.
-    pub(crate) fn named_array(
-        &mut self,
-        world: &mut World,
-        solver: &mut Solver,
-        cell: &Cell,
-    ) -> Result<Term, SolverError> {
-        self.named(world, solver, cell)
-    }
-
     /// Makes `array` the current version of `cell`.
     pub(crate) fn set_array(&mut self, cell: &Cell, array: Term) {
         self.arrays.insert(cell.clone(), array);
     }
 
     /// `copystrcontent(src, dst, src_start, dst_start, length)` on the
-    /// characters `cell`: the array that holds, at each place of dst's
-    /// span, the character at the same offset in src's, and elsewhere
-    /// what it held (the spans are inside their strings, so nothing
-    /// wraps).
+    /// characters `cell` (or an array copy on its items): the array that
+    /// holds, at each place of dst's span, the character at the same
+    /// offset in src's, and elsewhere what it held (the spans are inside
+    /// their objects, so nothing wraps).
     fn copy(
         &mut self,
         world: &mut World,
@@ -1015,7 +999,7 @@ impl Memory {
         args: &[Term],
     ) -> Result<(), SolverError> {
         let [src, dst, src_start, dst_start, len] = args else {
-            unreachable!("copystrcontent has five arguments (the checker's arity)")
+            unreachable!("copies have five arguments (the checker's arity, `encode_helper`)")
         };
         // A short copy of a known length: a read and a write per
         // character (every read first, as the interpreter copies), which
@@ -1066,7 +1050,7 @@ impl Memory {
     /// The current array of `cell` by a name of its own, so that reads
     /// refer to it instead of repeating its stores (which grow with every
     /// write: read by read, the query would grow with their square).
-    fn named(
+    pub(crate) fn named(
         &mut self,
         world: &mut World,
         solver: &mut Solver,
@@ -1192,7 +1176,7 @@ impl Memory {
         // What the call sees: its arguments and the cells its effect info
         // lets it read or write (PyPy's read set leaves out what the call
         // also writes), and classes, lengths and strings, which never
-        // change.
+        // change; but not the objects it cannot reach.
         let mut observed = args.to_vec();
         let info = descr.and_then(Descr::as_call);
         let (reads, writes) = (info.map(|c| &c.reads), info.map(|c| &c.writes));
@@ -1200,9 +1184,20 @@ impl Memory {
             set.map_or(true, |s| s.may_touch(cell.descr_name()))
         };
         let cells: Vec<Cell> = world.cells.clone();
+        let unseen: Vec<(Term, Term)> = (self.unseen_by_calls.iter())
+            .map(|o| (o.clone(), Term::Bool(true)))
+            .collect();
         for (cell, array) in cells.iter().zip(self.snapshot(world, solver)?) {
             if cell.immutable() || touches(reads, cell) || touches(writes, cell) {
-                observed.push(array);
+                let initial = world.initial(solver, cell)?;
+                let wide = crate::resume::wide_keys(cell);
+                observed.push(crate::resume::without(
+                    &array,
+                    &unseen,
+                    &self.allocated,
+                    wide,
+                    &initial,
+                ));
             }
         }
         self.calls += 1;
@@ -1541,7 +1536,7 @@ pub(crate) enum ObjKind {
 }
 
 /// `obj` is an object of this kind.
-fn is_kind(
+pub(crate) fn is_kind(
     world: &mut World,
     solver: &mut Solver,
     obj: &Term,
@@ -1598,12 +1593,12 @@ pub(crate) fn copy_span(
     (cell, length, kind): (Cell, Cell, ObjKind),
     args: &[Term],
 ) -> Result<Term, SolverError> {
-    let (len, mut spans) = (&args[4], Vec::new());
+    let len = &args[4];
+    let mut spans = vec![Term::word(0).bv(Fun::BvSle, len)];
     for (obj, start) in [(&args[0], &args[2]), (&args[1], &args[3])] {
         let n = memory.length_of(world, solver, &length, obj)?;
         spans.push(nonnull_of_kind(world, solver, obj, kind)?);
         spans.push(Term::word(0).bv(Fun::BvSle, start));
-        spans.push(Term::word(0).bv(Fun::BvSle, len));
         spans.push(start.bv(Fun::BvSle, &n));
         spans.push(len.bv(Fun::BvSle, &n.bv(Fun::BvSub, start)));
     }

@@ -256,8 +256,8 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
     } = solver_inputs(&[trace], "BEFORE")?;
     solver.push()?;
     let mut world = World::default();
-    let count = pairing::allocation_count(trace);
-    world.slots = Some((count, (1..=count).collect()));
+    let slots = pairing::Slots::alone(trace);
+    world.slots = Some((slots.count, slots.paired));
     let result = (|| {
         begin(&[trace], &inputs, &vars, &mut world, solver)?;
         let side = encode_side(
@@ -474,13 +474,18 @@ fn check(
     let result = (|| {
         begin(&[before, after], &inputs, &vars, &mut world, solver)?;
         let mut shared = Shared::default();
-        let slots = pairing::after_slots(before, after, provenance);
-        let allocated = pairing::allocation_count(before);
-        let paired = slots.iter().copied().filter(|&s| s <= allocated).collect();
-        let count = slots.iter().copied().fold(allocated, u32::max);
-        world.slots = Some((count, paired));
+        let slots = pairing::Slots::of(before, after, provenance);
+        world.slots = Some((slots.count, slots.paired));
         let mut b = encode_side(before, "BEFORE", "b", &[], &mut shared, &mut world, solver)?;
-        let mut a = encode_side(after, "AFTER", "a", &slots, &mut shared, &mut world, solver)?;
+        let mut a = encode_side(
+            after,
+            "AFTER",
+            "a",
+            &slots.after,
+            &mut shared,
+            &mut world,
+            solver,
+        )?;
         let same_end = match (&b.end, &a.end) {
             (Some((bo, bv)), Some((ao, av))) if bo == ao && bv.len() == av.len() => {
                 Term::and_all(bv.iter().zip(av).map(|(x, y)| same(x, y)))
@@ -909,6 +914,7 @@ fn encode_side(
 ) -> Result<Side, VerifyError> {
     let mut memory = Memory::default();
     memory.slots = slots.to_vec();
+    let (reach, stores) = reach::reach(trace, false);
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
     let mut escaped = 0;
@@ -1035,7 +1041,14 @@ fn encode_side(
         values.resize(id + 1, None);
         if let Some(value) = result {
             let name = format!("{p}_v{id}");
-            values[id] = Some(shared.define(solver, name, Sort::Bv(64), value)?);
+            let value = shared.define(solver, name, Sort::Bv(64), value)?;
+            if let Some(how) = reach[id] {
+                memory.allocated.push(value.clone());
+                if how != Reach::Escaped {
+                    memory.unseen_by_calls.push(value.clone());
+                }
+            }
+            values[id] = Some(value);
         }
     }
     let terms = |ids: Vec<usize>| {
@@ -1049,7 +1062,6 @@ fn encode_side(
             .map(|i| trace.inputs.len() + i)
             .collect(),
     );
-    let (reach, stores) = reach::reach(trace, false);
     let (at_guards, _) = reach::reach(trace, true);
     let private_at_guards = terms(
         (0..at_guards.len())

@@ -43,7 +43,7 @@ fn fresh_object_kind(trace: &Trace, op: &Op) -> Option<String> {
 }
 
 /// How many fresh objects `trace` allocates.
-pub(crate) fn allocation_count(trace: &Trace) -> u32 {
+fn allocation_count(trace: &Trace) -> u32 {
     (trace.ops.iter())
         .filter(|op| fresh_object_kind(trace, op).is_some())
         .count() as u32
@@ -79,14 +79,43 @@ impl Allocations {
     }
 }
 
+/// The fresh objects' slots of a pair of traces.
+pub(crate) struct Slots {
+    /// The slot of each allocation of AFTER, in order (BEFORE's k-th takes
+    /// slot k + 1).
+    pub after: Vec<u32>,
+    /// How many slots there are, and those both traces fill.
+    pub count: u32,
+    pub paired: Vec<u32>,
+}
+
+impl Slots {
+    /// `provenance[i]`, where given, is the BEFORE op that AFTER's op `i`
+    /// stands for.
+    pub fn of(before: &Trace, after: &Trace, provenance: Option<&[Option<usize>]>) -> Slots {
+        let slots = after_slots(before, after, provenance);
+        let allocated = allocation_count(before);
+        Slots {
+            paired: slots.iter().copied().filter(|&s| s <= allocated).collect(),
+            count: slots.iter().copied().fold(allocated, u32::max),
+            after: slots,
+        }
+    }
+
+    /// One trace alone: each of its objects is its own.
+    pub fn alone(trace: &Trace) -> Slots {
+        let count = allocation_count(trace);
+        Slots {
+            after: Vec::new(),
+            count,
+            paired: (1..=count).collect(),
+        }
+    }
+}
+
 /// The slot of each allocation of AFTER, in order (BEFORE's k-th takes
-/// slot k + 1). `provenance[i]`, where given, is the BEFORE op that AFTER's
-/// op `i` stands for.
-pub(crate) fn after_slots(
-    before: &Trace,
-    after: &Trace,
-    provenance: Option<&[Option<usize>]>,
-) -> Vec<u32> {
+/// slot k + 1).
+fn after_slots(before: &Trace, after: &Trace, provenance: Option<&[Option<usize>]>) -> Vec<u32> {
     let (b, a) = (Allocations::of(before), Allocations::of(after));
     let mut pairs = Pairs {
         of_after: vec![None; a.ops.len()],

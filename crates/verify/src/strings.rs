@@ -1,5 +1,6 @@
-//! The string helpers PyPy's optimizer knows the meaning of (an `OS=N`
-//! oopspec on the call's descr), and the contents of string constants.
+//! The helpers PyPy's optimizer knows the meaning of (an `OS=N` oopspec
+//! on the call's descr): string helpers and array copies; and the
+//! contents of string constants.
 //!
 //! PyPy replaces calls of these helpers by what they do (a concatenation
 //! of two virtual strings becomes `newstr` and `copystrcontent`; an
@@ -12,7 +13,13 @@
 //!   allocation) whose characters are the sources' (one `lambda` array);
 //! - equality compares lengths and then characters, as arrays over the
 //!   index (`lambda` again, equal where both are equal everywhere);
-//! - `str2unicode` makes a fresh unicode string of the same characters.
+//! - `str2unicode` makes a fresh unicode string of the same characters;
+//! - an array copy (`OS_ARRAYCOPY`, `OS_ARRAYMOVE`) copies a span of
+//!   items, as `copystrcontent` copies characters, where the effect info
+//!   names the one array descr it writes.
+//!
+//! The helpers that may raise `MemoryError` are taken never to: a trace
+//! that runs out of memory is not one the validator compares.
 //!
 //! They are not calls for the validator: no observation, no k-th call
 //! unknowns; a trace that calls one and a trace that does what it does
@@ -22,7 +29,7 @@
 use traceopt_ir::{Descr, HeapSet};
 use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
 
-use crate::heap::{copy_span, pair, Cell, Effect, Memory, ObjKind, World};
+use crate::heap::{copy_span, is_kind, pair, Cell, Effect, Memory, ObjKind, World};
 
 /// A helper the validator knows, by PyPy's oopspec index.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -56,8 +63,8 @@ pub(crate) enum Helper {
 }
 
 impl Helper {
-    /// The helper a call's descr names, for a byte string (PyPy's
-    /// `OS_STR_*`; the unicode ones are not known yet).
+    /// The helper a call's descr names: byte-string helpers (PyPy's
+    /// `OS_STR_*`; the unicode ones are not known yet) and array copies.
     pub fn of(descr: Option<&Descr>) -> Option<Helper> {
         use Helper::*;
         Some(match descr?.as_call()?.oopspec? {
@@ -164,14 +171,14 @@ pub(crate) fn encode_helper(
             let total = n1.bv(Fun::BvAdd, &n2);
             // No string is 2**63 characters long (the helper would fail).
             defined.push(Term::word(0).bv(Fun::BvSle, &total));
-            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let chars = memory.named(world, solver, &BYTES.chars)?;
             let r = memory.allocate(world, solver, None, Some((BYTES.length, total.clone())))?;
             let at = |s: &Term, i: &Term| chars.select(&pair(s, i));
             memory.fill(world, solver, (&BYTES.chars, &r, &total), |i| {
                 let second = at(&args[1], &i.bv(Fun::BvSub, &n1));
                 Term::ite(&i.bv(Fun::BvSlt, &n1), &at(&args[0], i), &second)
             })?;
-            e.lemmas.push(world.is_kind(solver, &r, ObjKind::Str)?);
+            e.lemmas.push(is_kind(world, solver, &r, ObjKind::Str)?);
             e.value = Some(r);
         }
         Slice => {
@@ -182,23 +189,23 @@ pub(crate) fn encode_helper(
                 start.bv(Fun::BvSle, stop),
                 stop.bv(Fun::BvSle, &n),
             ]));
-            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let chars = memory.named(world, solver, &BYTES.chars)?;
             let length = stop.bv(Fun::BvSub, start);
             let r = memory.allocate(world, solver, None, Some((BYTES.length, length.clone())))?;
             memory.fill(world, solver, (&BYTES.chars, &r, &length), |i| {
                 chars.select(&pair(&args[0], &i.bv(Fun::BvAdd, start)))
             })?;
-            e.lemmas.push(world.is_kind(solver, &r, ObjKind::Str)?);
+            e.lemmas.push(is_kind(world, solver, &r, ObjKind::Str)?);
             e.value = Some(r);
         }
         ToUnicode => {
             let n = string(&args[0], memory)?;
-            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let chars = memory.named(world, solver, &BYTES.chars)?;
             let r = memory.allocate(world, solver, None, Some((UNICODE.length, n.clone())))?;
             memory.fill(world, solver, (&UNICODE.chars, &r, &n), |i| {
                 chars.select(&pair(&args[0], i))
             })?;
-            e.lemmas.push(world.is_kind(solver, &r, ObjKind::Unicode)?);
+            e.lemmas.push(is_kind(world, solver, &r, ObjKind::Unicode)?);
             e.value = Some(r);
         }
         Equal | EqualNonNull | EqualLengthOk => {
@@ -209,9 +216,8 @@ pub(crate) fn encode_helper(
                 memory.length_of(world, solver, &BYTES.length, s1)?,
                 memory.length_of(world, solver, &BYTES.length, s2)?,
             );
-            let chars = memory.named_array(world, solver, &BYTES.chars)?;
-            let same_chars =
-                memory.same_span(&chars, (s1, &Term::word(0)), (s2, &Term::word(0)), &n1);
+            let chars = memory.named(world, solver, &BYTES.chars)?;
+            let same_chars = same_span(&chars, (s1, &Term::word(0)), (s2, &Term::word(0)), &n1);
             let contents = match helper {
                 EqualLengthOk => same_chars,
                 _ => n1.eq(&n2).and(&same_chars),
@@ -238,11 +244,11 @@ pub(crate) fn encode_helper(
             defined.push(slice_starts_inside(start, length, &n1));
             let s2_ok = memory.nonnull_string(world, solver, s2)?;
             let n2 = memory.length_of(world, solver, &BYTES.length, s2)?;
-            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let chars = memory.named(world, solver, &BYTES.chars)?;
             // Characters of s1 past its end are read only where the
             // lengths agree and the slice fits.
             let fits = length.bv(Fun::BvSle, &n1.bv(Fun::BvSub, start));
-            let same = memory.same_span(&chars, (s1, start), (s2, &Term::word(0)), length);
+            let same = same_span(&chars, (s1, start), (s2, &Term::word(0)), length);
             let contents = n2.eq(length).and(&fits).and(&same);
             let checked = helper == EqualSliceCheckNull;
             e.value = Some(flag(false_if_null(
@@ -257,7 +263,7 @@ pub(crate) fn encode_helper(
             let (s1, start, length, c) = (&args[0], &args[1], &args[2], &args[3]);
             let n1 = string(s1, memory)?;
             defined.push(slice_starts_inside(start, length, &n1));
-            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let chars = memory.named(world, solver, &BYTES.chars)?;
             let one = length.eq(&Term::word(1)).and(&start.bv(Fun::BvSlt, &n1));
             let equal = one.and(&chars.select(&pair(s1, start)).eq(c));
             e.value = Some(flag(equal));
@@ -266,7 +272,7 @@ pub(crate) fn encode_helper(
             let (s, c) = (&args[0], &args[1]);
             let ok = memory.nonnull_string(world, solver, s)?;
             let n = memory.length_of(world, solver, &BYTES.length, s)?;
-            let chars = memory.named_array(world, solver, &BYTES.chars)?;
+            let chars = memory.named(world, solver, &BYTES.chars)?;
             let one = n
                 .eq(&Term::word(1))
                 .and(&chars.select(&pair(s, &Term::word(0))).eq(c));
@@ -318,9 +324,9 @@ impl World {
                 true => text.chars().map(|c| c as i64).collect(),
                 false => text.bytes().map(i64::from).collect(),
             };
-            let length = self.initial_of(solver, &text_cells.length)?;
+            let length = self.initial(solver, &text_cells.length)?;
             let mut facts = vec![length.select(&obj).eq(&Term::word(codes.len() as i64))];
-            let chars = self.initial_of(solver, &text_cells.chars)?;
+            let chars = self.initial(solver, &text_cells.chars)?;
             for (i, &c) in codes.iter().enumerate() {
                 facts.push(
                     chars
@@ -333,7 +339,7 @@ impl World {
             } else {
                 ObjKind::Str
             };
-            facts.push(self.is_kind(solver, &obj, kind)?);
+            facts.push(is_kind(self, solver, &obj, kind)?);
             self.lemmas.extend(facts);
         }
         Ok(obj)
@@ -352,7 +358,7 @@ impl Memory {
     ) -> Result<(), SolverError> {
         let key = Term::var("fill_key");
         let (obj, index) = (key.un(Fun::Extract(127, 64)), key.un(Fun::Extract(63, 0)));
-        let old = self.named_array(world, solver, cell)?.select(&key);
+        let old = self.named(world, solver, cell)?.select(&key);
         let inside = Term::and_all([
             obj.eq(r),
             Term::word(0).bv(Fun::BvSle, &index),
@@ -362,26 +368,20 @@ impl Memory {
         self.set_array(cell, Term::lambda("fill_key", Sort::Bv(128), &body));
         Ok(())
     }
+}
 
-    /// Whether `s1[a..a+n]` and `s2[b..b+n]` hold the same characters:
-    /// two arrays over the index, equal everywhere.
-    fn same_span(
-        &self,
-        chars: &Term,
-        (s1, a): (&Term, &Term),
-        (s2, b): (&Term, &Term),
-        n: &Term,
-    ) -> Term {
-        let i = Term::var("span_index");
-        let inside = Term::word(0).bv(Fun::BvSle, &i).and(&i.bv(Fun::BvSlt, n));
-        let span = |s: &Term, start: &Term| {
-            let c = chars.select(&pair(s, &i.bv(Fun::BvAdd, start)));
-            Term::lambda(
-                "span_index",
-                Sort::Bv(64),
-                &Term::ite(&inside, &c, &Term::word(0)),
-            )
-        };
-        span(s1, a).eq(&span(s2, b))
-    }
+/// Whether `s1[a..a+n]` and `s2[b..b+n]` hold the same characters in
+/// `chars`: two arrays over the index, equal everywhere.
+fn same_span(chars: &Term, (s1, a): (&Term, &Term), (s2, b): (&Term, &Term), n: &Term) -> Term {
+    let i = Term::var("span_index");
+    let inside = Term::word(0).bv(Fun::BvSle, &i).and(&i.bv(Fun::BvSlt, n));
+    let span = |s: &Term, start: &Term| {
+        let c = chars.select(&pair(s, &i.bv(Fun::BvAdd, start)));
+        Term::lambda(
+            "span_index",
+            Sort::Bv(64),
+            &Term::ite(&inside, &c, &Term::word(0)),
+        )
+    };
+    span(s1, a).eq(&span(s2, b))
 }

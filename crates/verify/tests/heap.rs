@@ -568,6 +568,40 @@ fn an_array_copy_copies_the_span_its_arguments_name() {
     assert_ne!(verdict(before, "[i0]\njump(i0, i0)\n"), Verdict::Proved);
 }
 
+#[test]
+fn what_a_call_returns_is_no_object_only_one_trace_made() {
+    // A node the call never saw cannot be what it returns: AFTER, which
+    // does not allocate the node, may fold the comparison.
+    let before =
+        "[i0]\np1 = new_with_vtable(descr=nodesize)\np2 = call_r(123, i0, descr=nonwritedescr)\n\
+        i3 = ptr_eq(p2, p1)\nfinish(i3)\n";
+    let after = "[i0]\np2 = call_r(123, i0, descr=nonwritedescr)\nfinish(0)\n";
+    proved(before, after);
+    // A node both traces pass to the call may come back.
+    let before =
+        "[i0]\np1 = new_with_vtable(descr=nodesize)\np2 = call_r(123, p1, descr=nonwritedescr)\n\
+        i3 = ptr_eq(p2, p1)\nfinish(i3)\n";
+    let after =
+        "[i0]\np1 = new_with_vtable(descr=nodesize)\np2 = call_r(123, p1, descr=nonwritedescr)\n\
+        finish(0)\n";
+    not_proved_nor_replayed(before, after);
+    // A call sees what it can reach: an object filled only after the
+    // call that was given it (and reads its field) is another call.
+    let call = "call_n(123, p1, descr=readadescr)\n";
+    let store = "setfield_gc(p1, i0, descr=adescr)\n";
+    let node = "[i0]\np1 = new(descr=ssize)\n";
+    let before = format!("{node}{store}{call}finish(p1)\n");
+    let after = format!("{node}{call}{store}finish(p1)\n");
+    not_proved_nor_replayed(&before, &after);
+    // But one it cannot reach (never given it) is not part of what it sees.
+    let before = "[i0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, i0, descr=valuedescr)\n\
+        call_n(123, i0, descr=nonwritedescr)\ni2 = getfield_gc_i(p1, descr=valuedescr)\nfinish(i2)\n";
+    proved(
+        before,
+        "[i0]\ncall_n(123, i0, descr=nonwritedescr)\nfinish(i0)\n",
+    );
+}
+
 /// Hand-made wrong heap rewrites, each of a kind an optimizer could get
 /// wrong: every one is refuted with a counterexample the interpreter
 /// replays (a `Refuted` verdict is only given after the replay shows the

@@ -310,9 +310,13 @@ fn verdict_of(before: &str, after: &str, solver: &mut Solver) -> Verdict {
     verify(&before, &after, solver).unwrap()
 }
 
+fn solver() -> Solver {
+    Solver::start(None, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"))
+}
+
 fn cross_check(name: &str, family: fn(&mut Rng, usize) -> Group, seed: u64) {
-    let mut solver = Solver::start(None, Duration::from_secs(60))
-        .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
+    let mut solver = solver();
     let mut rng = Rng(seed);
     for k in 0..cases_per_family().div_ceil(GROUPS_PER_TRACE) {
         let (text, values) = batch(family, &mut rng, GROUPS_PER_TRACE);
@@ -373,8 +377,7 @@ fn floats_in_the_heap_agree_with_the_interpreter() {
 /// fail.
 #[test]
 fn guards_on_references_agree_with_the_interpreter() {
-    let mut solver = Solver::start(None, Duration::from_secs(60))
-        .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
+    let mut solver = solver();
     let mut rng = Rng(0x3141_5926_5358_9793);
     for k in 0..cases_per_family().div_ceil(GROUPS_PER_TRACE) {
         let failing = k % 2 == 1;

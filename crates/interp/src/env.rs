@@ -21,8 +21,7 @@
 //! - `guard_subclass` holds when the classes are equal;
 //! - `guard_not_forced(_2)`, `guard_not_invalidated` and
 //!   `guard_future_condition` hold;
-//! - `force_token` is a fresh instance (once per run), `virtual_ref` a
-//!   fresh instance, `virtual_ref_finish` does nothing;
+//! - `force_token` is a fresh instance (once per run);
 //! - `cast_int_to_ptr` of an address no object has is refused;
 //! - `escape_*` gives back its first argument if it has the op's type,
 //!   else zero.
@@ -146,16 +145,6 @@ pub trait Env {
     /// The value of `force_token` (asked once per run).
     fn force_token(&mut self, heap: &mut Heap) -> Val {
         Val::Ref(Some(heap.alloc_object(0)))
-    }
-
-    fn virtual_ref(&mut self, heap: &mut Heap, target: Val, index: i64) -> Result<Val, Fault> {
-        let _ = (target, index);
-        Ok(Val::Ref(Some(heap.alloc_object(0))))
-    }
-
-    fn virtual_ref_finish(&mut self, heap: &mut Heap, vref: Val, target: Val) -> Result<(), Fault> {
-        let _ = (heap, vref, target);
-        Ok(())
     }
 
     /// `cast_int_to_ptr` of a nonzero integer that is no object's address.

@@ -88,6 +88,10 @@ struct Machine<'t, 'e> {
     exception: Option<Exception>,
     escaped: Vec<(usize, Vec<Val>)>,
     force_token: Option<Val>,
+    /// What each function called by `call_loopinvariant_*` returned the
+    /// first time: it returns the same, and does nothing, for the rest of
+    /// the run (the promise PyPy's optimizer relies on).
+    loop_invariant: BTreeMap<i64, Val>,
     iterations: u64,
 }
 
@@ -234,6 +238,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             exception: None,
             escaped: Vec::new(),
             force_token: None,
+            loop_invariant: BTreeMap::new(),
             iterations: 0,
         }
     }
@@ -667,9 +672,22 @@ impl<'t, 'e> Machine<'t, 'e> {
 
             // ---- calls ----
             CallI | CallR | CallF | CallN | CallMayForceI | CallMayForceR | CallMayForceF
-            | CallMayForceN | CallLoopinvariantI | CallLoopinvariantR | CallLoopinvariantF
-            | CallLoopinvariantN | CallPureI | CallPureR | CallPureF | CallPureN => {
+            | CallMayForceN | CallPureI | CallPureR | CallPureF | CallPureN => {
                 Some(self.call(o, o.args.first().copied(), o.rest(1))?)
+            }
+            CallLoopinvariantI | CallLoopinvariantR | CallLoopinvariantF | CallLoopinvariantN => {
+                let func = o.int(0)?;
+                match self.loop_invariant.get(&func) {
+                    Some(&value) => {
+                        self.exception = None;
+                        Some(value)
+                    }
+                    None => {
+                        let value = self.call(o, Some(Val::Int(func)), o.rest(1))?;
+                        self.loop_invariant.insert(func, value);
+                        Some(value)
+                    }
+                }
             }
             CallReleaseGilI | CallReleaseGilF | CallReleaseGilN => {
                 Some(self.call(o, Some(Val::Int(o.int(1)?)), o.rest(2))?)
@@ -706,23 +724,36 @@ impl<'t, 'e> Machine<'t, 'e> {
             }
 
             // ---- frames and virtual refs (the env's) ----
-            ForceToken => {
-                let token = match self.force_token {
-                    Some(token) => token,
-                    None => self.env.force_token(&mut self.heap),
-                };
-                self.force_token = Some(token);
-                Some(token)
+            ForceToken => Some(self.force_token()),
+            // A virtual reference is a `JitVirtualRef` object that holds the
+            // frame's force token until `virtual_ref_finish` clears it and
+            // stores the real object (PyPy's virtualref.py).
+            VirtualRef => {
+                let layout = self.trace.vref_layout();
+                let class = self.env.class_address(&layout.class);
+                let fields = BTreeMap::from([
+                    (layout.token, self.force_token()),
+                    (layout.forced, Val::NULL),
+                ]);
+                Some(self.alloc(o, 1, |_| HeapObject::Object { class, fields })?)
             }
-            VirtualRef => Some(
-                self.env
-                    .virtual_ref(&mut self.heap, o.arg(0)?, o.int(1)?)
-                    .map_err(|f| o.fault(f))?,
-            ),
             VirtualRefFinish => {
-                self.env
-                    .virtual_ref_finish(&mut self.heap, o.arg(0)?, o.arg(1)?)
-                    .map_err(|f| o.fault(f))?;
+                let (id, target) = (o.nonnull(0)?, o.arg(1)?);
+                let layout = self.trace.vref_layout();
+                match self.object_mut(o, id)? {
+                    HeapObject::Object { fields, .. } => {
+                        fields.insert(layout.token, Val::NULL);
+                        if target != Val::NULL {
+                            fields.insert(layout.forced, target);
+                        }
+                    }
+                    other => {
+                        return Err(o.err(
+                            ErrorKind::TypeMismatch,
+                            format!("obj{} is {}, not a virtual ref", id.0, other.kind_name()),
+                        ))
+                    }
+                }
                 None
             }
 
@@ -1348,6 +1379,11 @@ impl<'t, 'e> Machine<'t, 'e> {
     }
 
     /// Calls through the env; the call's exception becomes the pending one.
+    /// The frame's force token: the env's, asked once per run.
+    fn force_token(&mut self) -> Val {
+        *(self.force_token).get_or_insert_with(|| self.env.force_token(&mut self.heap))
+    }
+
     fn call(&mut self, o: &Ctx, func: Option<Val>, args: &[Val]) -> Result<Val, InterpError> {
         let result = o.opcode.result_type();
         let call = Call {

@@ -532,20 +532,34 @@ fn an_env_answer_of_the_wrong_type_is_an_error() {
 }
 
 #[test]
-fn force_token_is_one_object_per_run_and_vrefs_are_objects() {
-    let text = "[p0]
+fn force_token_is_one_object_per_run_and_vrefs_hold_it_until_finished() {
+    let text = "[]
+        p0 = new(descr=<SizeDescr 16>)
         p1 = force_token()
         p2 = force_token()
         i3 = ptr_eq(p1, p2)
         p4 = virtual_ref(p0, 0)
         i5 = ptr_eq(p4, p0)
+        p6 = getfield_gc_r(p4, descr=<FieldP JitVirtualRef.virtual_token 8>)
+        i7 = ptr_eq(p6, p1)
+        p8 = getfield_gc_r(p4, descr=<FieldP JitVirtualRef.forced 16>)
         virtual_ref_finish(p4, NULL)
-        i6 = escape_i(i3, i5)
-        finish()";
+        p9 = getfield_gc_r(p4, descr=<FieldP JitVirtualRef.forced 16>)
+        virtual_ref_finish(p4, p0)
+        p10 = getfield_gc_r(p4, descr=<FieldP JitVirtualRef.virtual_token 8>)
+        p11 = getfield_gc_r(p4, descr=<FieldP JitVirtualRef.forced 16>)
+        i12 = ptr_eq(p11, p0)
+        i13 = escape_i(i3, i5, i7, i12)
+        jump(p8, p9, p10)";
+    let run = go(text, &[]);
     assert_eq!(
-        go(text, &[Val::NULL]).unwrap().escaped,
-        vec![(6, ints(&[1, 0]))]
+        run.as_ref().unwrap().escaped,
+        vec![(15, ints(&[1, 0, 1, 1]))]
     );
+    match run.unwrap().outcome {
+        Outcome::Jumped { values, .. } => assert_eq!(values, vec![Val::NULL; 3]),
+        other => panic!("expected a jump, got {other:?}"),
+    }
 }
 
 #[test]

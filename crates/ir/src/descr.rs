@@ -796,3 +796,52 @@ mod tests {
         assert!(err.len() < 200, "{err}");
     }
 }
+
+/// How PyPy lays out a virtual reference (its `JitVirtualRef` struct):
+/// the class `virtual_ref` gives the object it makes, the field holding
+/// the frame's force token, and the field `virtual_ref_finish` fills with
+/// the real object. A namespace or a trace may name them; else they are
+/// the descrs PyPy prints on 64-bit machines.
+#[derive(Clone, PartialEq, Debug)]
+pub struct VrefLayout {
+    pub class: Box<str>,
+    pub token: Box<str>,
+    pub forced: Box<str>,
+}
+
+impl VrefLayout {
+    /// The layout that the first of `descrs` to name each part gives.
+    pub fn find<'a>(descrs: impl IntoIterator<Item = &'a Descr>) -> VrefLayout {
+        let (mut class, mut token, mut forced) = (None, None, None);
+        for d in descrs {
+            match &d.kind {
+                DescrKind::Size(s) if s.struct_name.as_deref() == Some("JitVirtualRef") => {
+                    class.get_or_insert_with(|| d.class_name().into());
+                }
+                DescrKind::Field(f) => match f.name.strip_prefix("JitVirtualRef.") {
+                    Some("virtual_token") => _ = token.get_or_insert_with(|| d.text.clone()),
+                    Some("forced") => _ = forced.get_or_insert_with(|| d.text.clone()),
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        let pypy = VrefLayout::default();
+        VrefLayout {
+            class: class.unwrap_or(pypy.class),
+            token: token.unwrap_or(pypy.token),
+            forced: forced.unwrap_or(pypy.forced),
+        }
+    }
+}
+
+impl Default for VrefLayout {
+    /// As PyPy prints it on a 64-bit machine.
+    fn default() -> VrefLayout {
+        VrefLayout {
+            class: "<SizeDescr 24>".into(),
+            token: "<FieldP JitVirtualRef.virtual_token 8>".into(),
+            forced: "<FieldP JitVirtualRef.forced 16>".into(),
+        }
+    }
+}

@@ -18,7 +18,7 @@ pub mod trace;
 pub use check::{check, CheckError, CheckOptions};
 pub use descr::{
     ArrayDescr, CallDescr, CellKind, Descr, DescrKind, ExtraEffect, FieldDescr, HeapSet,
-    InteriorDescr, QuasiImmutDescr, SizeDescr,
+    InteriorDescr, QuasiImmutDescr, SizeDescr, VrefLayout,
 };
 pub use error::ParseError;
 pub use file::{decode, parse_file, read_file, ReadFile, TraceFile};

@@ -12,7 +12,7 @@
 //! Source positions are kept beside the ops for error messages; they take
 //! no part in equality.
 
-use crate::descr::{Descr, DescrKind};
+use crate::descr::{Descr, DescrKind, VrefLayout};
 use crate::namespace::Namespace;
 use crate::opcode::{Opcode, Type};
 use rustc_hash::FxHashMap as HashMap;
@@ -341,6 +341,13 @@ impl Trace {
 
     pub fn descr(&self, d: DescrId) -> &Descr {
         &self.descrs[d.0 as usize]
+    }
+
+    /// How the trace's virtual references are laid out: as its namespace
+    /// or its own descrs say, else as PyPy prints them.
+    pub fn vref_layout(&self) -> VrefLayout {
+        let named = self.namespace.iter().flat_map(|ns| ns.descrs());
+        VrefLayout::find(named.chain(&self.descrs))
     }
 
     /// The value's name; empty if it has none.

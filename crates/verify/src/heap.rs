@@ -36,7 +36,7 @@ use traceopt_interp::{Heap, HeapObject, ObjId, Val};
 
 use crate::strings::{encode_helper, Helper};
 use traceopt_ir::{
-    Descr, DescrKind, FieldValue, Flags, HeapSet, NamedConst, Namespace, Opcode, Type,
+    Descr, DescrKind, FieldValue, Flags, HeapSet, NamedConst, Namespace, Opcode, Type, VrefLayout,
 };
 use traceopt_smt::encode::flag;
 use traceopt_smt::{Fun, Model, Name, Solver, SolverError, Sort, Term};
@@ -437,6 +437,19 @@ impl World {
         }
     }
 
+    /// Registers the cells of a trace's virtual refs.
+    pub fn register_vref(&mut self, layout: &VrefLayout) {
+        for cell in [
+            Cell::Class,
+            Cell::Field(layout.token.clone()),
+            Cell::Field(layout.forced.clone()),
+        ] {
+            if !self.cells.contains(&cell) {
+                self.cells.push(cell);
+            }
+        }
+    }
+
     /// The initial array of a kind of cell.
     pub(crate) fn initial(
         &mut self,
@@ -795,6 +808,11 @@ pub(crate) struct Memory {
     pub unseen_by_calls: Vec<Term>,
     /// A `guard_exception` has taken the last call's exception.
     exception_taken: bool,
+    /// The trace's layout of virtual refs.
+    pub vref: VrefLayout,
+    /// What the first `call_loopinvariant_*` of each (constant) function
+    /// returned: later ones return it again and do nothing.
+    loop_invariant: BTreeMap<u128, Option<Term>>,
     /// Facts about the initial heap met by reads since the last op.
     facts: Vec<Term>,
 }
@@ -1334,8 +1352,32 @@ pub(crate) fn encode_heap_op(
             e.defined = Some(nonnull(&args[0]));
             e.guard = Some(Term::apply(&fun, &args[..1]).eq(&args[1]));
         }
-        VirtualRef => e.value = Some(memory.allocate(world, solver, None, None)?),
-        VirtualRefFinish => e.observed = Some(args.to_vec()),
+        // A `JitVirtualRef` holding the frame's force token, until
+        // `virtual_ref_finish` clears it and stores the real object (as
+        // the interpreter runs them).
+        VirtualRef => {
+            let layout = memory.vref.clone();
+            let class = world.class(solver, &layout.class)?;
+            let obj = memory.allocate(world, solver, Some(class), None)?;
+            e.lemmas
+                .push(is_kind(world, solver, &obj, ObjKind::Instance)?);
+            let token = world.call_unknown(solver, "force_token", 0)?;
+            for (field, value) in [(layout.token, token), (layout.forced, Term::word(0))] {
+                let place = Place::new(Cell::Field(field), &obj, obj.clone(), Type::Ref);
+                memory.write(world, solver, place, &value)?;
+            }
+            e.value = Some(obj);
+        }
+        VirtualRefFinish => {
+            let layout = memory.vref.clone();
+            e.defined = Some(nonnull_of_kind(world, solver, &args[0], ObjKind::Instance)?);
+            let place =
+                |field| Place::new(Cell::Field(field), &args[0], args[0].clone(), Type::Ref);
+            memory.write(world, solver, place(layout.token), &Term::word(0))?;
+            let forced = memory.read(world, solver, place(layout.forced.clone()))?;
+            let value = Term::ite(&args[1].eq(&Term::word(0)), &forced, &args[1]);
+            memory.write(world, solver, place(layout.forced), &value)?;
+        }
         PtrEq | InstancePtrEq => e.value = Some(flag(&args[0].eq(&args[1]))),
         PtrNe | InstancePtrNe => e.value = Some(flag(&args[0].eq(&args[1]).not())),
         GuardNonnull => e.guard = Some(nonnull(&args[0])),
@@ -1472,8 +1514,27 @@ pub(crate) fn encode_heap_op(
                 .push(is_kind(world, solver, &obj, kind_of_op(opcode))?);
             e.value = Some(obj);
         }
-        CallPureI | CallPureR | CallPureF | CallPureN | CallLoopinvariantI | CallLoopinvariantR
-        | CallLoopinvariantF | CallLoopinvariantN => {
+        // The first call of a function is a call; later ones return what
+        // it returned, raise nothing and write nothing (as the interpreter
+        // runs them).
+        CallLoopinvariantI | CallLoopinvariantR | CallLoopinvariantF | CallLoopinvariantN => {
+            let Term::Bv { value: func, .. } = args[0] else {
+                return Ok(None);
+            };
+            if let Some(value) = memory.loop_invariant.get(&func) {
+                memory.exception_taken = true;
+                e.value = value.clone();
+            } else {
+                let result = opcode.result_type() != Type::Void;
+                let mut e = memory.call(world, solver, descr, args, result)?;
+                if let (Type::Ref, Some(v)) = (opcode.result_type(), &e.value) {
+                    e.lemmas.push(world.outside_ref(solver, v)?);
+                }
+                memory.loop_invariant.insert(func, e.value.clone());
+                return Ok(Some(e));
+            }
+        }
+        CallPureI | CallPureR | CallPureF | CallPureN => {
             let fun = world.function(solver, "pure", args.len())?;
             let v = Term::apply(&fun, args);
             if opcode.result_type() == Type::Ref {

@@ -130,9 +130,6 @@ struct Side {
     unsited: Vec<usize>,
     /// Every value's term.
     values: Vec<Option<Term>>,
-    /// Those that nothing can reach after a guard fails either (none is
-    /// in resume data).
-    private_at_guards: Vec<Term>,
     /// Every object the trace allocates.
     allocated: Vec<Term>,
 }
@@ -146,6 +143,9 @@ struct Guard {
     /// What the interpreter resumes with if it fails (`None` where a fail
     /// argument has no word: the guard's resume data is not compared).
     resume: Option<Resume>,
+    /// The objects nothing can reach when it fails (none is in resume
+    /// data, and no store so far holds one).
+    private: Vec<Term>,
 }
 
 /// Proves `after` equivalent to `before` (end-to-end), or refutes it.
@@ -337,6 +337,10 @@ fn begin(
     for trace in traces {
         for op in &trace.ops {
             world.register(op.opcode, op.descr.map(|d| trace.descr(d)));
+        }
+        let vrefs = [Opcode::VirtualRef, Opcode::VirtualRefFinish];
+        if trace.ops.iter().any(|op| vrefs.contains(&op.opcode)) {
+            world.register_vref(&trace.vref_layout());
         }
         // String constants, with their contents (and cells).
         for c in trace
@@ -573,10 +577,7 @@ fn check(
             let (g, m) = (&b.guards[g], &a.guards[m]);
             if let (Some(x), Some(y)) = (&g.resume, &m.resume) {
                 let both_fail = Term::and_all([g.reached.clone(), m.reached.clone(), g.cond.not()]);
-                let private = [
-                    b.private_at_guards.as_slice(),
-                    a.private_at_guards.as_slice(),
-                ];
+                let private = [g.private.as_slice(), m.private.as_slice()];
                 let allocated = [b.allocated.as_slice(), a.allocated.as_slice()];
                 let agree = resume::agree(x, y, private, allocated, &mut world, solver)?;
                 resumes.push(both_fail.implies(&agree));
@@ -914,7 +915,8 @@ fn encode_side(
 ) -> Result<Side, VerifyError> {
     let mut memory = Memory::default();
     memory.slots = slots.to_vec();
-    let (reach, stores) = reach::reach(trace, false);
+    memory.vref = trace.vref_layout();
+    let (reach, stores) = reach::reach(trace, false, trace.ops.len());
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
     let mut escaped = 0;
@@ -1034,6 +1036,7 @@ fn encode_side(
                 cond,
                 reached: pass,
                 resume,
+                private: Vec::new(),
             });
             pass = next;
         }
@@ -1062,12 +1065,15 @@ fn encode_side(
             .map(|i| trace.inputs.len() + i)
             .collect(),
     );
-    let (at_guards, _) = reach::reach(trace, true);
-    let private_at_guards = terms(
-        (0..at_guards.len())
-            .filter(|&v| at_guards[v] == Some(Reach::Private))
-            .collect(),
-    );
+    // Those nothing can reach when each guard fails.
+    for guard in &mut guards {
+        let (at_guard, _) = reach::reach(trace, true, guard.op_index + 1);
+        guard.private = terms(
+            (0..at_guard.len())
+                .filter(|&v| at_guard[v] == Some(Reach::Private))
+                .collect(),
+        );
+    }
     let (mut sites, mut unsited) = (Vec::new(), Vec::new());
     for store in &stores {
         let mut word = |arg: Arg| -> Result<Option<Term>, VerifyError> {
@@ -1096,7 +1102,6 @@ fn encode_side(
         sites,
         unsited,
         values,
-        private_at_guards,
         allocated,
     })
 }
@@ -1247,17 +1252,7 @@ impl Env for ReplayEnv<'_> {
     /// those it encodes as arithmetic are the interpreter's.
     fn call(&mut self, heap: &mut Heap, call: &Call<'_>) -> Result<CallOutcome, Fault> {
         use Opcode::*;
-        let pure = matches!(
-            call.opcode,
-            CallPureI
-                | CallPureR
-                | CallPureF
-                | CallPureN
-                | CallLoopinvariantI
-                | CallLoopinvariantR
-                | CallLoopinvariantF
-                | CallLoopinvariantN
-        );
+        let pure = matches!(call.opcode, CallPureI | CallPureR | CallPureF | CallPureN);
         if let Some(value) = pure
             .then(|| self.start.pure_result(call.func, call.args))
             .flatten()

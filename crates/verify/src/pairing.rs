@@ -26,6 +26,7 @@ use std::collections::HashMap;
 
 use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Trace};
 
+use crate::heap::class_of_size;
 use crate::reach::allocates;
 
 /// What fresh object `op` makes (one slot each), as a kind that pairs
@@ -35,11 +36,17 @@ fn fresh_object_kind(trace: &Trace, op: &Op) -> Option<String> {
     if let Some(helper) = crate::reach::helper(trace, op).filter(|h| h.allocates()) {
         return Some(helper.kind().to_string());
     }
-    let made = allocates(trace, op) || op.opcode == Opcode::VirtualRef;
-    made.then(|| {
-        let descr = op.descr.map_or("", |d| &*trace.descr(d).text);
-        format!("{} {descr}", op.opcode)
-    })
+    let descr = op.descr.map(|d| trace.descr(d));
+    match op.opcode {
+        // Instances pair by class: a virtual ref with the object of its
+        // class that an optimizer builds in its place.
+        Opcode::NewWithVtable => Some(format!("instance of {}", class_of_size(descr))),
+        Opcode::VirtualRef => Some(format!("instance of {}", trace.vref_layout().class)),
+        _ if allocates(trace, op) => {
+            Some(format!("{} {}", op.opcode, descr.map_or("", |d| &*d.text)))
+        }
+        _ => None,
+    }
 }
 
 /// How many fresh objects `trace` allocates.

@@ -5,8 +5,8 @@
 //! object a trace allocates is
 //!
 //! - *escaped* where the trace hands it out: an output, an escape, a call
-//!   argument, a fail argument (at guards), or a store that a later call
-//!   could see;
+//!   argument, a fail argument (at guards), or a store into an escaped
+//!   object (or one from before) that a later call could see;
 //! - *private* where every use reads or writes it in place, compares it,
 //!   or stores it into private objects: nothing can reach it;
 //! - *stored* otherwise: it is reached only through the cells it was
@@ -35,6 +35,8 @@ pub(crate) struct Store {
     /// The owner, and the constant-or-value index of an item.
     pub owner: Arg,
     pub index: Option<Arg>,
+    /// A later call could see the cell, if it reaches the owner.
+    pub seen_by_call: bool,
 }
 
 /// Whether `op` of `trace` allocates an object (one the comparison may
@@ -43,7 +45,7 @@ pub(crate) fn allocates(trace: &Trace, op: &Op) -> bool {
     use Opcode::*;
     matches!(
         op.opcode,
-        New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode
+        New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode | VirtualRef
     ) || helper(trace, op).is_some_and(Helper::allocates)
 }
 
@@ -53,18 +55,22 @@ pub(crate) fn helper(trace: &Trace, op: &Op) -> Option<Helper> {
     Helper::of(descr).filter(|_| op.opcode.has(Flags::CALL))
 }
 
-/// How each value id of `trace` is reached, `None` for what is not an
-/// allocation. With `resume`, at a guard: an object in resume data is
-/// escaped, and a stored one counts as reached (resume comparisons leave
-/// out only private objects).
-pub(crate) fn reach(trace: &Trace, resume: bool) -> (Vec<Option<Reach>>, Vec<Store>) {
+/// How each value id of `trace` is reached after its first `end` ops,
+/// `None` for what is not an allocation among them. With `resume`, at the
+/// guard that ends them: an object in resume data is escaped, and a stored
+/// one counts as reached (resume comparisons leave out only private
+/// objects).
+pub(crate) fn reach(trace: &Trace, resume: bool, end: usize) -> (Vec<Option<Reach>>, Vec<Store>) {
     use Opcode::*;
     let first = trace.inputs.len();
+    let ops = &trace.ops[..end];
     let mut reach: Vec<Option<Reach>> = (0..first + trace.ops.len())
         .map(|id| {
-            (id >= first && allocates(trace, &trace.ops[id - first])).then_some(Reach::Private)
+            (id >= first && id - first < end && allocates(trace, &trace.ops[id - first]))
+                .then_some(Reach::Private)
         })
         .collect();
+    let last_call = ops.iter().rposition(|o| o.opcode.has(Flags::CALL));
     let escape = |reach: &mut Vec<Option<Reach>>, arg: &Arg| {
         if let Arg::Value(v) = arg {
             if reach[v.0 as usize].is_some() {
@@ -73,24 +79,30 @@ pub(crate) fn reach(trace: &Trace, resume: bool) -> (Vec<Option<Reach>>, Vec<Sto
         }
     };
     let mut stores = Vec::new();
-    for (index, op) in trace.ops.iter().enumerate() {
+    for (index, op) in ops.iter().enumerate() {
         // A store's value is reachable from its object.
         let (value_at, index_at) = match op.opcode {
             SetfieldGc => (Some(1), None),
             SetarrayitemGc | SetinteriorfieldGc => (Some(2), Some(1)),
+            VirtualRefFinish => (Some(1), None),
             _ => (None, None),
         };
         if let Some(Arg::Value(v)) = value_at.and_then(|k| op.args.get(k)) {
             if reach[v.0 as usize].is_some() {
                 let descr = op.descr.map(|d| trace.descr(d));
                 // A later call could see the cell and take the object.
-                let seen = trace.ops[index..].iter().any(|o| o.opcode.has(Flags::CALL));
-                match cell_of(op.opcode, descr) {
-                    Some(cell) if !seen => stores.push(Store {
+                let seen_by_call = last_call.is_some_and(|c| c >= index);
+                let cell = match op.opcode {
+                    VirtualRefFinish => Some(Cell::Field(trace.vref_layout().forced)),
+                    _ => cell_of(op.opcode, descr),
+                };
+                match cell {
+                    Some(cell) => stores.push(Store {
                         value: v.0 as usize,
                         cell,
                         owner: op.args[0],
                         index: index_at.map(|k| op.args[k]),
+                        seen_by_call,
                     }),
                     _ => escape(&mut reach, &op.args[value_at.unwrap()]),
                 }
@@ -109,7 +121,10 @@ pub(crate) fn reach(trace: &Trace, resume: bool) -> (Vec<Option<Reach>>, Vec<Sto
                     | Strgetitem | Strsetitem | Unicodelen | Unicodegetitem | Unicodesetitem
                     | GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF
                     | SetinteriorfieldGc | GuardClass | GuardNonnullClass | GuardNonnull
-                    | GuardIsnull | GuardGcType | GuardIsObject | GuardSubclass => k == 0,
+                    | GuardIsnull | GuardGcType | GuardIsObject | GuardSubclass
+                    | VirtualRefFinish => k == 0,
+                    // What a virtual ref stands for is not in it.
+                    VirtualRef => true,
                     PtrEq | PtrNe | InstancePtrEq | InstancePtrNe | GuardValue => true,
                     // Characters copied from one string into another.
                     Copystrcontent | Copyunicodecontent => k < 2,
@@ -135,7 +150,14 @@ pub(crate) fn reach(trace: &Trace, resume: bool) -> (Vec<Option<Reach>>, Vec<Sto
                 Arg::Value(c) => reach[c.0 as usize].unwrap_or(Reach::Escaped),
                 Arg::Const(_) => Reach::Escaped,
             };
-            if into != Reach::Private && reach[store.value] == Some(Reach::Private) {
+            // A later call may take it from an owner that escapes.
+            if store.seen_by_call
+                && into == Reach::Escaped
+                && reach[store.value].is_some_and(|r| r != Reach::Escaped)
+            {
+                reach[store.value] = Some(Reach::Escaped);
+                changed = true;
+            } else if into != Reach::Private && reach[store.value] == Some(Reach::Private) {
                 reach[store.value] = Some(if resume {
                     Reach::Escaped
                 } else {

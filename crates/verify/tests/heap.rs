@@ -829,3 +829,69 @@ fn products_in_heap_traces_are_proved_first_without_their_meaning() {
                  setfield_gc(p0, i2, descr=valuedescr)\nfinish(i2)\n";
     not_proved(&after, other);
 }
+
+#[test]
+fn a_loop_invariant_call_is_made_once() {
+    let call = |n: usize| {
+        (0..n)
+            .map(|k| {
+                format!(
+                    "i{k}0 = call_loopinvariant_i(1, i0, descr=nonwritedescr)\n\
+                     guard_no_exception() []\nguard_value(i{k}0, 1) []\n"
+                )
+            })
+            .collect::<String>()
+    };
+    let before = format!("[i0]\n{}finish(i0)\n", call(3));
+    let once = "[i0]\ni2 = call_i(1, i0, descr=nonwritedescr)\nguard_no_exception() []\n\
+                guard_value(i2, 1) []\nfinish(i0)\n";
+    proved(&before, once);
+    // Made as often as it is written: calls that may differ.
+    let twice = "[i0]\ni2 = call_i(1, i0, descr=nonwritedescr)\nguard_no_exception() []\n\
+                 guard_value(i2, 1) []\ni3 = call_i(1, i0, descr=nonwritedescr)\n\
+                 guard_no_exception() []\nguard_value(i3, 1) []\nfinish(i0)\n";
+    not_proved(&before, twice);
+    // Another function is another call.
+    let before_two = "[i0]\ni1 = call_loopinvariant_i(1, i0, descr=nonwritedescr)\n\
+                      i2 = call_loopinvariant_i(2, i0, descr=nonwritedescr)\njump(i1, i2)\n";
+    not_proved(
+        before_two,
+        "[i0]\ni1 = call_i(1, i0, descr=nonwritedescr)\njump(i1, i1)\n",
+    );
+}
+
+#[test]
+fn a_virtual_ref_holds_the_force_token_until_finished() {
+    // PyPy's test_vref_virtual_1: the vref built as an object, the node
+    // it stands for built only after the call that may force it.
+    let before = "[p0, i1]\np1 = new_with_vtable(descr=nodesize)\n\
+                  p1b = new_with_vtable(descr=nodesize)\n\
+                  setfield_gc(p1b, 252, descr=valuedescr)\n\
+                  setfield_gc(p1, p1b, descr=nextdescr)\n\
+                  p2 = virtual_ref(p1, 3)\nsetfield_gc(p0, p2, descr=nextdescr)\n\
+                  call_may_force_n(i1, descr=mayforcevirtdescr)\n\
+                  guard_not_forced() [i1]\nvirtual_ref_finish(p2, p1)\n\
+                  setfield_gc(p0, NULL, descr=nextdescr)\njump(p0, i1)\n";
+    let after = |token_cleared: &str, forced: &str| {
+        format!(
+            "[p0, i1]\np3 = force_token()\np2 = new_with_vtable(descr=vref_descr)\n\
+             setfield_gc(p2, p3, descr=virtualtokendescr)\n\
+             setfield_gc(p2, NULL, descr=virtualforceddescr)\n\
+             setfield_gc(p0, p2, descr=nextdescr)\n\
+             call_may_force_n(i1, descr=mayforcevirtdescr)\nguard_not_forced() [i1]\n\
+             setfield_gc(p0, NULL, descr=nextdescr)\n\
+             setfield_gc(p2, {token_cleared}, descr=virtualtokendescr)\n\
+             p1 = new_with_vtable(descr=nodesize)\np1b = new_with_vtable(descr=nodesize)\n\
+             setfield_gc(p1b, 252, descr=valuedescr)\nsetfield_gc(p1, p1b, descr=nextdescr)\n\
+             setfield_gc(p2, {forced}, descr=virtualforceddescr)\njump(p0, i1)\n"
+        )
+    };
+    proved(before, &after("NULL", "p1"));
+    // The token left in place, or the real object not stored: what the
+    // call may have kept of the vref sees it (the replay keeps nothing).
+    not_proved_nor_replayed(before, &after("p3", "p1"));
+    not_proved_nor_replayed(before, &after("NULL", "NULL"));
+    // Without its writes, a vref is a plain object nothing reaches.
+    let unused = "[p1]\np2 = virtual_ref(p1, 5)\nvirtual_ref_finish(p2, p1)\njump(p1)\n";
+    proved(unused, "[p1]\np0 = force_token()\njump(p1)\n");
+}

@@ -411,6 +411,25 @@ impl Solver {
         self.prove_with(goal, vars, command)
     }
 
+    /// `prove_smt` by a fresh process of another solver, given every
+    /// declaration and assertion made so far: a second opinion where this
+    /// solver gives up (cvc5 decides IEEE float questions that z3 4.8
+    /// times out on).
+    pub fn prove_smt_by(
+        &self,
+        kind: SolverKind,
+        goal: &Term,
+        vars: &[Name],
+    ) -> Result<Outcome, SolverError> {
+        let mut other = Solver::start(Some(kind), self.timeout)?;
+        other.dump_dir = self.dump_dir.clone();
+        other.queries = self.queries + 10_000;
+        for command in self.scopes.iter().flatten() {
+            other.command(command.clone())?;
+        }
+        other.prove_smt(goal, vars)
+    }
+
     fn prove_with(
         &mut self,
         goal: &Term,

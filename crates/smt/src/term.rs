@@ -1,5 +1,6 @@
 //! Terms: bitvectors and booleans (and, for the lemmas the domain proofs
-//! state about exact arithmetic, integers), printed as SMT-LIB 2.
+//! state about exact arithmetic, integers; IEEE doubles for the meaning
+//! of float ops), printed as SMT-LIB 2.
 //!
 //! A small tree type of our own (no solver bindings): constants, named
 //! variables, applications of a fixed set of functions, and universal
@@ -92,6 +93,22 @@ pub enum Fun {
     IntDiv,
     IntLe,
     IntLt,
+    /// IEEE doubles (`(_ FloatingPoint 11 53)`), rounding to nearest even
+    /// where the operation rounds: from a word's bits; from a signed
+    /// word's value; to a signed word, rounding toward zero (unspecified
+    /// where it does not fit); `+ - * /`; `<`, `<=`, `=` (IEEE's: NaN is
+    /// unequal to all, -0 equals +0); is NaN.
+    FpOfBits,
+    FpOfSigned,
+    FpToSigned,
+    FpAdd,
+    FpSub,
+    FpMul,
+    FpDiv,
+    FpLt,
+    FpLe,
+    FpEq,
+    FpIsNan,
 }
 
 impl fmt::Display for Fun {
@@ -134,6 +151,17 @@ impl fmt::Display for Fun {
             Fun::IntDiv => "div",
             Fun::IntLe => "<=",
             Fun::IntLt => "<",
+            Fun::FpOfBits => "(_ to_fp 11 53)",
+            Fun::FpOfSigned => "(_ to_fp 11 53) RNE",
+            Fun::FpToSigned => "(_ fp.to_sbv 64) RTZ",
+            Fun::FpAdd => "fp.add RNE",
+            Fun::FpSub => "fp.sub RNE",
+            Fun::FpMul => "fp.mul RNE",
+            Fun::FpDiv => "fp.div RNE",
+            Fun::FpLt => "fp.lt",
+            Fun::FpLe => "fp.leq",
+            Fun::FpEq => "fp.eq",
+            Fun::FpIsNan => "fp.isNaN",
         };
         f.write_str(name)
     }

@@ -120,6 +120,8 @@ pub(crate) struct World {
     /// when a proof needs them.
     pub opaque_arithmetic: bool,
     pub arithmetic_meanings: Vec<Term>,
+    /// Some of those meanings are IEEE float arithmetic.
+    pub float_meanings: bool,
     /// Array versions named so far (`Memory::named`), and their names.
     arrays: u32,
     array_names: HashMap<Term, Term>,
@@ -209,6 +211,11 @@ impl World {
     pub fn old_or_null(&mut self, solver: &mut Solver, r: &Term) -> Result<Term, SolverError> {
         let base = self.base(solver)?;
         Ok(r.eq(&Term::word(0)).or(&r.bv(Fun::BvUlt, &base)))
+    }
+
+    /// The frame's force token: an object from before, one per run.
+    pub fn force_token(&mut self, solver: &mut Solver) -> Result<Term, SolverError> {
+        self.old_object(solver, "force_token()")
     }
 
     /// An object from before, named by a constant: a `ConstPtr`'s object
@@ -1304,16 +1311,23 @@ pub(crate) fn encode_heap_op(
             let class = memory.class_of(world, solver, &args[0])?;
             e.defined = Some(nonnull(&args[0]).and(&class.eq(&args[1])));
         }
-        SameAsR
-        | SameAsF
-        | ConvertFloatBytesToLonglong
-        | ConvertLonglongBytesToFloat
-        | CastPtrToInt
-        | CastIntToPtr => {
+        SameAsR | SameAsF | ConvertFloatBytesToLonglong | CastPtrToInt | CastIntToPtr => {
             e.value = Some(args[0].clone());
         }
-        FloatNeg => e.value = Some(args[0].bv(Fun::BvXor, &Term::word(i64::MIN))),
-        FloatAbs => e.value = Some(args[0].bv(Fun::BvAnd, &Term::word(i64::MAX))),
+        // Floats are IEEE values with one NaN (`one_nan`): the sign and
+        // magnitude ops keep a NaN as it is; arithmetic, conversions and
+        // comparisons are functions whose IEEE meaning the solver gets
+        // only when a proof needs it (`arithmetic_meanings`).
+        FloatNeg | FloatAbs => {
+            let bits = match opcode {
+                FloatNeg => args[0].bv(Fun::BvXor, &Term::word(i64::MIN)),
+                _ => args[0].bv(Fun::BvAnd, &Term::word(i64::MAX)),
+            };
+            e.value = Some(Term::ite(&is_nan(&args[0]), &args[0], &bits));
+        }
+        ConvertLonglongBytesToFloat => {
+            e.value = Some(Term::ite(&is_nan(&args[0]), &Term::word(NAN), &args[0]))
+        }
         FloatAdd
         | FloatSub
         | FloatMul
@@ -1323,12 +1337,33 @@ pub(crate) fn encode_heap_op(
         | CastFloatToSinglefloat
         | CastSinglefloatToFloat => {
             let fun = world.function(solver, opcode.name(), args.len())?;
-            e.value = Some(Term::apply(&fun, args));
+            let v = Term::apply(&fun, args);
+            if matches!(opcode, FloatAdd | FloatMul) {
+                // IEEE sums and products of values commute (a fact the
+                // first attempt, without the meanings, can use).
+                let swapped = Term::apply(&fun, &[args[1].clone(), args[0].clone()]);
+                e.lemmas.push(v.eq(&swapped));
+            }
+            if let Some(meaning) = float_meaning(opcode, args, &v) {
+                world.arithmetic_meanings.push(meaning);
+                world.float_meanings = true;
+            }
+            e.value = Some(v);
         }
         FloatLt | FloatLe | FloatEq | FloatNe | FloatGt | FloatGe => {
             let fun = world.function(solver, opcode.name(), args.len())?;
             let v = Term::apply(&fun, args);
             e.lemmas.push(v.bv(Fun::BvUle, &Term::word(1)));
+            let (a, b) = (fp(&args[0]), fp(&args[1]));
+            let holds = match opcode {
+                FloatLt => Term::app(Fun::FpLt, &[a, b]),
+                FloatLe => Term::app(Fun::FpLe, &[a, b]),
+                FloatGt => Term::app(Fun::FpLt, &[b, a]),
+                FloatGe => Term::app(Fun::FpLe, &[b, a]),
+                FloatEq => Term::app(Fun::FpEq, &[a, b]),
+                _ => Term::app(Fun::FpEq, &[a, b]).not(),
+            };
+            world.arithmetic_meanings.push(v.eq(&flag(&holds)));
             e.value = Some(v);
         }
         Strhash | Unicodehash | GuardIsObject => {
@@ -1361,7 +1396,7 @@ pub(crate) fn encode_heap_op(
             let obj = memory.allocate(world, solver, Some(class), None)?;
             e.lemmas
                 .push(is_kind(world, solver, &obj, ObjKind::Instance)?);
-            let token = world.call_unknown(solver, "force_token", 0)?;
+            let token = world.force_token(solver)?;
             for (field, value) in [(layout.token, token), (layout.forced, Term::word(0))] {
                 let place = Place::new(Cell::Field(field), &obj, obj.clone(), Type::Ref);
                 memory.write(world, solver, place, &value)?;
@@ -1550,7 +1585,7 @@ pub(crate) fn encode_heap_op(
             }
             return Ok(Some(e));
         }
-        ForceToken => e.value = Some(world.call_unknown(solver, "force_token", 0)?),
+        ForceToken => e.value = Some(world.force_token(solver)?),
         _ => return Ok(None),
     }
     e.lemmas.append(&mut memory.facts);
@@ -1682,4 +1717,50 @@ fn in_bounds(
     let below = index.bv(Fun::BvSlt, &n);
     let object = nonnull_of_kind(world, solver, obj, kind_of_op(opcode))?;
     Ok(Term::and_all([object, above, below]))
+}
+
+/// The one NaN the validator's floats have (a quiet NaN).
+pub(crate) const NAN: i64 = 0x7ff8_0000_0000_0000;
+
+/// Whether a word is a NaN's bits: all exponent bits set, and some
+/// fraction bit.
+fn is_nan(word: &Term) -> Term {
+    let magnitude = word.bv(Fun::BvAnd, &Term::word(i64::MAX));
+    Term::word(0x7ff0_0000_0000_0000).bv(Fun::BvUlt, &magnitude)
+}
+
+/// A float's word, if a NaN, is `NAN`. The validator takes floats as IEEE
+/// values, not bit patterns: PyPy's optimizer does (it rewrites `x * 1.0`
+/// to `x` and `x * y` to `y * x`, which keep a NaN's value but not its
+/// payload), so a proof holds up to the payload and sign of NaNs. Every
+/// float an op computes has one NaN, and this is assumed of every other
+/// float (inputs, reads, call results).
+pub(crate) fn one_nan(word: &Term) -> Term {
+    is_nan(word).implies(&word.eq(&Term::word(NAN)))
+}
+
+/// A word's bits as an IEEE double.
+fn fp(word: &Term) -> Term {
+    Term::app(Fun::FpOfBits, std::slice::from_ref(word))
+}
+
+/// What the word `v` that a float op gives must be: its IEEE result's
+/// bits, `NAN` for a NaN. The conversions to and from single floats have
+/// none here.
+fn float_meaning(opcode: Opcode, args: &[Term], v: &Term) -> Option<Term> {
+    use Opcode::*;
+    let ieee = |fun: Fun| Term::app(fun, &[fp(&args[0]), fp(&args[1])]);
+    let result = match opcode {
+        FloatAdd => ieee(Fun::FpAdd),
+        FloatSub => ieee(Fun::FpSub),
+        FloatMul => ieee(Fun::FpMul),
+        FloatTruediv => ieee(Fun::FpDiv),
+        CastIntToFloat => Term::app(Fun::FpOfSigned, &args[..1]),
+        // Unspecified where it does not fit, as in the interpreter (which
+        // refuses to run such a cast).
+        CastFloatToInt => return Some(v.eq(&Term::app(Fun::FpToSigned, &[fp(&args[0])]))),
+        _ => return None,
+    };
+    let nan = Term::app(Fun::FpIsNan, std::slice::from_ref(&result));
+    Some(Term::ite(&nan, &v.eq(&Term::word(NAN)), &fp(v).eq(&result)))
 }

@@ -54,7 +54,7 @@ use reach::{allocates, Reach, Site, Unreached};
 mod resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
-use traceopt_smt::{Fun, Model, Name, Outcome, Solver, SolverError, Sort, Term};
+use traceopt_smt::{Fun, Model, Name, Outcome, Solver, SolverError, SolverKind, Sort, Term};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
@@ -356,6 +356,9 @@ fn begin(
             let fact = world.old_or_null(solver, &Term::var(name))?;
             world.lemmas.push(fact);
         }
+        if *ty == Type::Float {
+            world.lemmas.push(heap::one_nan(&Term::var(name)));
+        }
     }
     Ok(())
 }
@@ -399,6 +402,19 @@ fn prove(
         solver.prove_smt(goal, &names)
     } else {
         solver.prove_bv_names(goal, &names)
+    }
+}
+
+/// `prove` by cvc5 instead of z3, if cvc5 is installed and decides it.
+fn second_opinion(solver: &Solver, world: &World, goal: &Term, vars: &[String]) -> Option<Outcome> {
+    if solver.kind() != SolverKind::Z3 {
+        return None;
+    }
+    let mut names: Vec<Name> = vars.iter().map(|v| Name::invented(v)).collect();
+    names.extend(world.watched());
+    match solver.prove_smt_by(SolverKind::Cvc5, goal, &names) {
+        Ok(outcome @ (Outcome::Proved | Outcome::Counterexample(_))) => Some(outcome),
+        _ => None,
     }
 }
 
@@ -609,7 +625,17 @@ fn check(
                 continue;
             }
             let assumed = assumptions.and(&meanings);
-            match prove(solver, &world, &assumed.implies(&goal), &vars)? {
+            // IEEE float arithmetic goes to cvc5 first where it can take
+            // the query (z3 4.8 times out on most of it).
+            let outcome = match world.float_meanings {
+                true => second_opinion(solver, &world, &assumed.implies(&goal), &vars),
+                false => None,
+            };
+            let outcome = match outcome {
+                Some(outcome) => outcome,
+                None => prove(solver, &world, &assumed.implies(&goal), &vars)?,
+            };
+            match outcome {
                 Outcome::Proved => {}
                 Outcome::Counterexample(_) if world.replayable_lengths() != Term::Bool(true) => {
                     // A counterexample whose arrays a replay can build.
@@ -1043,6 +1069,9 @@ fn encode_side(
         let id = trace.inputs.len() + index;
         values.resize(id + 1, None);
         if let Some(value) = result {
+            if op.opcode.result_type() == Type::Float {
+                lemmas.push(heap::one_nan(&value));
+            }
             let name = format!("{p}_v{id}");
             let value = shared.define(solver, name, Sort::Bv(64), value)?;
             if let Some(how) = reach[id] {
@@ -1131,6 +1160,7 @@ fn constant(
 ) -> Result<Term, SolverError> {
     Ok(match c {
         Const::Int(x) => Term::word(*x),
+        Const::Float(bits) if f64::from_bits(*bits).is_nan() => Term::word(heap::NAN),
         Const::Float(bits) => Term::word(*bits as i64),
         Const::Null => Term::word(0),
         Const::Ptr(name) => {

@@ -895,3 +895,40 @@ fn a_virtual_ref_holds_the_force_token_until_finished() {
     let unused = "[p1]\np2 = virtual_ref(p1, 5)\nvirtual_ref_finish(p2, p1)\njump(p1)\n";
     proved(unused, "[p1]\np0 = force_token()\njump(p1)\n");
 }
+
+#[test]
+fn floats_are_ieee_values_with_one_nan() {
+    let unary = |op: &str| format!("[f0]\nf1 = {op}\nf2 = escape_f(f1)\njump(f2)\n");
+    // PyPy's rewrites: exact up to a NaN's payload and sign.
+    proved(
+        &unary("float_mul(1.0, f0)"),
+        "[f0]\nf2 = escape_f(f0)\njump(f2)\n",
+    );
+    proved(&unary("float_mul(-1.0, f0)"), &unary("float_neg(f0)"));
+    proved(
+        &unary("float_truediv(f0, -0.25)"),
+        &unary("float_mul(f0, -4.0)"),
+    );
+    let product = |a: &str, b: &str| format!("[f0, f1]\nf2 = float_mul({a}, {b})\njump(f2)\n");
+    proved(&product("f0", "f1"), &product("f1", "f0"));
+    // Their wrong twins: a reciprocal that is not exact, a sign lost, an
+    // order that matters.
+    not_proved(
+        &unary("float_truediv(f0, 3.0)"),
+        &unary("float_mul(f0, 0.3333333333333333)"),
+    );
+    not_proved(
+        &unary("float_mul(-1.0, f0)"),
+        "[f0]\nf2 = escape_f(f0)\njump(f2)\n",
+    );
+    let difference = |a: &str, b: &str| format!("[f0, f1]\nf2 = float_sub({a}, {b})\njump(f2)\n");
+    not_proved(&difference("f0", "f1"), &difference("f1", "f0"));
+    // Comparisons mean IEEE's: NaN is unordered, -0.0 equals 0.0.
+    let compare = |op: &str| format!("[f0]\ni1 = {op}\njump(i1)\n");
+    proved(&compare("float_lt(f0, f0)"), "[f0]\njump(0)\n");
+    not_proved(&compare("float_eq(f0, f0)"), "[f0]\njump(1)\n");
+    proved(
+        &compare("float_eq(f0, 0.0)"),
+        &compare("float_eq(f0, -0.0)"),
+    );
+}

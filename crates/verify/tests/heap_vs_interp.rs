@@ -1,7 +1,8 @@
 //! The validator's heap encodings agree with the reference interpreter.
 //! For each family of heap ops (struct fields, wide and narrow; arrays;
 //! strings; unicode strings and character copies; floats kept in fields
-//! and items; object identity; guards on references), random cases (200
+//! and items, and float arithmetic; object identity; virtual refs; guards
+//! on references), random cases (200
 //! per family in CI, `HEAP_CASES=10000` for more) are written as groups
 //! of ops on objects the trace allocates, a few groups to a trace that
 //! passes every group's results to `escape_n`. The interpreter runs the
@@ -150,6 +151,30 @@ fn identity(rng: &mut Rng, g: usize) -> Group {
     (ops, outs)
 }
 
+/// Virtual refs: the class and fields a vref has, before and after
+/// `virtual_ref_finish` (of the node it stands for, or of null).
+fn vrefs(rng: &mut Rng, g: usize) -> Group {
+    let target = [format!("pn{g}"), "NULL".into()][rng.below(2) as usize].clone();
+    let read = |p: &str| {
+        format!(
+            "p{p}t{g} = getfield_gc_r(pv{g}, descr=virtualtokendescr)\n\
+             i{p}t{g} = ptr_eq(p{p}t{g}, pf{g})\n\
+             p{p}f{g} = getfield_gc_r(pv{g}, descr=virtualforceddescr)\n\
+             i{p}f{g} = ptr_eq(p{p}f{g}, pn{g})\ni{p}z{g} = ptr_eq(p{p}f{g}, NULL)\n"
+        )
+    };
+    let ops = format!(
+        "pn{g} = new_with_vtable(descr=nodesize)\npv{g} = virtual_ref(pn{g}, {})\n\
+         pf{g} = force_token()\nguard_class(pv{g}, ConstClass(jit_virtual_ref_vtable)) []\n\
+         {}virtual_ref_finish(pv{g}, {target})\n{}",
+        rng.below(3),
+        read("a"),
+        read("b")
+    );
+    let outs = ["iat", "iaf", "iaz", "ibt", "ibf", "ibz"].map(|p| format!("{p}{g}"));
+    (ops, outs.to_vec())
+}
+
 /// Unicode strings: a new one of 1 to 4 code points, each written, a
 /// copy of part of it into another, characters read back from both.
 fn unicode(rng: &mut Rng, g: usize) -> Group {
@@ -186,6 +211,47 @@ fn floats(rng: &mut Rng, g: usize) -> Group {
          fc{g} = getarrayitem_gc_f(pa{g}, 0, descr=floatarraydescr)\n"
     );
     (ops, ["fa", "fb", "fc"].map(|p| format!("{p}{g}")).to_vec())
+}
+
+/// Float arithmetic: two values (signed zeros, infinities, NaN, a
+/// subnormal, inexact quotients) through a binary op, a sign op and a
+/// comparison, and conversions to and from integers.
+fn float_ops(rng: &mut Rng, g: usize) -> Group {
+    const FLOATS: [&str; 12] = [
+        "0.0",
+        "-0.0",
+        "1.5",
+        "-2.25",
+        "3.0",
+        "0.1",
+        "1e+300",
+        "5e-324",
+        "inf",
+        "-inf",
+        "nan",
+        "9007199254740993.0",
+    ];
+    let mut pick = || FLOATS[rng.below(FLOATS.len() as u64) as usize];
+    let (x, y) = (pick(), pick());
+    let binary = ["float_add", "float_sub", "float_mul", "float_truediv"];
+    let sign = ["float_neg", "float_abs"];
+    let compare = [
+        "float_lt", "float_le", "float_eq", "float_ne", "float_gt", "float_ge",
+    ];
+    let mut choose = |ops: &[&'static str]| ops[rng.below(ops.len() as u64) as usize];
+    let (b, s, c) = (choose(&binary), choose(&sign), choose(&compare));
+    let whole = ["-2.9", "1e+18", "-0.0", "4503599627370497.5"][rng.below(4) as usize];
+    let word = rng.word();
+    let ops = format!(
+        "fb{g} = {b}({x}, {y})\nfs{g} = {s}(fb{g})\nic{g} = {c}(fs{g}, {x})\n\
+         it{g} = cast_float_to_int({whole})\nfi{g} = cast_int_to_float({word})\n"
+    );
+    (
+        ops,
+        ["fb", "fs", "ic", "it", "fi"]
+            .map(|p| format!("{p}{g}"))
+            .to_vec(),
+    )
 }
 
 /// Guards on references: two nodes of different classes, one maybe
@@ -364,6 +430,16 @@ fn identities_agree_with_the_interpreter() {
 #[test]
 fn unicode_strings_and_copies_agree_with_the_interpreter() {
     cross_check("unicode", unicode, 0x5555_aaaa_1234_4321);
+}
+
+#[test]
+fn virtual_refs_agree_with_the_interpreter() {
+    cross_check("vrefs", vrefs, 0x3c6e_f372_fe94_f82b);
+}
+
+#[test]
+fn float_arithmetic_agrees_with_the_interpreter() {
+    cross_check("float ops", float_ops, 0x6a09_e667_f3bc_c908);
 }
 
 #[test]

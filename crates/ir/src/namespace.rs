@@ -98,6 +98,15 @@ impl Namespace {
         self.consts.get(name)
     }
 
+    /// The name of the constant that is the GC type id of a descr.
+    pub fn type_id_of(&self, descr: &str) -> Option<&str> {
+        let mut names = self.consts.iter().filter_map(|(name, c)| match c {
+            NamedConst::TypeId { of } if &**of == descr => Some(&**name),
+            _ => None,
+        });
+        names.next()
+    }
+
     /// What a real log prints for this name.
     pub fn pypylog_text(&self, name: &str) -> Option<&str> {
         self.pypylog.get(name).map(|t| &**t)

@@ -9,8 +9,9 @@
 //! built as a DAG (the abstract domains' proofs build large ones) prints in
 //! size linear in the number of distinct nodes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 use crate::names::Name;
@@ -167,7 +168,7 @@ impl fmt::Display for Fun {
     }
 }
 
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Debug)]
 pub enum Term {
     /// A bitvector constant of the given width (the low `width` bits).
     Bv {
@@ -186,6 +187,79 @@ pub enum Term {
     /// given index is `body` (z3 takes it; cvc5 only in higher-order
     /// logic).
     Lambda(Rc<[(Name, Sort)]>, Rc<Term>),
+}
+
+/// Structural equality. Terms are DAGs, and two built apart may share
+/// sub-terms within themselves (a heap version read in several places),
+/// so the nodes found equal are remembered: a comparison visits each pair
+/// of nodes once, not every path to them.
+impl PartialEq for Term {
+    fn eq(&self, other: &Term) -> bool {
+        equal(self, other, &mut HashSet::new())
+    }
+}
+
+impl Eq for Term {}
+
+/// Hashes the top of a term only (three levels): equal terms hash alike,
+/// and a deep DAG is not walked path by path.
+impl Hash for Term {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_top(self, state, 3);
+    }
+}
+
+fn hash_top<H: Hasher>(term: &Term, state: &mut H, depth: u32) {
+    std::mem::discriminant(term).hash(state);
+    match term {
+        Term::Bv { value, width } => (value, width).hash(state),
+        Term::Bool(b) => b.hash(state),
+        Term::Int(i) => i.hash(state),
+        Term::Var(name) => name.hash(state),
+        Term::App(fun, args) => {
+            (fun, args.len()).hash(state);
+            if depth > 0 {
+                args.iter().for_each(|a| hash_top(a, state, depth - 1));
+            }
+        }
+        Term::Forall(vars, body) | Term::Lambda(vars, body) => {
+            vars.hash(state);
+            if depth > 0 {
+                hash_top(body, state, depth - 1);
+            }
+        }
+    }
+}
+
+/// `a == b`, with the pairs of application nodes already found equal.
+fn equal(a: &Term, b: &Term, same: &mut HashSet<(usize, usize)>) -> bool {
+    match (a, b) {
+        (Term::App(f, xs), Term::App(g, ys)) => {
+            if f != g || xs.len() != ys.len() {
+                return false;
+            }
+            let key = (
+                Rc::as_ptr(xs) as *const u8 as usize,
+                Rc::as_ptr(ys) as *const u8 as usize,
+            );
+            if key.0 == key.1 || same.contains(&key) {
+                return true;
+            }
+            let equal = xs.iter().zip(ys.iter()).all(|(x, y)| equal(x, y, same));
+            if equal {
+                same.insert(key);
+            }
+            equal
+        }
+        (Term::Forall(v, x), Term::Forall(w, y)) | (Term::Lambda(v, x), Term::Lambda(w, y)) => {
+            v == w && (Rc::ptr_eq(x, y) || equal(x, y, same))
+        }
+        (Term::Bv { value: a, width: w }, Term::Bv { value: b, width: v }) => a == b && w == v,
+        (Term::Bool(a), Term::Bool(b)) => a == b,
+        (Term::Int(a), Term::Int(b)) => a == b,
+        (Term::Var(a), Term::Var(b)) => a == b,
+        _ => false,
+    }
 }
 
 impl Term {
@@ -440,6 +514,35 @@ impl fmt::Display for Term {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `x, x + x, (x + x) + (x + x), ...`: `levels` nodes, 2^levels paths.
+    fn doubling(leaf: &Term, levels: usize) -> Term {
+        (0..levels).fold(leaf.clone(), |t, _| t.bv(Fun::BvAdd, &t))
+    }
+
+    #[test]
+    fn terms_built_apart_compare_by_structure_node_by_node() {
+        let x = Term::var("x");
+        // Built twice: no node is shared between the two, and walking
+        // every path would take 2^64 steps.
+        let (a, b) = (doubling(&x, 64), doubling(&x, 64));
+        assert_eq!(a, b);
+        let hash = |t: &Term| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            t.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&a), hash(&b));
+        // A difference at the bottom is found.
+        assert_ne!(a, doubling(&Term::var("y"), 64));
+        assert_ne!(a, doubling(&x, 63));
+        let mixed = a.bv(Fun::BvAdd, &doubling(&Term::var("y"), 64));
+        assert_ne!(mixed, a.bv(Fun::BvAdd, &b));
+        assert_eq!(
+            mixed,
+            doubling(&x, 64).bv(Fun::BvAdd, &doubling(&Term::var("y"), 64))
+        );
+    }
 
     #[test]
     fn prints_smtlib() {

@@ -25,12 +25,17 @@
 //! when unknown) as the same unknown array. That is sound only if both
 //! traces made the same call in the same state, so each call is an
 //! observation: its function, arguments and the heap it saw must agree
-//! (`Effect::observed`). Pure calls (`call_pure_*`) and the float ops are
-//! uninterpreted functions of their arguments: equal arguments give equal
-//! results, which is all the optimizer may assume of them; moving floats
-//! through the heap keeps their bits exactly.
+//! (`Effect::observed`). A `call_loopinvariant_*` is such a call the first
+//! time; later ones of the same function give its result and do nothing.
+//! Pure calls (`call_pure_*`) are uninterpreted functions of their
+//! arguments: equal arguments give equal results, which is all the
+//! optimizer may assume of them. Float ops are too at first, with their
+//! IEEE meaning kept aside for the proofs that need it (`float_meaning`);
+//! floats are values with one NaN (`one_nan`), and moving them through
+//! the heap keeps them exactly.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use traceopt_interp::{Heap, HeapObject, ObjId, Val};
 
@@ -122,6 +127,8 @@ pub(crate) struct World {
     pub arithmetic_meanings: Vec<Term>,
     /// Some of those meanings are IEEE float arithmetic.
     pub float_meanings: bool,
+    /// What the traces' descr names mean, where a namespace says.
+    pub namespace: Option<Arc<Namespace>>,
     /// Array versions named so far (`Memory::named`), and their names.
     arrays: u32,
     array_names: HashMap<Term, Term>,
@@ -817,9 +824,11 @@ pub(crate) struct Memory {
     exception_taken: bool,
     /// The trace's layout of virtual refs.
     pub vref: VrefLayout,
-    /// What the first `call_loopinvariant_*` of each (constant) function
-    /// returned: later ones return it again and do nothing.
-    loop_invariant: BTreeMap<u128, Option<Term>>,
+    /// What the first `call_loopinvariant_*` of each function returned:
+    /// later ones return it again and do nothing. Keyed by the function's
+    /// term (a constant, or one value): two values that happen to be equal
+    /// are two functions here, which can only leave a pair unproved.
+    loop_invariant: HashMap<Term, Option<Term>>,
     /// Facts about the initial heap met by reads since the last op.
     facts: Vec<Term>,
 }
@@ -1366,13 +1375,13 @@ pub(crate) fn encode_heap_op(
             world.arithmetic_meanings.push(v.eq(&flag(&holds)));
             e.value = Some(v);
         }
-        Strhash | Unicodehash | GuardIsObject => {
+        Strhash | Unicodehash => {
             let fun = world.function(solver, opcode.name(), 1)?;
-            let v = Term::apply(&fun, args);
-            match opcode {
-                GuardIsObject => e.guard = Some(nonnull(&v)),
-                _ => e.value = Some(v),
-            }
+            e.value = Some(Term::apply(&fun, args));
+        }
+        GuardIsObject => {
+            e.defined = Some(nonnull(&args[0]));
+            e.guard = Some(is_object(world, solver, &args[0])?);
         }
         GuardSubclass => {
             let class = memory.class_of(world, solver, &args[0])?;
@@ -1383,9 +1392,8 @@ pub(crate) fn encode_heap_op(
         // Any object has a GC type id, arrays too (not a class): an
         // unknown of the object, which never changes.
         GuardGcType => {
-            let fun = world.function(solver, "gc_type", 1)?;
             e.defined = Some(nonnull(&args[0]));
-            e.guard = Some(Term::apply(&fun, &args[..1]).eq(&args[1]));
+            e.guard = Some(gc_type(world, solver, &args[0])?.eq(&args[1]));
         }
         // A `JitVirtualRef` holding the frame's force token, until
         // `virtual_ref_finish` clears it and stores the real object (as
@@ -1409,9 +1417,12 @@ pub(crate) fn encode_heap_op(
             let place =
                 |field| Place::new(Cell::Field(field), &args[0], args[0].clone(), Type::Ref);
             memory.write(world, solver, place(layout.token), &Term::word(0))?;
-            let forced = memory.read(world, solver, place(layout.forced.clone()))?;
-            let value = Term::ite(&args[1].eq(&Term::word(0)), &forced, &args[1]);
-            memory.write(world, solver, place(layout.forced), &value)?;
+            // Null (as PyPy's traces mostly pass) leaves `forced` as it is.
+            if args[1] != Term::word(0) {
+                let forced = memory.read(world, solver, place(layout.forced.clone()))?;
+                let value = Term::ite(&args[1].eq(&Term::word(0)), &forced, &args[1]);
+                memory.write(world, solver, place(layout.forced), &value)?;
+            }
         }
         PtrEq | InstancePtrEq => e.value = Some(flag(&args[0].eq(&args[1]))),
         PtrNe | InstancePtrNe => e.value = Some(flag(&args[0].eq(&args[1]).not())),
@@ -1446,7 +1457,7 @@ pub(crate) fn encode_heap_op(
         }
         GetfieldGcI | GetfieldGcR | GetfieldGcF => {
             let cell = cell_of(opcode, descr).unwrap();
-            e.defined = Some(nonnull_of_kind(world, solver, &args[0], ObjKind::Instance)?);
+            e.defined = Some(field_owner(world, solver, &args[0], descr)?);
             e.value = Some(memory.read(
                 world,
                 solver,
@@ -1455,7 +1466,7 @@ pub(crate) fn encode_heap_op(
         }
         SetfieldGc => {
             let cell = cell_of(opcode, descr).unwrap();
-            e.defined = Some(nonnull_of_kind(world, solver, &args[0], ObjKind::Instance)?);
+            e.defined = Some(field_owner(world, solver, &args[0], descr)?);
             let place =
                 Place::new(cell, &args[0], args[0].clone(), stored_type(descr)).sized_by(descr);
             memory.write(world, solver, place, &args[1])?;
@@ -1481,6 +1492,10 @@ pub(crate) fn encode_heap_op(
             e.defined = Some(in_bounds(
                 world, memory, solver, opcode, &args[0], &args[1],
             )?);
+            if matches!(cell, Cell::Item(_)) {
+                let typed = array_type(world, solver, &args[0], descr)?;
+                e.defined = e.defined.map(|d| d.and(&typed));
+            }
             let key = pair(&args[0], &args[1]);
             e.value = Some(memory.read(
                 world,
@@ -1499,6 +1514,7 @@ pub(crate) fn encode_heap_op(
             // A character outside the string's range is undefined.
             e.defined = Some(match &cell {
                 Cell::StrChar(unicode) => inside.and(&is_char(&args[2], *unicode)),
+                Cell::Item(_) => inside.and(&array_type(world, solver, &args[0], descr)?),
                 _ => inside,
             });
             let ty = match opcode {
@@ -1535,6 +1551,7 @@ pub(crate) fn encode_heap_op(
             let obj = memory.allocate(world, solver, Some(class), None)?;
             e.lemmas
                 .push(is_kind(world, solver, &obj, ObjKind::Instance)?);
+            e.lemmas.push(is_object(world, solver, &obj)?);
             e.value = Some(obj);
         }
         NewArray | NewArrayClear | Newstr | Newunicode => {
@@ -1553,9 +1570,7 @@ pub(crate) fn encode_heap_op(
         // it returned, raise nothing and write nothing (as the interpreter
         // runs them).
         CallLoopinvariantI | CallLoopinvariantR | CallLoopinvariantF | CallLoopinvariantN => {
-            let Term::Bv { value: func, .. } = args[0] else {
-                return Ok(None);
-            };
+            let func = args[0].clone();
             if let Some(value) = memory.loop_invariant.get(&func) {
                 memory.exception_taken = true;
                 e.value = value.clone();
@@ -1643,6 +1658,69 @@ pub(crate) fn is_kind(
 }
 
 /// `obj` is not null and of this kind.
+/// An object's GC type id: an unknown of the object, which never
+/// changes.
+fn gc_type(world: &mut World, solver: &mut Solver, obj: &Term) -> Result<Term, SolverError> {
+    let fun = world.function(solver, "gc_type", 1)?;
+    Ok(Term::apply(&fun, std::slice::from_ref(obj)))
+}
+
+/// An item access through a GC array descr is defined on arrays of that
+/// descr's GC type only: the namespace's type id constant of the descr,
+/// else an unknown of the descr.
+fn array_type(
+    world: &mut World,
+    solver: &mut Solver,
+    obj: &Term,
+    descr: Option<&Descr>,
+) -> Result<Term, SolverError> {
+    let gc_array = |d: &&Descr| matches!(&d.kind, DescrKind::Array(a) if a.gc != Some(false));
+    let Some(descr) = descr.filter(gc_array) else {
+        return Ok(Term::Bool(true));
+    };
+    let namespace = world.namespace.clone();
+    let name = match namespace
+        .as_deref()
+        .and_then(|ns| ns.type_id_of(&descr.text))
+    {
+        Some(name) => name.to_string(),
+        None => format!("typeid of {}", descr.text),
+    };
+    let id = world.named_int(solver, &name)?;
+    Ok(gc_type(world, solver, obj)?.eq(&id))
+}
+
+/// Whether an object is an instance of a class (PyPy's `guard_is_object`):
+/// an unknown of the object, true of what `new_with_vtable` makes and of
+/// what has a field of such a struct.
+fn is_object(world: &mut World, solver: &mut Solver, obj: &Term) -> Result<Term, SolverError> {
+    let fun = world.function(solver, "is_object", 1)?;
+    Ok(nonnull(&Term::apply(&fun, std::slice::from_ref(obj))))
+}
+
+/// When a field access is defined: on an instance, which is an object
+/// where the namespace says the field's struct starts with a class.
+fn field_owner(
+    world: &mut World,
+    solver: &mut Solver,
+    obj: &Term,
+    descr: Option<&Descr>,
+) -> Result<Term, SolverError> {
+    let instance = nonnull_of_kind(world, solver, obj, ObjKind::Instance)?;
+    let owner = match descr.map(|d| &d.kind) {
+        Some(DescrKind::Field(field)) => field.owner.as_deref(),
+        _ => None,
+    };
+    let namespace = world.namespace.clone();
+    let owner = owner.and_then(|name| namespace.as_deref()?.descr(name));
+    match owner.map(|d| &d.kind) {
+        Some(DescrKind::Size(size)) if size.is_object == Some(true) => {
+            Ok(instance.and(&is_object(world, solver, obj)?))
+        }
+        _ => Ok(instance),
+    }
+}
+
 fn nonnull_of_kind(
     world: &mut World,
     solver: &mut Solver,

@@ -351,6 +351,7 @@ fn begin(
             constant(trace, c, world, solver)?;
         }
     }
+    world.namespace = traces[0].namespace.clone();
     for (name, ty) in inputs.iter().zip(&traces[0].inputs) {
         if *ty == Type::Ref {
             let fact = world.old_or_null(solver, &Term::var(name))?;
@@ -403,6 +404,27 @@ fn prove(
     } else {
         solver.prove_bv_names(goal, &names)
     }
+}
+
+/// `prove`, with cvc5's answer where it is installed and decides: first
+/// on IEEE float arithmetic (z3 4.8 times out on most of it), else where
+/// z3 gives up.
+fn decide(
+    solver: &mut Solver,
+    world: &World,
+    query: &Term,
+    vars: &[String],
+) -> Result<Outcome, SolverError> {
+    if world.float_meanings {
+        if let Some(outcome) = second_opinion(solver, world, query, vars) {
+            return Ok(outcome);
+        }
+    }
+    let outcome = prove(solver, world, query, vars)?;
+    if matches!(outcome, Outcome::Unknown(_)) && !world.float_meanings {
+        return Ok(second_opinion(solver, world, query, vars).unwrap_or(outcome));
+    }
+    Ok(outcome)
 }
 
 /// `prove` by cvc5 instead of z3, if cvc5 is installed and decides it.
@@ -625,17 +647,7 @@ fn check(
                 continue;
             }
             let assumed = assumptions.and(&meanings);
-            // IEEE float arithmetic goes to cvc5 first where it can take
-            // the query (z3 4.8 times out on most of it).
-            let outcome = match world.float_meanings {
-                true => second_opinion(solver, &world, &assumed.implies(&goal), &vars),
-                false => None,
-            };
-            let outcome = match outcome {
-                Some(outcome) => outcome,
-                None => prove(solver, &world, &assumed.implies(&goal), &vars)?,
-            };
-            match outcome {
+            match decide(solver, &world, &assumed.implies(&goal), &vars)? {
                 Outcome::Proved => {}
                 Outcome::Counterexample(_) if world.replayable_lengths() != Term::Bool(true) => {
                     // A counterexample whose arrays a replay can build.

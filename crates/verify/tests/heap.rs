@@ -932,3 +932,26 @@ fn floats_are_ieee_values_with_one_nan() {
         &compare("float_eq(f0, -0.0)"),
     );
 }
+
+#[test]
+fn what_a_field_or_item_access_says_about_its_object() {
+    // A field of a struct that starts with a class: the object is one.
+    let is_object = |descr: &str| {
+        format!("[p0]\ni1 = getfield_gc_i(p0, descr={descr})\nguard_is_object(p0) []\nfinish(i1)\n")
+    };
+    let without =
+        |descr: &str| format!("[p0]\ni1 = getfield_gc_i(p0, descr={descr})\nfinish(i1)\n");
+    proved(&is_object("valuedescr"), &without("valuedescr"));
+    // A plain struct's field says nothing.
+    not_proved_nor_replayed(&is_object("adescr"), &without("adescr"));
+    // An item of a GC array descr: the object has that array's type id.
+    let gc_type = |tid: &str| {
+        format!(
+            "[p0, p1]\nsetarrayitem_gc(p0, 1, p1, descr=gcarraydescr)\n\
+             guard_gc_type(p0, ConstInt({tid})) []\njump(p0, p1)\n"
+        )
+    };
+    let stored = "[p0, p1]\nsetarrayitem_gc(p0, 1, p1, descr=gcarraydescr)\njump(p0, p1)\n";
+    proved(&gc_type("gcarraydescr_tid"), stored);
+    not_proved_nor_replayed(&gc_type("node_tid"), stored);
+}

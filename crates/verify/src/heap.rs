@@ -77,7 +77,7 @@ impl Cell {
     }
 
     /// The descr that names it (empty for classes, lengths, strings).
-    fn descr_name(&self) -> &str {
+    pub(crate) fn descr_name(&self) -> &str {
         match self {
             Cell::Field(d) | Cell::Item(d) | Cell::Interior(d) | Cell::Raw(d) => d,
             _ => "",
@@ -1262,7 +1262,8 @@ pub(crate) fn cell_of(opcode: Opcode, descr: Option<&Descr>) -> Option<Cell> {
     let text = || descr.map_or_else(|| Box::from(""), |d| d.text.clone());
     Some(match opcode {
         GetfieldGcI | GetfieldGcR | GetfieldGcF | SetfieldGc => Cell::Field(text()),
-        GetfieldRawI | GetfieldRawR | GetfieldRawF | SetfieldRaw => Cell::Raw(text()),
+        GetfieldRawI | GetfieldRawR | GetfieldRawF | SetfieldRaw | GetarrayitemRawI
+        | GetarrayitemRawF | SetarrayitemRaw | RawLoadI | RawLoadF | RawStore => Cell::Raw(text()),
         GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
         | GetarrayitemGcPureR | GetarrayitemGcPureF | SetarrayitemGc => Cell::Item(text()),
         GetinteriorfieldGcI | GetinteriorfieldGcR | GetinteriorfieldGcF | SetinteriorfieldGc => {
@@ -1485,6 +1486,19 @@ pub(crate) fn encode_heap_op(
                 Place::new(cell, &args[0], args[0].clone(), stored_type(descr)).sized_by(descr);
             memory.write(world, solver, place, &args[1])?;
         }
+        // Raw arrays and raw loads: the cell at the item's address.
+        GetarrayitemRawI | GetarrayitemRawF | RawLoadI | RawLoadF => {
+            let cell = cell_of(opcode, descr).unwrap();
+            let address = raw_address(opcode, args, descr);
+            let place = Place::new(cell, &address, address.clone(), opcode.result_type());
+            e.value = Some(memory.read(world, solver, place.sized_by(descr))?);
+        }
+        SetarrayitemRaw | RawStore => {
+            let cell = cell_of(opcode, descr).unwrap();
+            let address = raw_address(opcode, args, descr);
+            let place = Place::new(cell, &address, address.clone(), stored_type(descr));
+            memory.write(world, solver, place.sized_by(descr), &args[2])?;
+        }
         GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
         | GetarrayitemGcPureR | GetarrayitemGcPureF | GetinteriorfieldGcI | GetinteriorfieldGcR
         | GetinteriorfieldGcF | Strgetitem | Unicodegetitem => {
@@ -1544,6 +1558,7 @@ pub(crate) fn encode_heap_op(
             let obj = memory.allocate(world, solver, None, None)?;
             e.lemmas
                 .push(is_kind(world, solver, &obj, ObjKind::Instance)?);
+            e.lemmas.push(of_type(world, solver, &obj, descr)?);
             e.value = Some(obj);
         }
         NewWithVtable => {
@@ -1552,6 +1567,7 @@ pub(crate) fn encode_heap_op(
             e.lemmas
                 .push(is_kind(world, solver, &obj, ObjKind::Instance)?);
             e.lemmas.push(is_object(world, solver, &obj)?);
+            e.lemmas.push(of_type(world, solver, &obj, descr)?);
             e.value = Some(obj);
         }
         NewArray | NewArrayClear | Newstr | Newunicode => {
@@ -1564,6 +1580,9 @@ pub(crate) fn encode_heap_op(
             let obj = memory.allocate(world, solver, None, Some((cell, args[0].clone())))?;
             e.lemmas
                 .push(is_kind(world, solver, &obj, kind_of_op(opcode))?);
+            if matches!(opcode, NewArray | NewArrayClear) {
+                e.lemmas.push(of_type(world, solver, &obj, descr)?);
+            }
             e.value = Some(obj);
         }
         // The first call of a function is a call; later ones return what
@@ -1660,34 +1679,57 @@ pub(crate) fn is_kind(
 /// `obj` is not null and of this kind.
 /// An object's GC type id: an unknown of the object, which never
 /// changes.
-fn gc_type(world: &mut World, solver: &mut Solver, obj: &Term) -> Result<Term, SolverError> {
+pub(crate) fn gc_type(
+    world: &mut World,
+    solver: &mut Solver,
+    obj: &Term,
+) -> Result<Term, SolverError> {
     let fun = world.function(solver, "gc_type", 1)?;
     Ok(Term::apply(&fun, std::slice::from_ref(obj)))
 }
 
 /// An item access through a GC array descr is defined on arrays of that
-/// descr's GC type only: the namespace's type id constant of the descr,
-/// else an unknown of the descr.
+/// descr's GC type only (`type_id`).
 fn array_type(
     world: &mut World,
     solver: &mut Solver,
     obj: &Term,
     descr: Option<&Descr>,
 ) -> Result<Term, SolverError> {
-    let gc_array = |d: &&Descr| matches!(&d.kind, DescrKind::Array(a) if a.gc != Some(false));
-    let Some(descr) = descr.filter(gc_array) else {
-        return Ok(Term::Bool(true));
-    };
+    match descr {
+        Some(d) if matches!(&d.kind, DescrKind::Array(a) if a.gc != Some(false)) => {
+            Ok(gc_type(world, solver, obj)?.eq(&type_id(world, solver, &d.text)?))
+        }
+        _ => Ok(Term::Bool(true)),
+    }
+}
+
+/// The GC type id of the objects of a size or array descr: the
+/// namespace's type id constant of it, else an unknown of the descr.
+pub(crate) fn type_id(
+    world: &mut World,
+    solver: &mut Solver,
+    descr: &str,
+) -> Result<Term, SolverError> {
     let namespace = world.namespace.clone();
-    let name = match namespace
-        .as_deref()
-        .and_then(|ns| ns.type_id_of(&descr.text))
-    {
+    let name = match namespace.as_deref().and_then(|ns| ns.type_id_of(descr)) {
         Some(name) => name.to_string(),
-        None => format!("typeid of {}", descr.text),
+        None => format!("typeid of {descr}"),
     };
-    let id = world.named_int(solver, &name)?;
-    Ok(gc_type(world, solver, obj)?.eq(&id))
+    world.named_int(solver, &name)
+}
+
+/// What an allocation makes is of its descr's GC type.
+fn of_type(
+    world: &mut World,
+    solver: &mut Solver,
+    obj: &Term,
+    descr: Option<&Descr>,
+) -> Result<Term, SolverError> {
+    match descr {
+        Some(d) => Ok(gc_type(world, solver, obj)?.eq(&type_id(world, solver, &d.text)?)),
+        None => Ok(Term::Bool(true)),
+    }
 }
 
 /// Whether an object is an instance of a class (PyPy's `guard_is_object`):
@@ -1795,6 +1837,21 @@ fn in_bounds(
     let below = index.bv(Fun::BvSlt, &n);
     let object = nonnull_of_kind(world, solver, obj, kind_of_op(opcode))?;
     Ok(Term::and_all([object, above, below]))
+}
+
+/// The address a raw array item or raw load/store names: the base plus
+/// the index times the item size, or plus the byte offset.
+fn raw_address(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Term {
+    let size = match (opcode, descr.map(|d| &d.kind)) {
+        (Opcode::RawLoadI | Opcode::RawLoadF | Opcode::RawStore, _) => 1,
+        (_, Some(DescrKind::Array(array))) => array.item_size,
+        _ => 1,
+    };
+    let offset = match size {
+        1 => args[1].clone(),
+        _ => args[1].bv(Fun::BvMul, &Term::word(size)),
+    };
+    args[0].bv(Fun::BvAdd, &offset)
 }
 
 /// The one NaN the validator's floats have (a quiet NaN).

@@ -29,7 +29,9 @@
 use traceopt_ir::{Descr, HeapSet};
 use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
 
-use crate::heap::{copy_span, is_kind, pair, Cell, Effect, Memory, ObjKind, World};
+use crate::heap::{
+    copy_span, gc_type, is_kind, pair, type_id, Cell, Effect, Memory, ObjKind, World,
+};
 
 /// A helper the validator knows, by PyPy's oopspec index.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -137,8 +139,14 @@ pub(crate) fn encode_helper(
     use Helper::*;
     let args = &args[1..];
     if let (Some(items), [_, _, _, _, _]) = (helper.copied_items(descr), args) {
+        // Both arrays are of the descr's type.
+        let id = type_id(world, solver, items.descr_name())?;
+        let mut typed = Vec::new();
+        for array in &args[..2] {
+            typed.push(gc_type(world, solver, array)?.eq(&id));
+        }
         let of = (items, Cell::Length, ObjKind::Array);
-        let defined = copy_span(world, memory, solver, of, args)?;
+        let defined = copy_span(world, memory, solver, of, args)?.and(&Term::and_all(typed));
         return Ok(Some(Effect {
             defined: Some(defined),
             ..Effect::default()

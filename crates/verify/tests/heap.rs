@@ -955,3 +955,40 @@ fn what_a_field_or_item_access_says_about_its_object() {
     proved(&gc_type("gcarraydescr_tid"), stored);
     not_proved_nor_replayed(&gc_type("node_tid"), stored);
 }
+
+#[test]
+fn raw_array_items_are_memory_at_their_address() {
+    // An unsigned byte holds less than 256 (not less than 255).
+    let bound = |n: u32| {
+        format!(
+            "[i0]\ni1 = getarrayitem_raw_i(i0, 0, descr=rawarraydescr_char)\n\
+             i2 = int_lt(i1, {n})\nguard_true(i2) []\nfinish()\n"
+        )
+    };
+    let read = "[i0]\ni1 = getarrayitem_raw_i(i0, 0, descr=rawarraydescr_char)\nfinish()\n";
+    proved(&bound(256), read);
+    not_proved_nor_replayed(&bound(255), read);
+    // A write read back at the same item, and at the same address through
+    // raw_load; another item is another address.
+    let write = |read: &str| {
+        format!(
+            "[i0, i1]\nsetarrayitem_raw(i0, 2, i1, descr=rawarraydescr)\n\
+             i2 = {read}\nfinish(i2)\n"
+        )
+    };
+    let same = write("getarrayitem_raw_i(i0, 2, descr=rawarraydescr)");
+    proved(
+        &same,
+        "[i0, i1]\nsetarrayitem_raw(i0, 2, i1, descr=rawarraydescr)\nfinish(i1)\n",
+    );
+    let loaded = write("raw_load_i(i0, 16, descr=rawarraydescr)");
+    proved(
+        &loaded,
+        "[i0, i1]\nsetarrayitem_raw(i0, 2, i1, descr=rawarraydescr)\nfinish(i1)\n",
+    );
+    let other = write("getarrayitem_raw_i(i0, 1, descr=rawarraydescr)");
+    not_proved_nor_replayed(
+        &other,
+        "[i0, i1]\nsetarrayitem_raw(i0, 2, i1, descr=rawarraydescr)\nfinish(i1)\n",
+    );
+}

@@ -98,7 +98,7 @@ fn fake(name: &str) -> Option<String> {
     ))
 }
 
-/// The fake solvers, each a directory holding a `z3` script, written once
+/// The fake solvers, each a directory holding `z3` and `cvc5` scripts, written once
 /// before any test starts a process (a script still open for writing
 /// cannot be run).
 fn fakes() -> &'static Path {
@@ -143,11 +143,15 @@ esac; done"#,
             if name == "empty" {
                 continue; // no solver at all
             }
-            let script = sub.join("z3");
-            let mut file = std::fs::File::create(&script).unwrap();
-            writeln!(file, "#!/bin/sh\n{body}").unwrap();
-            drop(file);
-            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+            // cvc5 too: the validator asks it where z3 gives up, and a
+            // working cvc5 found further on PATH would hide the fault.
+            for solver in ["z3", "cvc5"] {
+                let script = sub.join(solver);
+                let mut file = std::fs::File::create(&script).unwrap();
+                writeln!(file, "#!/bin/sh\n{body}").unwrap();
+                drop(file);
+                std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
         }
         dir
     })

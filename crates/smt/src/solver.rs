@@ -23,7 +23,7 @@
 
 use crate::names::{Name, ToName};
 use crate::term::{Sort, Term};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -424,7 +424,12 @@ impl Solver {
         let mut other = Solver::start(Some(kind), self.timeout)?;
         other.dump_dir = self.dump_dir.clone();
         other.queries = self.queries + 10_000;
-        for command in self.scopes.iter().flatten() {
+        let commands: Vec<&String> = self.scopes.iter().flatten().collect();
+        let mut used = goal.to_string();
+        for var in vars {
+            used.push_str(&format!(" {var}"));
+        }
+        for command in needed_commands(&commands, &used) {
             other.command(command.clone())?;
         }
         other.prove_smt(goal, vars)
@@ -739,6 +744,37 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Process, SolverError> {
     })
 }
 
+/// `commands` less the definitions (`define-fun`) that neither `used` (a
+/// goal and the names whose values are asked) nor any command kept uses: a solver given the rest answers the same, and
+/// is spared what it may not read (cvc5 1.0 reads no `lambda`, which heap
+/// versions no longer in use often are).
+fn needed_commands<'c>(commands: &[&'c String], used: &str) -> Vec<&'c String> {
+    fn symbols(text: &str) -> impl Iterator<Item = &str> {
+        text.split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+            .filter(|s| !s.is_empty())
+    }
+    fn defined(command: &str) -> Option<&str> {
+        symbols(command.strip_prefix("(define-fun ")?).next()
+    }
+    let mut used: HashSet<&str> = symbols(used).collect();
+    for command in commands.iter().filter(|c| defined(c).is_none()) {
+        used.extend(symbols(command));
+    }
+    // A definition uses only earlier names: one pass from the end.
+    let mut kept = vec![true; commands.len()];
+    for (k, command) in commands.iter().enumerate().rev() {
+        match defined(command) {
+            Some(name) if !used.contains(name) => kept[k] = false,
+            Some(_) => used.extend(symbols(command)),
+            None => {}
+        }
+    }
+    (commands.iter().zip(kept))
+        .filter(|(_, keep)| *keep)
+        .map(|(c, _)| *c)
+        .collect()
+}
+
 fn invented(vars: &[String]) -> Vec<Name> {
     vars.iter().map(|v| Name::invented(v)).collect()
 }
@@ -835,6 +871,26 @@ fn parse_bv(text: &str) -> Option<u128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_opinion_gets_the_definitions_in_use_only() {
+        let commands = [
+            "(declare-const i.x (_ BitVec 8))",
+            "(define-fun i.m1 () (Array (_ BitVec 8) (_ BitVec 8)) (lambda ((i.k (_ BitVec 8))) i.k))",
+            "(define-fun i.a () (_ BitVec 8) (bvadd i.x #x01))",
+            "(define-fun i.a1 () (_ BitVec 8) i.a)",
+            "(define-fun i.b () (_ BitVec 8) i.x)",
+            "(define-fun i.c () (_ BitVec 8) i.x)",
+            "(assert (bvult i.b #x10))",
+        ]
+        .map(String::from);
+        let commands: Vec<&String> = commands.iter().collect();
+        let kept = needed_commands(&commands, "(= i.a1 i.x) i.c");
+        let names: Vec<&str> = kept.iter().map(|c| c.split(' ').nth(1).unwrap()).collect();
+        // i.a through i.a1, i.b through the assertion, i.c asked for; the
+        // lambda that nothing uses, left out.
+        assert_eq!(names, ["i.x", "i.a", "i.a1", "i.b", "i.c", "(bvult"]);
+    }
 
     #[test]
     fn reads_values_in_both_solvers_spellings() {

@@ -231,6 +231,69 @@ fn hash_top<H: Hasher>(term: &Term, state: &mut H, depth: u32) {
     }
 }
 
+/// `array[index]` with no `lambda` in the way (see `Term::read`), or
+/// `None` where no `lambda` is under `array`'s stores and `ite`s; `seen`
+/// holds the arrays already read (a DAG shares them between branches).
+fn read_through(
+    array: &Term,
+    index: &Term,
+    seen: &mut HashMap<usize, Option<Term>>,
+) -> Option<Term> {
+    let key = array.node_id();
+    if let Some(done) = key.and_then(|k| seen.get(&k)) {
+        return done.clone();
+    }
+    let read = match array {
+        Term::Lambda(vars, body) if vars.len() == 1 => {
+            substitute(body, &vars[0].0, index, &mut HashMap::new())
+        }
+        Term::App(Fun::Store, parts) => read_through(&parts[0], index, seen)
+            .map(|below| Term::ite(&index.eq(&parts[1]), &parts[2], &below)),
+        Term::App(Fun::Ite, parts) => {
+            let then = read_through(&parts[1], index, seen);
+            let otherwise = read_through(&parts[2], index, seen);
+            (then.is_some() || otherwise.is_some()).then(|| {
+                let then = then.unwrap_or_else(|| parts[1].select(index));
+                let otherwise = otherwise.unwrap_or_else(|| parts[2].select(index));
+                Term::ite(&parts[0], &then, &otherwise)
+            })
+        }
+        _ => None,
+    };
+    if let Some(k) = key {
+        seen.insert(k, read.clone());
+    }
+    read
+}
+
+/// `term` with `value` for the free variable `var`, each shared node
+/// rewritten once (`done`); `None` where `term` binds a variable of its
+/// own (whose name `value` might hold).
+fn substitute(
+    term: &Term,
+    var: &Name,
+    value: &Term,
+    done: &mut HashMap<usize, Term>,
+) -> Option<Term> {
+    Some(match term {
+        Term::Var(name) if name == var => value.clone(),
+        Term::App(fun, args) => {
+            let key = Rc::as_ptr(args) as *const u8 as usize;
+            if let Some(new) = done.get(&key) {
+                return Some(new.clone());
+            }
+            let new_args = (args.iter())
+                .map(|a| substitute(a, var, value, done))
+                .collect::<Option<Vec<Term>>>()?;
+            let new = Term::app(*fun, &new_args);
+            done.insert(key, new.clone());
+            new
+        }
+        Term::Forall(..) | Term::Lambda(..) => return None,
+        _ => term.clone(),
+    })
+}
+
 /// `a == b`, with the pairs of application nodes already found equal.
 fn equal(a: &Term, b: &Term, same: &mut HashSet<(usize, usize)>) -> bool {
     match (a, b) {
@@ -383,6 +446,16 @@ impl Term {
         Term::app(Fun::Select, &[self.clone(), index.clone()])
     }
 
+    /// `array[index]`, where a read of a `lambda` array is made here (its
+    /// body, the index for its variable), and a read above one, through
+    /// stores and `ite`s of arrays, becomes `ite`s of such reads: a term
+    /// with no `lambda` left for the solver to take (cvc5 1.0 takes
+    /// none). Any other read is a plain `select`.
+    pub fn read(&self, index: &Term) -> Term {
+        let mut seen = HashMap::new();
+        read_through(self, index, &mut seen).unwrap_or_else(|| self.select(index))
+    }
+
     /// `array` with `index` mapped to `value`.
     pub fn store(&self, index: &Term, value: &Term) -> Term {
         Term::app(Fun::Store, &[self.clone(), index.clone(), value.clone()])
@@ -514,6 +587,29 @@ impl fmt::Display for Term {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_of_lambda_arrays_are_made_here() {
+        let k = Term::var("k");
+        let doubled = Term::lambda(
+            "j",
+            Sort::Bv(8),
+            &Term::var("j").bv(Fun::BvAdd, &Term::var("j")),
+        );
+        assert_eq!(doubled.read(&k).to_string(), "(bvadd i.k i.k)");
+        // Through a store and an `ite` of arrays above it.
+        let stored = doubled.store(&Term::var("i"), &Term::var("v"));
+        let either = Term::ite(&Term::var("c"), &stored, &Term::var("a"));
+        assert_eq!(
+            either.read(&k).to_string(),
+            "(ite i.c (ite (= i.k i.i) i.v (bvadd i.k i.k)) (select i.a i.k))"
+        );
+        // No lambda beneath, or one that binds another variable inside: a
+        // plain select.
+        assert_eq!(Term::var("a").read(&k).to_string(), "(select i.a i.k)");
+        let nested = Term::lambda("j", Sort::Bv(8), &doubled.select(&Term::var("j")));
+        assert!(nested.read(&k).to_string().starts_with("(select (lambda"));
+    }
 
     /// `x, x + x, (x + x) + (x + x), ...`: `levels` nodes, 2^levels paths.
     fn doubling(leaf: &Term, levels: usize) -> Term {

@@ -180,6 +180,19 @@ impl World {
         Ok(Term::name(&name))
     }
 
+    /// A key of `cell`'s heap array about which nothing is assumed, so
+    /// that a goal that holds at it holds at every key: what makes two
+    /// heap arrays equal without extensionality (the solver compares
+    /// reads, and reads of `lambda` arrays reduce). Only goals may use it,
+    /// in positive places, never a fact.
+    pub fn any_key(&mut self, solver: &mut Solver, cell: &Cell) -> Result<Term, SolverError> {
+        let sort = cell.sort_index();
+        let Sort::Bv(width) = sort else {
+            unreachable!("heap arrays have bit-vector keys")
+        };
+        self.var(solver, Name::invented(&format!("any_key_{width}")), sort)
+    }
+
     /// The base of fresh objects: objects from before are below it.
     pub fn base(&mut self, solver: &mut Solver) -> Result<Term, SolverError> {
         let name = Name::invented("base");

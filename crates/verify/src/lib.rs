@@ -318,6 +318,35 @@ struct Unknowns {
 }
 
 /// Why a counterexample was not replayed.
+/// Proves `goal` from the assumptions: first without what products and
+/// quotients mean (a proof there is a proof), then with it; a
+/// counterexample, where arrays are in play, one a replay can build.
+fn settle(
+    solver: &mut Solver,
+    world: &World,
+    (assumptions, meanings, vars): (&Term, &Term, &[String]),
+    goal: &Term,
+) -> Result<Outcome, SolverError> {
+    if *meanings != Term::Bool(true)
+        && prove(solver, world, &assumptions.implies(goal), vars)? == Outcome::Proved
+    {
+        return Ok(Outcome::Proved);
+    }
+    let assumed = assumptions.and(meanings);
+    match decide(solver, world, &assumed.implies(goal), vars)? {
+        Outcome::Counterexample(_) if world.replayable_lengths() != Term::Bool(true) => {
+            let small = assumed.and(&world.replayable_lengths());
+            Ok(match prove(solver, world, &small.implies(goal), vars)? {
+                Outcome::Proved => Outcome::Unknown(
+                    "a difference only with an array or string longer than a replay builds".into(),
+                ),
+                other => other,
+            })
+        }
+        other => Ok(other),
+    }
+}
+
 const NOT_BUILT: &str = "the solver's counterexample asks for a heap the interpreter cannot \
      build (an object read as two kinds, or too long an array): not a verdict";
 
@@ -565,15 +594,15 @@ fn check(
             .hidden()
         };
         let (b_hidden, a_hidden) = (unreached(&b, &b_heap), unreached(&a, &a_heap));
-        let same_heap = Term::and_all(b_heap.iter().zip(&a_heap).zip(&cells).map(
-            |((x, y), cell)| {
-                let wide = resume::wide_keys(cell);
-                let initial = world.initial_array(cell).expect("a cell of the snapshot");
-                let x = resume::without(x, &b_hidden, &b.allocated, wide, &initial);
-                let y = resume::without(y, &a_hidden, &a.allocated, wide, &initial);
-                same_array(&x, &y)
-            },
-        ));
+        let mut same_heap = Vec::new();
+        for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(&cells) {
+            let wide = resume::wide_keys(cell);
+            let initial = world.initial_array(cell).expect("a cell of the snapshot");
+            let x = resume::without(x, &b_hidden, &b.allocated, wide, &initial);
+            let y = resume::without(y, &a_hidden, &a.allocated, wide, &initial);
+            same_heap.push(same_array(&x, &y, &world.any_key(solver, cell)?));
+        }
+        let same_heap = Term::and_all(same_heap);
         for given in pure_results {
             let args = (given.args.iter())
                 .map(|c| constant(before, c, &mut world, solver))
@@ -609,6 +638,7 @@ fn check(
                 (obligations, alignment)
             }
         };
+
         let mut resumes = Vec::new();
         let compared = if given.no_resume { &[][..] } else { &pairs[..] };
         for &(g, m) in compared {
@@ -639,28 +669,9 @@ fn check(
                 continue; // settled here: both traces compute it alike
             }
             asked = true;
-            // First without what products and quotients mean (a proof
-            // there is a proof), then with it.
-            if meanings != Term::Bool(true)
-                && prove(solver, &world, &assumptions.implies(&goal), &vars)? == Outcome::Proved
-            {
-                continue;
-            }
-            let assumed = assumptions.and(&meanings);
-            match decide(solver, &world, &assumed.implies(&goal), &vars)? {
+            let given = (&assumptions, &meanings, &vars[..]);
+            match settle(solver, &world, given, &goal)? {
                 Outcome::Proved => {}
-                Outcome::Counterexample(_) if world.replayable_lengths() != Term::Bool(true) => {
-                    // A counterexample whose arrays a replay can build.
-                    let small = assumed.and(&world.replayable_lengths());
-                    let outcome = match prove(solver, &world, &small.implies(&goal), &vars)? {
-                        Outcome::Proved => Outcome::Unknown(
-                            "a difference only with an array or string longer than a replay builds"
-                                .into(),
-                        ),
-                        other => other,
-                    };
-                    return Ok((what, outcome));
-                }
                 other => return Ok((what, other)),
             }
         }
@@ -765,8 +776,9 @@ fn same(x: &Term, y: &Term) -> Term {
 /// stores, at the same keys in the same order, onto the same array, it is
 /// enough that the stored values are equal: far easier for the solver
 /// than extensionality, with every key a possible alias of every other.
-/// Otherwise, array equality.
-fn same_array(x: &Term, y: &Term) -> Term {
+/// Otherwise, equal reads at `any_key` (`World::any_key`): a goal, never
+/// a fact.
+fn same_array(x: &Term, y: &Term, any_key: &Term) -> Term {
     let (mut a, mut b) = (x, y);
     let mut values = Vec::new();
     loop {
@@ -776,7 +788,7 @@ fn same_array(x: &Term, y: &Term) -> Term {
                 (a, b) = (&p[0], &q[0]);
             }
             _ if shallow_eq(a, b) => return Term::and_all(values),
-            _ => return x.eq(y),
+            _ => return same(&x.read(any_key), &y.read(any_key)),
         }
     }
 }

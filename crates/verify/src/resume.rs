@@ -134,6 +134,10 @@ pub(crate) fn agree(
     let b_heap = b.memory.clone().snapshot(world, solver)?;
     let a_heap = a.memory.clone().snapshot(world, solver)?;
     let base = world.base(solver)?;
+    let cells = world.cells().to_vec();
+    let any_keys = (cells.iter())
+        .map(|cell| world.any_key(solver, cell))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut parts = Vec::new();
     let mut facts = Vec::new();
     let mut cmp = Compare {
@@ -159,7 +163,7 @@ pub(crate) fn agree(
     for (side, objects) in unseen.iter_mut().zip(private) {
         side.extend(objects.iter().cloned());
     }
-    for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(world.cells()) {
+    for (((x, y), cell), any_key) in b_heap.iter().zip(&a_heap).zip(&cells).zip(&any_keys) {
         let wide = wide_keys(cell);
         let initial = world.initial_array(cell).expect("a cell of the snapshot");
         let hidden = |objects: &[Term]| -> Vec<(Term, Term)> {
@@ -170,7 +174,7 @@ pub(crate) fn agree(
         };
         let x = without(x, &hidden(&unseen[0]), allocated[0], wide, &initial);
         let y = without(y, &hidden(&unseen[1]), allocated[1], wide, &initial);
-        parts.push(crate::same_array(&x, &y));
+        parts.push(crate::same_array(&x, &y, any_key));
     }
     Ok(Term::and_all(facts).implies(&Term::and_all(parts)))
 }

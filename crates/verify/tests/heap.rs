@@ -532,6 +532,30 @@ fn string_helpers_mean_what_pypy_makes_of_them() {
     };
     proved(before, &after("p1", "p2"));
     not_proved(before, &after("p2", "p1"));
+    // A string with two known characters appended: the end heaps hold
+    // fresh strings of unknown length, compared at any index.
+    let before = "[i0, i1, p2]\np1 = newstr(2)\nstrsetitem(p1, 0, i0)\nstrsetitem(p1, 1, i1)\n\
+        p3 = call_r(0, p2, p1, descr=strconcatdescr)\njump(p3)\n";
+    let after = |second: &str| {
+        format!(
+            "[i0, i1, p2]\ni2 = strlen(p2)\ni3 = int_add(i2, 2)\np3 = newstr(i3)\n\
+             copystrcontent(p2, p3, 0, 0, i2)\nstrsetitem(p3, i2, i0)\ni4 = int_add(i2, 1)\n\
+             strsetitem(p3, i4, {second})\njump(p3)\n"
+        )
+    };
+    proved(before, &after("i1"));
+    not_proved(before, &after("i0"));
+    // A slice of a slice is one copy, from the sum of the starts.
+    let before = "[p1, i1, i2, i3, i4]\np2 = call_r(0, p1, i1, i2, descr=strslicedescr)\n\
+        p3 = call_r(0, p2, i3, i4, descr=strslicedescr)\njump(p3)\n";
+    let after = |start: &str| {
+        format!(
+            "[p1, i1, i2, i3, i4]\ni5 = int_sub(i4, i3)\ni6 = int_add(i1, {start})\n\
+             p3 = newstr(i5)\ncopystrcontent(p1, p3, i6, 0, i5)\njump(p3)\n"
+        )
+    };
+    proved(before, &after("i3"));
+    not_proved(before, &after("0"));
     // A slice's characters are the source's.
     let before =
         "[p1]\np2 = call_r(0, p1, 1, 3, descr=strslicedescr)\ni3 = strgetitem(p2, 1)\nfinish(i3)\n";

@@ -77,6 +77,22 @@ pub fn py_division_oopspec(descr: Option<&Descr>) -> Option<Opcode> {
     }
 }
 
+/// For `x // (1 << k)` (a divisor built by a shift of one): with k below
+/// 63, the quotient is `x` shifted right arithmetically by k, which a
+/// solver does not find through a 64-bit divider on its own. Proved for
+/// every such k by `tests/encode_vs_interp.rs`.
+pub fn power_of_two_quotient(x: &Term, divisor: &Term, quotient: &Term) -> Option<Term> {
+    let Term::App(Fun::BvShl, parts) = divisor else {
+        return None;
+    };
+    let [one, k] = &parts[..] else { return None };
+    if *one != Term::word(1) {
+        return None;
+    }
+    let power = k.bv(Fun::BvUlt, &Term::word(63));
+    Some(power.implies(&quotient.eq(&x.bv(Fun::BvAshr, k))))
+}
+
 /// The meaning of an integer op, or `None` if `opcode` is not one (or the
 /// argument count is wrong). `call_pure_i` takes the function as its first
 /// argument, as in traces.
@@ -168,11 +184,14 @@ pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<En
                     truthy(&remainder).and(&negative(&remainder).eq(&negative(divisor)).not());
                 Term::ite(&adjust, &quotient.bv(Fun::BvSub, &Term::word(1)), &quotient)
             };
+            let lemma = (opcode == IntPydiv)
+                .then(|| power_of_two_quotient(a, divisor, &value))
+                .flatten();
             return Some(Encoded {
                 value,
                 defined: divisor.eq(&Term::word(0)).not(),
                 no_overflow: None,
-                lemma: None,
+                lemma,
             });
         }
         IntSignext => {

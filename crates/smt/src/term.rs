@@ -452,8 +452,13 @@ impl Term {
     /// with no `lambda` left for the solver to take (cvc5 1.0 takes
     /// none). Any other read is a plain `select`.
     pub fn read(&self, index: &Term) -> Term {
-        let mut seen = HashMap::new();
-        read_through(self, index, &mut seen).unwrap_or_else(|| self.select(index))
+        self.read_above_lambda(index)
+            .unwrap_or_else(|| self.select(index))
+    }
+
+    /// `read`, where there is a `lambda` to read through; else `None`.
+    pub fn read_above_lambda(&self, index: &Term) -> Option<Term> {
+        read_through(self, index, &mut HashMap::new())
     }
 
     /// `array` with `index` mapped to `value`.

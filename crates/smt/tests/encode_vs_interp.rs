@@ -166,3 +166,58 @@ fn truthy_and_flags_are_words() {
         "(not (= i.x #x0000000000000000))"
     );
 }
+
+/// The lemma `encode` gives a Python quotient by `1 << k`, proved for
+/// every k: 0 to 62 one at a time, each a quotient by a constant (a
+/// solver proves the symbolic form only in a minute), and the rest, where
+/// it claims nothing, at once; its wrong
+/// twins (k up to 63, where `1 << 63` is negative, or a logical shift) are
+/// refuted.
+#[test]
+fn a_quotient_by_a_power_of_two_is_a_shift_for_every_power() {
+    let mut solver = Solver::start(None, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
+    let (x, k) = (Term::var("x"), Term::var("k"));
+    for name in ["x", "k"] {
+        solver
+            .declare(
+                &traceopt_smt::Name::invented(name),
+                traceopt_smt::Sort::Bv(64),
+            )
+            .unwrap();
+    }
+    let divisor = Term::word(1).bv(traceopt_smt::Fun::BvShl, &k);
+    let div = Descr::parse("<Calli 8 ii EF=0 OS=12>").unwrap();
+    let args = [Term::var("f"), x.clone(), divisor.clone()];
+    let enc = encode(Opcode::CallPureI, &args, Some(&div)).unwrap();
+    let lemma = enc.lemma.expect("a lemma for a divisor 1 << k");
+    for power in 0..63 {
+        let goal = k.eq(&Term::word(power)).implies(&lemma);
+        assert_eq!(
+            solver.prove_bv(&goal, &["x".into()]).unwrap(),
+            Outcome::Proved,
+            "k = {power}"
+        );
+    }
+    // And for every other k (where it claims nothing): proved for all k.
+    let rest = Term::word(62)
+        .bv(traceopt_smt::Fun::BvUlt, &k)
+        .implies(&lemma);
+    assert_eq!(
+        solver.prove_bv(&rest, &["x".into()]).unwrap(),
+        Outcome::Proved
+    );
+    let quotient = &enc.value;
+    let twins = [
+        (63, quotient.eq(&x.bv(traceopt_smt::Fun::BvAshr, &k))),
+        (5, quotient.eq(&x.bv(traceopt_smt::Fun::BvLshr, &k))),
+    ];
+    for (power, wrong) in twins {
+        let goal = k.eq(&Term::word(power)).implies(&wrong);
+        let outcome = solver.prove_bv(&goal, &["x".into()]).unwrap();
+        assert!(
+            matches!(outcome, Outcome::Counterexample(_)),
+            "{wrong}: {outcome:?}"
+        );
+    }
+}

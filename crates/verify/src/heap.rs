@@ -115,6 +115,8 @@ pub(crate) struct World {
     /// The objects constants name, by identity, each distinct from the
     /// others.
     objects: Vec<(Box<str>, Term)>,
+    /// The lengths of string constants, by their objects.
+    pub string_lengths: Vec<(Term, usize)>,
     /// Every read of the initial heap, named, so that a counterexample
     /// gives the heap it needs (`replay_heap`).
     reads: Vec<Read>,
@@ -999,7 +1001,14 @@ impl Memory {
                 self.facts.push(old.implies(&old_value));
             }
         }
-        Ok(self.named(world, solver, &cell)?.select(&key))
+        // Above a `lambda` (a copy, a string a helper made), the read is
+        // made here: no `lambda` for the solver to expand (or, cvc5, to
+        // refuse).
+        let current = self.current(world, solver, &cell)?;
+        match current.read_above_lambda(&key) {
+            Some(value) => Ok(value),
+            None => Ok(self.named(world, solver, &cell)?.select(&key)),
+        }
     }
 
     /// An array's or string's length (a read of the heap before where not

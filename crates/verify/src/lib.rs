@@ -42,7 +42,7 @@ use traceopt_interp::{
     CallOutcome, Env, Fault, Heap, InterpError, Limits, ObjId, Outcome as Ended, Run, Val,
 };
 use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, PureResult, Trace, Type, ValueId};
-use traceopt_smt::encode::{encode, truthy};
+use traceopt_smt::encode::{encode, power_of_two_quotient, py_division_oopspec, truthy};
 
 mod bridge;
 pub use bridge::Scope;
@@ -930,6 +930,8 @@ fn is_escape(opcode: Opcode) -> bool {
 #[derive(Default)]
 struct Shared {
     names: HashMap<Term, Term>,
+    /// The other way: each name's term.
+    terms: HashMap<Term, Term>,
 }
 
 impl Shared {
@@ -947,8 +949,14 @@ impl Shared {
         }
         solver.define(&name, sort, &value)?;
         let var = Term::var(&name);
+        self.terms.insert(var.clone(), value.clone());
         self.names.insert(value, var.clone());
         Ok(var)
+    }
+
+    /// The term `name` stands for, or `name` itself.
+    fn term<'t>(&'t self, name: &'t Term) -> &'t Term {
+        self.terms.get(name).unwrap_or(name)
     }
 }
 
@@ -1031,6 +1039,18 @@ fn encode_side(
             }
             opcode => match encode(opcode, &args, descr) {
                 Some(mut enc) => {
+                    // A quotient by `1 << k` an earlier op computed: the
+                    // lemma sees through that op's name.
+                    let quotient = match opcode {
+                        Opcode::IntPydiv => Some((&args[0], &args[1])),
+                        _ if py_division_oopspec(descr) == Some(Opcode::IntPydiv) => {
+                            Some((&args[1], &args[2]))
+                        }
+                        _ => None,
+                    };
+                    if let (None, Some((x, divisor))) = (&enc.lemma, quotient) {
+                        enc.lemma = power_of_two_quotient(x, shared.term(divisor), &enc.value);
+                    }
                     if world.opaque_arithmetic {
                         enc.value = world.opaque(solver, &enc.value)?;
                         enc.defined = world.opaque(solver, &enc.defined)?;

@@ -225,7 +225,12 @@ pub(crate) fn encode_helper(
                 memory.length_of(world, solver, &BYTES.length, s2)?,
             );
             let chars = memory.named(world, solver, &BYTES.chars)?;
-            let same_chars = same_span(&chars, (s1, &Term::word(0)), (s2, &Term::word(0)), &n1);
+            // Compared only where the lengths are equal: a constant's, if
+            // either is one.
+            let n = world.constant_length(s1).or(world.constant_length(s2));
+            let zero = Term::word(0);
+            let n = n.as_ref().unwrap_or(&n1);
+            let same_chars = same_span(&chars, (s1, &zero), (s2, &zero), n);
             let contents = match helper {
                 EqualLengthOk => same_chars,
                 _ => n1.eq(&n2).and(&same_chars),
@@ -256,7 +261,14 @@ pub(crate) fn encode_helper(
             // Characters of s1 past its end are read only where the
             // lengths agree and the slice fits.
             let fits = length.bv(Fun::BvSle, &n1.bv(Fun::BvSub, start));
-            let same = same_span(&chars, (s1, start), (s2, &Term::word(0)), length);
+            // Compared only where s2 is `length` long.
+            let n = world.constant_length(s2);
+            let same = same_span(
+                &chars,
+                (s1, start),
+                (s2, &Term::word(0)),
+                n.as_ref().unwrap_or(length),
+            );
             let contents = n2.eq(length).and(&fits).and(&same);
             let checked = helper == EqualSliceCheckNull;
             e.value = Some(flag(false_if_null(
@@ -314,7 +326,16 @@ fn false_if_null(checked: bool, s: &Term, ok: Term, value: Term, defined: &mut V
     Term::ite(&null, &Term::Bool(false), &value)
 }
 
+/// The longest span `same_span` compares character by character.
+const MAX_CHARS_ONE_BY_ONE: u128 = 64;
+
 impl World {
+    /// The length of the string constant `s`, if it is one.
+    fn constant_length(&self, s: &Term) -> Option<Term> {
+        let (_, n) = self.string_lengths.iter().find(|(obj, _)| obj == s)?;
+        Some(Term::word(*n as i64))
+    }
+
     /// A string constant's object, with its length and characters (and
     /// its kind): a string never changes, so these hold throughout.
     pub fn string_constant(
@@ -332,6 +353,7 @@ impl World {
                 true => text.chars().map(|c| c as i64).collect(),
                 false => text.bytes().map(i64::from).collect(),
             };
+            self.string_lengths.push((obj.clone(), codes.len()));
             let length = self.initial(solver, &text_cells.length)?;
             let mut facts = vec![length.select(&obj).eq(&Term::word(codes.len() as i64))];
             let chars = self.initial(solver, &text_cells.chars)?;
@@ -379,8 +401,19 @@ impl Memory {
 }
 
 /// Whether `s1[a..a+n]` and `s2[b..b+n]` hold the same characters in
-/// `chars`: two arrays over the index, equal everywhere.
+/// `chars`: character by character where `n` is a small constant, else
+/// two arrays over the index, equal everywhere.
 fn same_span(chars: &Term, (s1, a): (&Term, &Term), (s2, b): (&Term, &Term), n: &Term) -> Term {
+    if let Term::Bv { value, .. } = n {
+        if *value <= MAX_CHARS_ONE_BY_ONE {
+            return Term::and_all((0..*value as i64).map(|i| {
+                let at = |s: &Term, start: &Term| {
+                    chars.select(&pair(s, &start.bv(Fun::BvAdd, &Term::word(i))))
+                };
+                at(s1, a).eq(&at(s2, b))
+            }));
+        }
+    }
     let i = Term::var("span_index");
     let inside = Term::word(0).bv(Fun::BvSle, &i).and(&i.bv(Fun::BvSlt, n));
     let span = |s: &Term, start: &Term| {

@@ -575,6 +575,25 @@ fn string_helpers_mean_what_pypy_makes_of_them() {
     let before = "[p1]\np2 = newstr(1)\nstrsetitem(p2, 0, 120)\ni1 = call_i(0, p2, s\"x\", descr=strequaldescr)\nfinish(i1)\n";
     proved(before, "[p1]\nfinish(1)\n");
     not_proved(&before.replace("120", "121"), "[p1]\nfinish(1)\n");
+    // Equal to a constant of one character: that character, compared
+    // one by one (a constant's length is known).
+    let before = "[i1]\np1 = newstr(1)\nstrsetitem(p1, 0, i1)\n\
+        i0 = call_i(0, p1, s\"x\", descr=strequaldescr)\nfinish(i0)\n";
+    proved(before, "[i1]\ni0 = int_eq(i1, 120)\nfinish(i0)\n");
+    not_proved(before, "[i1]\ni0 = int_eq(i1, 121)\nfinish(i0)\n");
+    // Every character counts, the last too.
+    let before = "[i1, i2]\np1 = newstr(2)\nstrsetitem(p1, 0, i1)\nstrsetitem(p1, 1, i2)\n\
+        i0 = call_i(0, p1, s\"xy\", descr=strequaldescr)\nfinish(i0)\n";
+    let after =
+        "[i1, i2]\ni3 = int_eq(i1, 120)\ni4 = int_eq(i2, 121)\ni0 = int_and(i3, i4)\nfinish(i0)\n";
+    proved(before, after);
+    not_proved(before, "[i1, i2]\ni0 = int_eq(i1, 120)\nfinish(i0)\n");
+    let before = "[p1]\ni0 = call_i(0, s\"x\", p1, descr=strequaldescr)\nfinish(i0)\n";
+    let after = |c: i64| {
+        format!("[p1]\ni0 = call_i(0, p1, {c}, descr=streq_checknull_char_descr)\nfinish(i0)\n")
+    };
+    proved(before, &after(120));
+    not_proved(before, &after(121));
     // A string constant's length and characters.
     let before = "[i0]\ni1 = strlen(s\"abc\")\ni2 = strgetitem(s\"abc\", 1)\njump(i1, i2)\n";
     proved(before, "[i0]\njump(3, 98)\n");
@@ -1015,4 +1034,25 @@ fn raw_array_items_are_memory_at_their_address() {
         &other,
         "[i0, i1]\nsetarrayitem_raw(i0, 2, i1, descr=rawarraydescr)\nfinish(i1)\n",
     );
+}
+
+#[test]
+fn a_quotient_by_a_shifted_one_is_an_arithmetic_shift() {
+    let before = |bound: i64| {
+        format!(
+            "[i0, i1]\ni2 = int_ge(i0, 0)\nguard_true(i2) []\ni3 = int_lt(i0, {bound})\n\
+             guard_true(i3) []\ni4 = int_lshift(1, i0)\n\
+             i5 = call_pure_i(321, i1, i4, descr=int_py_div_descr)\nfinish(i5)\n"
+        )
+    };
+    let after = |bound: i64, shift: &str| {
+        format!(
+            "[i0, i1]\ni2 = int_ge(i0, 0)\nguard_true(i2) []\ni3 = int_lt(i0, {bound})\n\
+             guard_true(i3) []\ni4 = int_lshift(1, i0)\ni5 = {shift}(i1, i0)\nfinish(i5)\n"
+        )
+    };
+    proved(&before(63), &after(63, "int_rshift"));
+    // A logical shift, or a shift by 63 (1 << 63 is negative): wrong.
+    refuted_with(&before(63), &after(63, "uint_rshift"), "finish");
+    refuted_with(&before(64), &after(64, "int_rshift"), "finish");
 }

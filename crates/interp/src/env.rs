@@ -10,13 +10,15 @@
 //! - class addresses (`ConstClass(name)`) and the class `new_with_vtable`
 //!   gives for a size descr are a hash of the name or descr text
 //!   (`stable_address`); a test env can link the two;
-//! - `ConstPtr(name)` is a fresh instance of class 0 (asked once per name
-//!   per run; the interpreter remembers the answer);
+//! - `ConstPtr(name)` is a fresh instance of class 0, and a string
+//!   constant a fresh string of its text (asked once per name per run;
+//!   the interpreter remembers the answer);
 //! - a field read before any write reads zero of the op's type (and the
 //!   interpreter remembers the answer for later reads);
 //! - calls return zero of their type and never raise, except the two
 //!   oopspecs PyPy uses for Python integer division: OS=12 is `int_pydiv`
-//!   and OS=14 `int_pymod` of the two arguments after the function;
+//!   and OS=14 `int_pymod` of the two arguments after the function; and
+//!   the string helpers (`helpers.rs`), which do what they do;
 //! - raw memory reads 0 and ignores writes;
 //! - `guard_subclass` holds when the classes are equal;
 //! - `guard_not_forced(_2)`, `guard_not_invalidated` and
@@ -32,6 +34,7 @@
 use crate::arith;
 use crate::error::Fault;
 use crate::heap::Heap;
+use crate::helpers::string_helper;
 use crate::value::{ObjId, Val};
 use traceopt_ir::{Descr, Opcode, Type};
 
@@ -96,6 +99,17 @@ pub trait Env {
         heap.alloc_object(0)
     }
 
+    /// The object a string constant (`s"..."`, or `u"..."` with
+    /// `unicode`) stands for, `name` its text as printed: a new string of
+    /// its characters.
+    fn const_string(&mut self, name: &str, unicode: bool, text: &str, heap: &mut Heap) -> ObjId {
+        let _ = name;
+        match unicode {
+            true => heap.alloc_unicode(text.chars().map(u32::from).collect()),
+            false => heap.alloc_str(text.bytes().collect()),
+        }
+    }
+
     /// The value of a field (`index` is `None`) or interior field of
     /// item `index` that this run reads before writing it.
     fn read_unknown_field(
@@ -111,8 +125,7 @@ pub trait Env {
     }
 
     fn call(&mut self, heap: &mut Heap, call: &Call<'_>) -> Result<CallOutcome, Fault> {
-        let _ = heap;
-        default_call(call)
+        string_helper(heap, call).unwrap_or_else(|| default_call(call))
     }
 
     fn raw_load(&mut self, heap: &mut Heap, access: &RawAccess<'_>) -> Result<Val, Fault> {

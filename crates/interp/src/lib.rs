@@ -78,6 +78,7 @@ pub mod arith;
 pub mod env;
 pub mod error;
 pub mod heap;
+pub mod helpers;
 mod machine;
 pub mod value;
 
@@ -88,6 +89,7 @@ pub use env::{
 };
 pub use error::{ErrorKind, Fault, InterpError};
 pub use heap::{Heap, HeapObject};
+pub use helpers::{string_helper, STRING_HELPERS};
 pub use machine::HEAP_BUDGET;
 pub use value::{ObjId, Val};
 

@@ -407,7 +407,12 @@ impl<'t, 'e> Machine<'t, 'e> {
                         text
                     }
                 };
-                let id = self.env.const_ptr(&name, &mut self.heap);
+                let id = match constant {
+                    Const::String { unicode, text } => {
+                        (self.env).const_string(&name, *unicode, text, &mut self.heap)
+                    }
+                    _ => self.env.const_ptr(&name, &mut self.heap),
+                };
                 if !self.heap.contains(id) {
                     return Err(err(
                         self,

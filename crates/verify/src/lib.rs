@@ -38,8 +38,9 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use traceopt_interp::{
-    default_call, ending, run_with_heap, same_ending, same_resume, stable_address, Alike, Call,
-    CallOutcome, Env, Fault, Heap, InterpError, Limits, ObjId, Outcome as Ended, Run, Val,
+    default_call, ending, run_with_heap, same_ending, same_resume, stable_address, string_helper,
+    Alike, Call, CallOutcome, DefaultEnv, Env, Fault, Heap, InterpError, Limits, ObjId,
+    Outcome as Ended, Run, Val, STRING_HELPERS,
 };
 use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, PureResult, Trace, Type, ValueId};
 use traceopt_smt::encode::{encode, power_of_two_quotient, py_division_oopspec, truthy};
@@ -720,23 +721,21 @@ fn check(
     })
 }
 
-/// Where the two traces call helpers with an oopspec (`OS=N`: string
-/// equality, concatenation, slices, arraycopy, ...) that the validator
-/// does not model, and not alike: each trace's helper calls, as function
+/// Where the two traces call helpers with an oopspec (`OS=N`: array
+/// copies, unicode helpers, ...) that the interpreter does not run (it
+/// runs Python division and the byte-string helpers), and not alike: each trace's helper calls, as function
 /// and oopspec, in order. An optimizer that knows a helper's meaning may
 /// replace or drop its calls; the validator, which does not, would
 /// refute what is right.
 fn helper_calls_differ(before: &Trace, after: &Trace) -> Option<String> {
     const MODELED: [u32; 3] = [0, 12, 14]; // none, py_div, py_mod
+    let modeled = |os: &u32| MODELED.contains(os) || STRING_HELPERS.contains(os);
     let helpers = |trace: &Trace| -> Vec<(String, u32)> {
         (trace.ops.iter())
             .filter(|op| op.opcode.has(traceopt_ir::Flags::CALL))
             .filter_map(|op| {
                 let descr = trace.descr(op.descr?);
-                let os = descr
-                    .as_call()?
-                    .oopspec
-                    .filter(|os| !MODELED.contains(os))?;
+                let os = descr.as_call()?.oopspec.filter(|os| !modeled(os))?;
                 let func = match op.args.first() {
                     Some(Arg::Const(c)) => {
                         let mut text = String::new();
@@ -1333,6 +1332,10 @@ impl Env for ReplayEnv<'_> {
         {
             return Ok(CallOutcome::Returned(value));
         }
+        // A string helper is no call for the validator: it is run.
+        if let Some(outcome) = string_helper(heap, call) {
+            return outcome;
+        }
         let words = vec![Term::word(0); call.args.len() + 1];
         if pure || encode(call.opcode, &words, call.descr).is_some() {
             return default_call(call);
@@ -1372,6 +1375,13 @@ impl Env for ReplayEnv<'_> {
         match self.start.before.constants.get(identity) {
             Some(&id) => id,
             None => heap.alloc_object(0),
+        }
+    }
+
+    fn const_string(&mut self, name: &str, unicode: bool, text: &str, heap: &mut Heap) -> ObjId {
+        match self.start.before.constants.get(name) {
+            Some(&id) => id,
+            None => DefaultEnv.const_string(name, unicode, text, heap),
         }
     }
 }

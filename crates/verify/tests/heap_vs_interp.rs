@@ -1,6 +1,7 @@
 //! The validator's heap encodings agree with the reference interpreter.
 //! For each family of heap ops (struct fields, wide and narrow; arrays;
-//! strings; unicode strings and character copies; floats kept in fields
+//! strings; the string helpers PyPy knows; unicode strings and character
+//! copies; floats kept in fields
 //! and items, and float arithmetic; object identity; virtual refs; guards
 //! on references), random cases (200
 //! per family in CI, `HEAP_CASES=10000` for more) are written as groups
@@ -132,6 +133,101 @@ fn strings(rng: &mut Rng, g: usize) -> Group {
     let i = rng.below(n);
     ops += &format!("ic{g} = strgetitem(ps{g}, {i})\nil{g} = strlen(ps{g})\n");
     (ops, vec![format!("ic{g}"), format!("il{g}")])
+}
+
+/// The byte-string helpers PyPy knows (concatenation, slices, conversion
+/// to unicode, the equality tests), three to a case, on new strings of 0
+/// to 2 characters of a two-letter alphabet (so that equal strings are
+/// common) and constants, or null where a helper takes it.
+fn string_helpers(rng: &mut Rng, g: usize) -> Group {
+    let mut ops = String::new();
+    let mut lengths = [0; 2];
+    for (k, name) in ["ps", "pt"].iter().enumerate() {
+        let n = rng.below(3);
+        lengths[k] = n;
+        ops += &format!("{name}{g} = newstr({n})\n");
+        for i in 0..n {
+            ops += &format!("strsetitem({name}{g}, {i}, {})\n", 97 + rng.below(2));
+        }
+    }
+    let (s, t) = (format!("ps{g}"), format!("pt{g}"));
+    let maybe_null = |rng: &mut Rng, p: &str| match rng.below(4) {
+        0 => "NULL".to_string(),
+        _ => p.to_string(),
+    };
+    let n = lengths[0];
+    let start = rng.below(n + 1);
+    let stop = start + rng.below(n - start + 1);
+    let length = rng.below(3);
+    let c = 97 + rng.below(2);
+    // The other string of an equality: a constant (whose length the
+    // validator knows, as in PyPy's traces), of the same length as s for
+    // `streq_lengthok`.
+    let constant = |rng: &mut Rng, len: u64| {
+        let text: String = (0..len)
+            .map(|_| ['a', 'b'][rng.below(2) as usize])
+            .collect();
+        format!("s\"{text}\"")
+    };
+    let length_of_u = rng.below(3);
+    let (u, same_length) = (constant(rng, length_of_u), constant(rng, n));
+    let (a, b) = (maybe_null(rng, &s), maybe_null(rng, &u));
+    let (u_or_null, s_or_null) = (maybe_null(rng, &u), maybe_null(rng, &s));
+    let slice = format!("{s}, {start}, {length}");
+    // Each helper's ops, and their results (then a character of each new
+    // string, where it has one).
+    let mut helpers = vec![
+        format!("ie{g} = call_i(0, {a}, {b}, descr=strequaldescr)"),
+        format!("in{g} = call_i(0, {s}, {u}, descr=streq_nonnull_descr)"),
+        format!("io{g} = call_i(0, {s}, {same_length}, descr=streq_lengthok_descr)"),
+        format!("ia{g} = call_i(0, {slice}, {u_or_null}, descr=streq_slice_checknull_descr)"),
+        format!("ib{g} = call_i(0, {slice}, {u}, descr=streq_slice_nonnull_descr)"),
+        format!("ih{g} = call_i(0, {slice}, {c}, descr=streq_slice_char_descr)"),
+        format!("ij{g} = call_i(0, {s}, {c}, descr=streq_nonnull_char_descr)"),
+        format!("ik{g} = call_i(0, {s_or_null}, {c}, descr=streq_checknull_char_descr)"),
+    ];
+    let mut made = vec![
+        (
+            format!("pc{g} = call_r(0, {s}, {t}, descr=strconcatdescr)"),
+            "strlen",
+            "strgetitem",
+            lengths[0] + lengths[1],
+        ),
+        (
+            format!("pl{g} = call_r(0, {s}, {start}, {stop}, descr=strslicedescr)"),
+            "strlen",
+            "strgetitem",
+            stop - start,
+        ),
+        (
+            format!("pu{g} = call_r(0, {s}, descr=s2u_descr)"),
+            "unicodelen",
+            "unicodegetitem",
+            n,
+        ),
+    ];
+    for (k, (call, len, item, size)) in made.drain(..).enumerate() {
+        let p = ["pc", "pl", "pu"][k];
+        let mut op = format!("{call}\ni{p}{g} = {len}({p}{g})");
+        if size > 0 {
+            op += &format!("\nic{p}{g} = {item}({p}{g}, {})", rng.below(size));
+        }
+        helpers.push(op);
+    }
+    // Three of them, so that a trace stays small.
+    let mut outs = Vec::new();
+    for _ in 0..3 {
+        let op = helpers.swap_remove(rng.below(helpers.len() as u64) as usize);
+        for line in op.lines() {
+            outs.push(line.split(' ').next().unwrap().to_string());
+        }
+        ops += &op;
+        ops.push('\n');
+    }
+    let outs = outs
+        .into_iter()
+        .filter(|o| o.starts_with('i') || o.starts_with('j'));
+    (ops, outs.collect())
 }
 
 /// Identity: new objects are distinct from each other and from null.
@@ -382,10 +478,15 @@ fn solver() -> Solver {
 }
 
 fn cross_check(name: &str, family: fn(&mut Rng, usize) -> Group, seed: u64) {
+    cross_check_by(name, family, seed, GROUPS_PER_TRACE);
+}
+
+/// `cross_check`, `groups` cases to a trace.
+fn cross_check_by(name: &str, family: fn(&mut Rng, usize) -> Group, seed: u64, groups: usize) {
     let mut solver = solver();
     let mut rng = Rng(seed);
-    for k in 0..cases_per_family().div_ceil(GROUPS_PER_TRACE) {
-        let (text, values) = batch(family, &mut rng, GROUPS_PER_TRACE);
+    for k in 0..cases_per_family().div_ceil(groups) {
+        let (text, values) = batch(family, &mut rng, groups);
         match verdict(&text, &values, &mut solver) {
             Verdict::Proved => {}
             other => panic!("{name}, batch {k}: the validator disagrees: {other:?}\n{text}"),
@@ -420,6 +521,12 @@ fn arrays_agree_with_the_interpreter() {
 #[test]
 fn strings_agree_with_the_interpreter() {
     cross_check("strings", strings, 0x1234_5678_9abc_def1);
+}
+
+#[test]
+fn string_helpers_agree_with_the_interpreter() {
+    // Two cases to a trace: each holds three helpers.
+    cross_check_by("string helpers", string_helpers, 0x0bad_cafe_1357_9bdf, 2);
 }
 
 #[test]

@@ -30,7 +30,7 @@ fn every_peer_pair_is_proved() {
 /// case, given the case's pure-call results. A case PyPy optimizes without
 /// unrolling is never refuted, except these, each for a meaning PyPy gives
 /// an op that the validator does not (never a PyPy bug):
-const EXPLAINED: [(&str, &str); 12] = [
+const EXPLAINED: [(&str, &str); 14] = [
     ("test_merge_guard_class_guard_value", "a merged guard resumes at the earlier guard's point (PyPy re-executes the pure ops between)"),
     ("test_merge_guard_nonnull_guard_value", "a merged guard resumes at the earlier guard's point"),
     ("test_expand_fail_2", "guard_true(x) makes x 1: PyPy takes its argument to be a boolean"),
@@ -42,6 +42,8 @@ const EXPLAINED: [(&str, &str); 12] = [
     ("test_expand_fail_lazy_setfield_2", "a store PyPy delays past a guard is made by the guard's resume data (a pending field write), which the expected output does not show"),
     ("test_duplicate_setfield_residual_guard_2", "a store delayed past a guard is a pending field write of its resume data"),
     ("test_str_copy_constant_virtual", "a string the trace builds from constants becomes a prebuilt constant string: PyPy takes strings as values, never compared by identity"),
+    ("test_str_slice_plain_virtual", "a helper's new string (a slice of a string built from constants) becomes a prebuilt constant string"),
+    ("test_str2unicode_constant", "a helper's new unicode string (of a constant) becomes a prebuilt constant"),
     ("test_random_strange_guards_on_consts", "guard_gc_type, guard_subclass and guard_is_object of a constant, which the namespace's type ids and class ranges decide"),
 ];
 

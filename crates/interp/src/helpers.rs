@@ -1,0 +1,232 @@
+//! The string helpers PyPy's optimizer knows the meaning of (a call whose
+//! descr has an `OS=N` oopspec of RPython's string support), run as they
+//! behave: concatenation, slices, conversion to unicode and the equality
+//! tests. The validator gives these calls the same meaning, so that a
+//! counterexample involving them replays.
+//!
+//! A concatenation, a slice and a conversion always make a new string; a
+//! slice out of bounds, or a null where a string is needed, is undefined
+//! (the real helpers would crash or raise). Equality results are the
+//! words 0 and 1.
+
+use crate::env::{Call, CallOutcome};
+use crate::error::Fault;
+use crate::heap::Heap;
+use crate::value::{ObjId, Val};
+use traceopt_ir::Descr;
+
+const OS_STR2UNICODE: u32 = 2;
+const OS_STR_CONCAT: u32 = 22;
+const OS_STR_SLICE: u32 = 23;
+const OS_STR_EQUAL: u32 = 24;
+const OS_STREQ_SLICE_CHECKNULL: u32 = 25;
+const OS_STREQ_SLICE_NONNULL: u32 = 26;
+const OS_STREQ_SLICE_CHAR: u32 = 27;
+const OS_STREQ_NONNULL: u32 = 28;
+const OS_STREQ_NONNULL_CHAR: u32 = 29;
+const OS_STREQ_CHECKNULL_CHAR: u32 = 30;
+const OS_STREQ_LENGTHOK: u32 = 31;
+
+/// The oopspecs of the string helpers run here.
+pub const STRING_HELPERS: [u32; 11] = [
+    OS_STR2UNICODE,
+    OS_STR_CONCAT,
+    OS_STR_SLICE,
+    OS_STR_EQUAL,
+    OS_STREQ_SLICE_CHECKNULL,
+    OS_STREQ_SLICE_NONNULL,
+    OS_STREQ_SLICE_CHAR,
+    OS_STREQ_NONNULL,
+    OS_STREQ_NONNULL_CHAR,
+    OS_STREQ_CHECKNULL_CHAR,
+    OS_STREQ_LENGTHOK,
+];
+
+/// What a string helper call returns, or `None` if `call` is not one.
+pub fn string_helper(heap: &mut Heap, call: &Call<'_>) -> Option<Result<CallOutcome, Fault>> {
+    let os = call
+        .descr
+        .and_then(Descr::as_call)
+        .and_then(|c| c.oopspec)?;
+    STRING_HELPERS
+        .contains(&os)
+        .then(|| run(heap, os, call.args).map(CallOutcome::Returned))
+}
+
+fn run(heap: &mut Heap, os: u32, args: &[Val]) -> Result<Val, Fault> {
+    let flag = |b: bool| Ok(Val::Int(i64::from(b)));
+    match (os, args) {
+        (OS_STR_CONCAT, &[a, b]) => {
+            let mut bytes = text(heap, a)?.to_vec();
+            bytes.extend_from_slice(text(heap, b)?);
+            Ok(Val::Ref(Some(heap.alloc_str(bytes))))
+        }
+        (OS_STR_SLICE, &[s, Val::Int(start), Val::Int(stop)]) => {
+            let bytes = text(heap, s)?;
+            let ok = 0 <= start && start <= stop && stop <= bytes.len() as i64;
+            if !ok {
+                return Err(undefined(format!(
+                    "a slice [{start}:{stop}] of a string of {} characters",
+                    bytes.len()
+                )));
+            }
+            let part = bytes[start as usize..stop as usize].to_vec();
+            Ok(Val::Ref(Some(heap.alloc_str(part))))
+        }
+        (OS_STR2UNICODE, &[s]) => {
+            let chars = text(heap, s)?.iter().map(|&b| u32::from(b)).collect();
+            Ok(Val::Ref(Some(heap.alloc_unicode(chars))))
+        }
+        (OS_STR_EQUAL, &[a, b]) => match (a, b) {
+            (Val::Ref(None), _) | (_, Val::Ref(None)) => flag(a == b),
+            _ => flag(text(heap, a)? == text(heap, b)?),
+        },
+        (OS_STREQ_NONNULL, &[a, b]) => flag(text(heap, a)? == text(heap, b)?),
+        (OS_STREQ_LENGTHOK, &[a, b]) => {
+            let (x, y) = (text(heap, a)?, text(heap, b)?);
+            if x.len() != y.len() {
+                return Err(undefined("lengths said equal differ".into()));
+            }
+            flag(x == y)
+        }
+        (
+            OS_STREQ_SLICE_CHECKNULL | OS_STREQ_SLICE_NONNULL,
+            &[s, Val::Int(start), Val::Int(length), other],
+        ) => {
+            let part = span(text(heap, s)?, start, length)?;
+            if os == OS_STREQ_SLICE_CHECKNULL && other == Val::NULL {
+                return flag(false);
+            }
+            flag(part == Some(text(heap, other)?))
+        }
+        (OS_STREQ_SLICE_CHAR, &[s, Val::Int(start), Val::Int(length), Val::Int(c)]) => {
+            let part = span(text(heap, s)?, start, length)?;
+            flag(part.is_some_and(|p| p.len() == 1 && i64::from(p[0]) == c))
+        }
+        (OS_STREQ_NONNULL_CHAR | OS_STREQ_CHECKNULL_CHAR, &[s, Val::Int(c)]) => {
+            if os == OS_STREQ_CHECKNULL_CHAR && s == Val::NULL {
+                return flag(false);
+            }
+            let bytes = text(heap, s)?;
+            flag(bytes.len() == 1 && i64::from(bytes[0]) == c)
+        }
+        _ => Err(Fault::TypeMismatch(format!(
+            "string helper OS={os} given {} argument(s) of other types than it takes",
+            args.len()
+        ))),
+    }
+}
+
+/// `bytes[start..start + length]`, `None` where it runs past the end;
+/// undefined where it starts outside or has a negative length.
+fn span(bytes: &[u8], start: i64, length: i64) -> Result<Option<&[u8]>, Fault> {
+    let n = bytes.len() as i64;
+    if start < 0 || length < 0 || start > n {
+        return Err(undefined(format!(
+            "a span of {length} characters from {start} in a string of {n}"
+        )));
+    }
+    Ok((length <= n - start).then(|| &bytes[start as usize..(start + length) as usize]))
+}
+
+/// The characters of the byte string `s`.
+fn text(heap: &Heap, s: Val) -> Result<&[u8], Fault> {
+    let id: Option<ObjId> = match s {
+        Val::Ref(r) => r,
+        _ => return Err(Fault::TypeMismatch(format!("{s:?} given for a string"))),
+    };
+    let id = id.ok_or_else(|| undefined("null given for a string".into()))?;
+    heap.str_bytes(id)
+        .ok_or_else(|| Fault::TypeMismatch("an object that is not a string".into()))
+}
+
+fn undefined(what: String) -> Fault {
+    Fault::Undefined(format!("string helper: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use traceopt_ir::{Opcode, Type};
+
+    fn call(heap: &mut Heap, os: u32, args: &[Val], result: Type) -> Result<Val, Fault> {
+        let descr = Descr::parse(&format!("<Calli 8 i EF=0 OS={os}>")).unwrap();
+        let call = Call {
+            op_index: 0,
+            opcode: Opcode::CallI,
+            func: Some(Val::Int(0)),
+            args,
+            descr: Some(&descr),
+            result,
+        };
+        match string_helper(heap, &call).expect("a string helper")? {
+            CallOutcome::Returned(v) => Ok(v),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn string_helpers_do_what_rpython_does() {
+        let mut heap = Heap::new();
+        let ab = Val::Ref(Some(heap.alloc_str(b"ab".to_vec())));
+        let c = Val::Ref(Some(heap.alloc_str(b"c".to_vec())));
+        let bytes = |heap: &Heap, v: Val| match v {
+            Val::Ref(Some(id)) => heap.str_bytes(id).unwrap().to_vec(),
+            other => panic!("{other:?}"),
+        };
+        let abc = call(&mut heap, OS_STR_CONCAT, &[ab, c], Type::Ref).unwrap();
+        assert_eq!(bytes(&heap, abc), b"abc");
+        assert_ne!(abc, ab, "a new string");
+        let b = call(
+            &mut heap,
+            OS_STR_SLICE,
+            &[abc, Val::Int(1), Val::Int(2)],
+            Type::Ref,
+        )
+        .unwrap();
+        assert_eq!(bytes(&heap, b), b"b");
+        let past = [abc, Val::Int(2), Val::Int(4)];
+        assert!(matches!(
+            call(&mut heap, OS_STR_SLICE, &past, Type::Ref),
+            Err(Fault::Undefined(_))
+        ));
+        let eq = |heap: &mut Heap, os, args: &[Val]| call(heap, os, args, Type::Int).unwrap();
+        let abc2 = call(&mut heap, OS_STR_CONCAT, &[ab, c], Type::Ref).unwrap();
+        assert_eq!(eq(&mut heap, OS_STR_EQUAL, &[abc, abc2]), Val::Int(1));
+        assert_eq!(eq(&mut heap, OS_STR_EQUAL, &[abc, ab]), Val::Int(0));
+        assert_eq!(
+            eq(&mut heap, OS_STR_EQUAL, &[Val::NULL, Val::NULL]),
+            Val::Int(1)
+        );
+        assert_eq!(eq(&mut heap, OS_STR_EQUAL, &[Val::NULL, ab]), Val::Int(0));
+        let slice_eq = [abc, Val::Int(0), Val::Int(2), ab];
+        assert_eq!(
+            eq(&mut heap, OS_STREQ_SLICE_NONNULL, &slice_eq),
+            Val::Int(1)
+        );
+        let checknull = [abc, Val::Int(0), Val::Int(2), Val::NULL];
+        assert_eq!(
+            eq(&mut heap, OS_STREQ_SLICE_CHECKNULL, &checknull),
+            Val::Int(0)
+        );
+        let char_at = [abc, Val::Int(2), Val::Int(1), Val::Int(99)];
+        assert_eq!(eq(&mut heap, OS_STREQ_SLICE_CHAR, &char_at), Val::Int(1));
+        assert_eq!(
+            eq(&mut heap, OS_STREQ_NONNULL_CHAR, &[c, Val::Int(99)]),
+            Val::Int(1)
+        );
+        assert_eq!(
+            eq(
+                &mut heap,
+                OS_STREQ_CHECKNULL_CHAR,
+                &[Val::NULL, Val::Int(99)]
+            ),
+            Val::Int(0)
+        );
+        let unicode = call(&mut heap, OS_STR2UNICODE, &[ab], Type::Ref).unwrap();
+        let Val::Ref(Some(id)) = unicode else {
+            panic!()
+        };
+        assert_eq!(heap.unicode_chars(id).unwrap(), &[97, 98]);
+    }
+}

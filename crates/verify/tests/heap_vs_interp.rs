@@ -486,9 +486,24 @@ fn cross_check_by(name: &str, family: fn(&mut Rng, usize) -> Group, seed: u64, g
     let mut solver = solver();
     let mut rng = Rng(seed);
     for k in 0..cases_per_family().div_ceil(groups) {
+        let start = Rng(rng.0);
         let (text, values) = batch(family, &mut rng, groups);
         match verdict(&text, &values, &mut solver) {
             Verdict::Proved => {}
+            // Too much for the solver at once: each case on its own (the
+            // same cases, from the same generator state).
+            Verdict::Unknown(_) if groups > 1 => {
+                let mut again = start;
+                for g in 0..groups {
+                    let (ops, outs) = family(&mut again, g);
+                    let one = |_: &mut Rng, _, _| (ops.clone(), outs.clone());
+                    let (text, values) = batch_of(&one, &mut Rng(0), 1, false);
+                    match verdict(&text, &values.unwrap(), &mut solver) {
+                        Verdict::Proved => {}
+                        other => panic!("{name}, batch {k}, case {g}: {other:?}\n{text}"),
+                    }
+                }
+            }
             other => panic!("{name}, batch {k}: the validator disagrees: {other:?}\n{text}"),
         }
         if k == 0 {

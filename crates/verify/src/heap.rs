@@ -139,6 +139,12 @@ pub(crate) struct World {
     /// The fresh objects' slots: how many there are in all, and those
     /// both traces allocate (`pairing.rs`); `None` where not set.
     pub slots: Option<(u32, Vec<u32>)>,
+    /// Equalities of spans of characters of unknown length, each with
+    /// its witness of a difference (`World::same_span`).
+    pub span_equalities: Vec<crate::strings::SpanEquality>,
+    /// State them for every index too (a quantifier), not only at the
+    /// witnesses.
+    pub spans_at_every_index: bool,
 }
 
 impl World {
@@ -175,7 +181,12 @@ impl World {
     }
 
     /// The shared variable `name` (declared on first use).
-    fn var(&mut self, solver: &mut Solver, name: Name, sort: Sort) -> Result<Term, SolverError> {
+    pub(crate) fn var(
+        &mut self,
+        solver: &mut Solver,
+        name: Name,
+        sort: Sort,
+    ) -> Result<Term, SolverError> {
         if self.declared.insert(name.clone()) {
             solver.declare(&name, sort)?;
         }
@@ -846,6 +857,10 @@ pub(crate) struct Memory {
     loop_invariant: HashMap<Term, Option<Term>>,
     /// Facts about the initial heap met by reads since the last op.
     facts: Vec<Term>,
+    /// The strings this trace made whose length is a literal, by their
+    /// objects and the names their values got (`strings.rs` compares
+    /// them character by character).
+    pub literal_lengths: Vec<(Term, u64)>,
 }
 
 /// What a non-integer op does.
@@ -1038,6 +1053,28 @@ impl Memory {
     }
 
     /// Makes `array` the current version of `cell`.
+    /// Reads the character (or item) of `s` at `index` in `cell`, as a
+    /// replay needs it: what it held before the traces, and where a copy
+    /// took it from, are named for `replay_heap`.
+    pub(crate) fn item_at(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        cell: &Cell,
+        (s, index): (&Term, &Term),
+    ) -> Result<Term, SolverError> {
+        let place = Place::new(cell.clone(), s, pair(s, index), Type::Int);
+        self.read(world, solver, place)
+    }
+
+    /// `cell`'s items of a fresh object from `dst_start` on were copied
+    /// from `src`'s from `src_start` on (a helper's new string): a read
+    /// of them names where they came from.
+    pub(crate) fn note_copy(&mut self, cell: &Cell, [src, src_start, dst_start]: [&Term; 3]) {
+        let copy = [src.clone(), src_start.clone(), dst_start.clone()];
+        self.copies.push((cell.clone(), copy));
+    }
+
     pub(crate) fn set_array(&mut self, cell: &Cell, array: Term) {
         self.arrays.insert(cell.clone(), array);
     }
@@ -1186,6 +1223,9 @@ impl Memory {
             self.write(world, solver, place, &class)?;
         }
         if let Some((cell, n)) = length {
+            if let (Cell::StrLength(_), Term::Bv { value, .. }) = (&cell, &n) {
+                self.literal_lengths.push((obj.clone(), *value as u64));
+            }
             self.write(
                 world,
                 solver,
@@ -1314,7 +1354,11 @@ pub(crate) fn encode_heap_op(
     }
     if opcode.has(Flags::CALL) {
         if let Some(helper) = Helper::of(descr) {
-            return encode_helper(world, memory, solver, (helper, descr), args);
+            let mut effect = encode_helper(world, memory, solver, (helper, descr), args)?;
+            if let Some(e) = &mut effect {
+                e.lemmas.append(&mut memory.facts);
+            }
+            return Ok(effect);
         }
     }
     let mut e = Effect::default();
@@ -1639,6 +1683,7 @@ pub(crate) fn encode_heap_op(
             if let (Type::Ref, Some(v)) = (opcode.result_type(), &e.value) {
                 e.lemmas.push(world.outside_ref(solver, v)?);
             }
+            e.lemmas.append(&mut memory.facts);
             return Ok(Some(e));
         }
         ForceToken => e.value = Some(world.force_token(solver)?),

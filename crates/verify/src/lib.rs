@@ -511,6 +511,11 @@ fn named_inputs(trace: &Trace, values: &[i64]) -> Vec<(String, i64)> {
         .collect()
 }
 
+/// `check_once`, and where its counterexample does not replay and the
+/// traces compare strings of unknown length, again with the equalities
+/// stated for every index (`strings::same_span`): a query with
+/// quantifiers, which the solver decides where the first leaves the
+/// equalities open, but more slowly.
 fn check(
     before: &Trace,
     after: &Trace,
@@ -518,6 +523,28 @@ fn check(
     given: Given<'_>,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
+    let (verdict, spans) = check_once(before, after, provenance, given, false, solver)?;
+    if !matches!(verdict, Verdict::Unreplayed(_)) || !spans {
+        return Ok(verdict);
+    }
+    let (again, _) = check_once(before, after, provenance, given, true, solver)?;
+    Ok(match again {
+        Verdict::Proved | Verdict::Refuted(_) => again,
+        _ => verdict,
+    })
+}
+
+/// Proves `after` equivalent to `before`, or refutes it; with
+/// `every_index`, string equalities of unknown length are stated for
+/// every index. Also says whether there were any.
+fn check_once(
+    before: &Trace,
+    after: &Trace,
+    provenance: Option<&[Option<usize>]>,
+    given: Given<'_>,
+    every_index: bool,
+    solver: &mut Solver,
+) -> Result<(Verdict, bool), VerifyError> {
     let pure_results = given.pure_results;
     let types = |t: &Trace| {
         t.inputs
@@ -541,6 +568,7 @@ fn check(
     solver.push()?;
     let mut world = World::default();
     world.opaque_arithmetic = [before, after].iter().any(|t| uses_heap(t));
+    world.spans_at_every_index = every_index;
     // The guards of BEFORE and AFTER, by op, whose resume data is compared.
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
     let result = (|| {
@@ -686,16 +714,19 @@ fn check(
     })();
     solver.pop()?;
     let ((what, alignment), outcome) = result?;
-    Ok(match outcome {
-        Outcome::Proved => Verdict::Proved,
-        Outcome::Unknown(reason) => Verdict::Unknown(reason),
-        Outcome::Counterexample(model) => {
-            let (values, esc) = (words(&model, &inputs), words(&model, &escape_vars));
-            let Some(mut start) = Start::from_model(before, &world, &model, &values, &esc) else {
-                return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
-            };
-            start.pure_results = pure_results.to_vec();
-            let difference = match (replay(before, after, &start, &failing_pairs), alignment) {
+    let spans = !world.span_equalities.is_empty();
+    let verdict = (|| -> Result<Verdict, VerifyError> {
+        Ok(match outcome {
+            Outcome::Proved => Verdict::Proved,
+            Outcome::Unknown(reason) => Verdict::Unknown(reason),
+            Outcome::Counterexample(model) => {
+                let (values, esc) = (words(&model, &inputs), words(&model, &escape_vars));
+                let Some(mut start) = Start::from_model(before, &world, &model, &values, &esc)
+                else {
+                    return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
+                };
+                start.pure_results = pure_results.to_vec();
+                let difference = match (replay(before, after, &start, &failing_pairs), alignment) {
                 (Some(difference), _) if what.is_empty() => difference,
                 (Some(difference), _) => format!("{what}: {difference}"),
                 // A broken alignment refutes the aligned form even when the
@@ -707,18 +738,20 @@ fn check(
                     )))
                 }
             };
-            if let Some(helpers) = helper_calls_differ(before, after) {
-                return Ok(Verdict::Unknown(format!(
+                if let Some(helpers) = helper_calls_differ(before, after) {
+                    return Ok(Verdict::Unknown(format!(
                     "the traces call helpers PyPy knows the meaning of differently ({helpers}); the validator takes a call as any function, so its counterexample ({difference}) may be no run of the real helpers"
                 )));
+                }
+                Verdict::Refuted(Counterexample {
+                    inputs: named_inputs(before, &values),
+                    escapes: esc,
+                    difference,
+                })
             }
-            Verdict::Refuted(Counterexample {
-                inputs: named_inputs(before, &values),
-                escapes: esc,
-                difference,
-            })
-        }
-    })
+        })
+    })()?;
+    Ok((verdict, spans))
 }
 
 /// Where the two traces call helpers with an oopspec (`OS=N`: array
@@ -1116,7 +1149,9 @@ fn encode_side(
                 lemmas.push(heap::one_nan(&value));
             }
             let name = format!("{p}_v{id}");
+            let term = value.clone();
             let value = shared.define(solver, name, Sort::Bv(64), value)?;
+            memory.name_value(&value, &term);
             if let Some(how) = reach[id] {
                 memory.allocated.push(value.clone());
                 if how != Reach::Escaped {

@@ -27,7 +27,7 @@
 //! involves them is never a refutation (`helper_calls_differ`).
 
 use traceopt_ir::{Descr, HeapSet};
-use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
+use traceopt_smt::{Fun, Name, Solver, SolverError, Sort, Term};
 
 use crate::heap::{
     copy_span, gc_type, is_kind, pair, type_id, Cell, Effect, Memory, ObjKind, World,
@@ -176,7 +176,15 @@ pub(crate) fn encode_helper(
         ArrayCopy => unreachable!("array copies are encoded above"),
         Concat => {
             let (n1, n2) = (string(&args[0], memory)?, string(&args[1], memory)?);
-            let total = n1.bv(Fun::BvAdd, &n2);
+            let total = match (
+                memory.literal_length(world, &args[0]),
+                memory.literal_length(world, &args[1]),
+            ) {
+                (Some(Term::Bv { value: a, .. }), Some(Term::Bv { value: b, .. })) => {
+                    Term::word((a + b) as i64)
+                }
+                _ => n1.bv(Fun::BvAdd, &n2),
+            };
             // No string is 2**63 characters long (the helper would fail).
             defined.push(Term::word(0).bv(Fun::BvSle, &total));
             let chars = memory.named(world, solver, &BYTES.chars)?;
@@ -186,6 +194,9 @@ pub(crate) fn encode_helper(
                 let second = at(&args[1], &i.bv(Fun::BvSub, &n1));
                 Term::ite(&i.bv(Fun::BvSlt, &n1), &at(&args[0], i), &second)
             })?;
+            let zero = Term::word(0);
+            memory.note_copy(&BYTES.chars, [&args[0], &zero, &zero]);
+            memory.note_copy(&BYTES.chars, [&args[1], &zero, &n1]);
             e.lemmas.push(is_kind(world, solver, &r, ObjKind::Str)?);
             e.value = Some(r);
         }
@@ -198,11 +209,17 @@ pub(crate) fn encode_helper(
                 stop.bv(Fun::BvSle, &n),
             ]));
             let chars = memory.named(world, solver, &BYTES.chars)?;
-            let length = stop.bv(Fun::BvSub, start);
+            let length = match (start, stop) {
+                (Term::Bv { value: a, .. }, Term::Bv { value: b, .. }) if a <= b => {
+                    Term::word((b - a) as i64)
+                }
+                _ => stop.bv(Fun::BvSub, start),
+            };
             let r = memory.allocate(world, solver, None, Some((BYTES.length, length.clone())))?;
             memory.fill(world, solver, (&BYTES.chars, &r, &length), |i| {
                 chars.select(&pair(&args[0], &i.bv(Fun::BvAdd, start)))
             })?;
+            memory.note_copy(&BYTES.chars, [&args[0], start, &Term::word(0)]);
             e.lemmas.push(is_kind(world, solver, &r, ObjKind::Str)?);
             e.value = Some(r);
         }
@@ -224,13 +241,14 @@ pub(crate) fn encode_helper(
                 memory.length_of(world, solver, &BYTES.length, s1)?,
                 memory.length_of(world, solver, &BYTES.length, s2)?,
             );
-            let chars = memory.named(world, solver, &BYTES.chars)?;
             // Compared only where the lengths are equal: a constant's, if
             // either is one.
-            let n = world.constant_length(s1).or(world.constant_length(s2));
+            let n = memory
+                .literal_length(world, s1)
+                .or(memory.literal_length(world, s2));
             let zero = Term::word(0);
             let n = n.as_ref().unwrap_or(&n1);
-            let same_chars = same_span(&chars, (s1, &zero), (s2, &zero), n);
+            let same_chars = same_span(world, memory, solver, [(s1, &zero), (s2, &zero)], n)?;
             let contents = match helper {
                 EqualLengthOk => same_chars,
                 _ => n1.eq(&n2).and(&same_chars),
@@ -257,18 +275,18 @@ pub(crate) fn encode_helper(
             defined.push(slice_starts_inside(start, length, &n1));
             let s2_ok = memory.nonnull_string(world, solver, s2)?;
             let n2 = memory.length_of(world, solver, &BYTES.length, s2)?;
-            let chars = memory.named(world, solver, &BYTES.chars)?;
             // Characters of s1 past its end are read only where the
             // lengths agree and the slice fits.
             let fits = length.bv(Fun::BvSle, &n1.bv(Fun::BvSub, start));
             // Compared only where s2 is `length` long.
-            let n = world.constant_length(s2);
+            let n = memory.literal_length(world, s2);
             let same = same_span(
-                &chars,
-                (s1, start),
-                (s2, &Term::word(0)),
+                world,
+                memory,
+                solver,
+                [(s1, start), (s2, &Term::word(0))],
                 n.as_ref().unwrap_or(length),
-            );
+            )?;
             let contents = n2.eq(length).and(&fits).and(&same);
             let checked = helper == EqualSliceCheckNull;
             e.value = Some(flag(false_if_null(
@@ -329,13 +347,27 @@ fn false_if_null(checked: bool, s: &Term, ok: Term, value: Term, defined: &mut V
 /// The longest span `same_span` compares character by character.
 const MAX_CHARS_ONE_BY_ONE: u128 = 64;
 
-impl World {
-    /// The length of the string constant `s`, if it is one.
-    fn constant_length(&self, s: &Term) -> Option<Term> {
-        let (_, n) = self.string_lengths.iter().find(|(obj, _)| obj == s)?;
-        Some(Term::word(*n as i64))
+impl Memory {
+    /// The length of `s` where a literal gives it: a string constant's,
+    /// or that of a string this trace made of a literal length.
+    fn literal_length(&self, world: &World, s: &Term) -> Option<Term> {
+        let constant = world.string_lengths.iter().map(|(obj, n)| (obj, *n as u64));
+        let made = self.literal_lengths.iter().map(|(obj, n)| (obj, *n));
+        let (_, n) = constant.chain(made).find(|(obj, _)| *obj == s)?;
+        Some(Term::word(n as i64))
     }
 
+    /// `name` is the name of the value `term`: where `term` is a string of
+    /// a literal length, so is `name`.
+    pub(crate) fn name_value(&mut self, name: &Term, term: &Term) {
+        let known = self.literal_lengths.iter().find(|(obj, _)| obj == term);
+        if let Some(&(_, n)) = known {
+            self.literal_lengths.push((name.clone(), n));
+        }
+    }
+}
+
+impl World {
     /// A string constant's object, with its length and characters (and
     /// its kind): a string never changes, so these hold throughout.
     pub fn string_constant(
@@ -400,29 +432,113 @@ impl Memory {
     }
 }
 
-/// Whether `s1[a..a+n]` and `s2[b..b+n]` hold the same characters in
-/// `chars`: character by character where `n` is a small constant, else
-/// two arrays over the index, equal everywhere.
-fn same_span(chars: &Term, (s1, a): (&Term, &Term), (s2, b): (&Term, &Term), n: &Term) -> Term {
+/// One equality of two spans of characters whose length is not a small
+/// constant: `equal` stands for "`s1[a+i] == s2[b+i]` for every `i` in
+/// `0..n`", in `chars`. `differs_at` is an index where they differ, when
+/// they do.
+pub(crate) struct SpanEquality {
+    equal: Term,
+    differs_at: Term,
+    chars: Term,
+    spans: [(Term, Term); 2],
+    n: Term,
+}
+
+impl SpanEquality {
+    /// Whether the spans agree at index `i`, where `i` is inside them.
+    fn agree_at(&self, i: &Term) -> Term {
+        let [(s1, a), (s2, b)] = &self.spans;
+        let at = |s: &Term, start: &Term| self.chars.select(&pair(s, &start.bv(Fun::BvAdd, i)));
+        let inside = Term::word(0)
+            .bv(Fun::BvSle, i)
+            .and(&i.bv(Fun::BvSlt, &self.n));
+        inside.implies(&at(s1, a).eq(&at(s2, b)))
+    }
+}
+
+/// Whether `s1[a..a+n]` and `s2[b..b+n]` hold the same characters:
+/// character by character where `n` is a small constant.
+///
+/// Otherwise a new Boolean, with no quantifier and no `lambda`: where it
+/// is false, the spans differ at a new index (a witness); where it is
+/// true, they agree at the witness of every other such equality (the same
+/// offset into the spans, which is where the equalities of two traces
+/// that compare the same characters meet). These facts are true of the
+/// real equality, so a proof that uses them holds. The characters at the
+/// witnesses are read as the trace reads, so that a counterexample's heap
+/// holds them; one that needs an equality these facts leave open does not
+/// replay, and is unknown.
+fn same_span(
+    world: &mut World,
+    memory: &mut Memory,
+    solver: &mut Solver,
+    spans: [(&Term, &Term); 2],
+    n: &Term,
+) -> Result<Term, SolverError> {
+    let chars = memory.named(world, solver, &BYTES.chars)?;
+    let [(s1, a), (s2, b)] = spans;
     if let Term::Bv { value, .. } = n {
         if *value <= MAX_CHARS_ONE_BY_ONE {
-            return Term::and_all((0..*value as i64).map(|i| {
+            return Ok(Term::and_all((0..*value as i64).map(|i| {
                 let at = |s: &Term, start: &Term| {
                     chars.select(&pair(s, &start.bv(Fun::BvAdd, &Term::word(i))))
                 };
                 at(s1, a).eq(&at(s2, b))
-            }));
+            })));
         }
     }
-    let i = Term::var("span_index");
-    let inside = Term::word(0).bv(Fun::BvSle, &i).and(&i.bv(Fun::BvSlt, n));
-    let span = |s: &Term, start: &Term| {
-        let c = chars.select(&pair(s, &i.bv(Fun::BvAdd, start)));
-        Term::lambda(
-            "span_index",
-            Sort::Bv(64),
-            &Term::ite(&inside, &c, &Term::word(0)),
-        )
+    let k = world.span_equalities.len();
+    let equal = world.var(
+        solver,
+        Name::invented(&format!("span_equal{k}")),
+        Sort::Bool,
+    )?;
+    let differs_at = world.var(
+        solver,
+        Name::invented(&format!("span_differs{k}")),
+        Sort::Bv(64),
+    )?;
+    let new = SpanEquality {
+        equal: equal.clone(),
+        differs_at: differs_at.clone(),
+        chars,
+        spans: [(s1.clone(), a.clone()), (s2.clone(), b.clone())],
+        n: n.clone(),
     };
-    span(s1, a).eq(&span(s2, b))
+    let inside = Term::word(0)
+        .bv(Fun::BvSle, &differs_at)
+        .and(&differs_at.bv(Fun::BvSlt, n));
+    let differ = inside.and(&new.agree_at(&differs_at).not());
+    let mut lemmas = vec![equal.not().implies(&differ)];
+    if world.spans_at_every_index {
+        let every = Term::var("span_index");
+        let everywhere = Term::forall(&[("span_index", Sort::Bv(64))], &new.agree_at(&every));
+        lemmas.push(equal.implies(&everywhere));
+    }
+    let mut read_at = vec![];
+    for old in &world.span_equalities {
+        lemmas.push(old.equal.implies(&old.agree_at(&differs_at)));
+        lemmas.push(equal.implies(&new.agree_at(&old.differs_at)));
+        read_at.extend(
+            old.spans
+                .iter()
+                .map(|span| (span.clone(), differs_at.clone())),
+        );
+        read_at.extend(
+            new.spans
+                .iter()
+                .map(|span| (span.clone(), old.differs_at.clone())),
+        );
+    }
+    read_at.extend(
+        new.spans
+            .iter()
+            .map(|span| (span.clone(), differs_at.clone())),
+    );
+    world.lemmas.extend(lemmas);
+    world.span_equalities.push(new);
+    for ((s, start), i) in read_at {
+        memory.item_at(world, solver, &BYTES.chars, (&s, &start.bv(Fun::BvAdd, &i)))?;
+    }
+    Ok(equal)
 }

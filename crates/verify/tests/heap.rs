@@ -601,6 +601,50 @@ fn string_helpers_mean_what_pypy_makes_of_them() {
 }
 
 #[test]
+fn strings_of_unknown_length_compare_by_a_witness_of_their_difference() {
+    // A slice compared with a string is the helper that compares the
+    // span in place (PyPy's test_str_equal_slice2); neither length is
+    // known. Wrong lengths and starts are refuted, with a replayed run.
+    let before = "[p1, i1, i2, p3]\np4 = call_r(0, p1, i1, i2, descr=strslicedescr)\n\
+        i0 = call_i(0, p3, p4, descr=strequaldescr)\nfinish(i0)\n";
+    let after = |length: &str, start: &str| {
+        format!(
+            "[p1, i1, i2, p3]\ni4 = int_sub(i2, {length})\ni5 = int_add({start}, 0)\n\
+             i0 = call_i(0, p1, i5, i4, p3, descr=streq_slice_checknull_descr)\nfinish(i0)\n"
+        )
+    };
+    proved(before, &after("i1", "i1"));
+    not_proved(before, &after("1", "i1"));
+    not_proved(before, &after("i1", "0"));
+    let shifted = after("i1", "i1").replace("int_add(i1, 0)", "int_add(i1, 1)");
+    not_proved(before, &shifted);
+    // Two new strings of unknown length: equality is symmetric, and
+    // compares the characters of both.
+    let equal_slices = |first: &str, second: &str| {
+        format!(
+            "[p1, p2, i1]\np3 = call_r(0, {first}, 0, i1, descr=strslicedescr)\n\
+             p4 = call_r(0, {second}, 0, i1, descr=strslicedescr)\n\
+             i0 = call_i(0, p3, p4, descr=strequaldescr)\nfinish(i0)\n"
+        )
+    };
+    proved(&equal_slices("p1", "p2"), &equal_slices("p2", "p1"));
+    let wrong = equal_slices("p2", "p1").replace("p2, 0, i1", "p2, 1, i1");
+    not_proved(&equal_slices("p1", "p2"), &wrong);
+    // Strings that differ in one character are unequal, where no literal
+    // gives their length (a proof that needs the equality at every index).
+    let two = |second: i64| {
+        format!(
+            "[i9]\ni1 = int_add(i9, 2)\np1 = newstr(i1)\nstrsetitem(p1, 0, 97)\nstrsetitem(p1, 1, 98)\n\
+             p2 = newstr(i1)\nstrsetitem(p2, 0, 97)\nstrsetitem(p2, 1, {second})\n\
+             i0 = call_i(0, p1, p2, descr=strequaldescr)\nfinish(i0)\n"
+        )
+    };
+    let zero = "[i9]\ni2 = int_eq(i9, 0)\nguard_true(i2) []\nfinish(0)\n";
+    proved(&two(97).replace("[i9]\n", "[i9]\ni2 = int_eq(i9, 0)\nguard_true(i2) []\n"), zero);
+    not_proved(&two(98).replace("[i9]\n", "[i9]\ni2 = int_eq(i9, 0)\nguard_true(i2) []\n"), zero);
+}
+
+#[test]
 fn an_array_copy_copies_the_span_its_arguments_name() {
     let before = "[i0]\np1 = new_array(3, descr=arraydescr)\np2 = new_array(3, descr=arraydescr)\n\
         setarrayitem_gc(p1, 1, i0, descr=arraydescr)\nsetarrayitem_gc(p2, 0, 3, descr=arraydescr)\n\

@@ -138,7 +138,8 @@ fn strings(rng: &mut Rng, g: usize) -> Group {
 /// The byte-string helpers PyPy knows (concatenation, slices, conversion
 /// to unicode, the equality tests), three to a case, on new strings of 0
 /// to 2 characters of a two-letter alphabet (so that equal strings are
-/// common) and constants, or null where a helper takes it.
+/// common), of a literal length or not, and constants, or null where a
+/// helper takes it.
 fn string_helpers(rng: &mut Rng, g: usize) -> Group {
     let mut ops = String::new();
     let mut lengths = [0; 2];
@@ -146,6 +147,15 @@ fn string_helpers(rng: &mut Rng, g: usize) -> Group {
         let n = rng.below(3);
         lengths[k] = n;
         ops += &format!("{name}{g} = newstr({n})\n");
+        for i in 0..n {
+            ops += &format!("strsetitem({name}{g}, {i}, {})\n", 97 + rng.below(2));
+        }
+    }
+    // Two more whose length no literal gives (an op's result), which the
+    // validator compares by a witness of their difference.
+    for name in ["pv", "px"] {
+        let n = rng.below(3);
+        ops += &format!("i{name}n{g} = int_add({n}, 0)\n{name}{g} = newstr(i{name}n{g})\n");
         for i in 0..n {
             ops += &format!("strsetitem({name}{g}, {i}, {})\n", 97 + rng.below(2));
         }
@@ -185,6 +195,11 @@ fn string_helpers(rng: &mut Rng, g: usize) -> Group {
         format!("ih{g} = call_i(0, {slice}, {c}, descr=streq_slice_char_descr)"),
         format!("ij{g} = call_i(0, {s}, {c}, descr=streq_nonnull_char_descr)"),
         format!("ik{g} = call_i(0, {s_or_null}, {c}, descr=streq_checknull_char_descr)"),
+        format!("iv{g} = call_i(0, pv{g}, px{g}, descr=strequaldescr)"),
+        format!(
+            "iw{g} = int_add({length}, 0)\n\
+             iy{g} = call_i(0, {s}, {start}, iw{g}, px{g}, descr=streq_slice_checknull_descr)"
+        ),
     ];
     let mut made = vec![
         (

@@ -117,6 +117,9 @@ pub(crate) struct World {
     objects: Vec<(Box<str>, Term)>,
     /// The lengths of string constants, by their objects.
     pub string_lengths: Vec<(Term, usize)>,
+    /// The string constants' characters (and whether unicode), by name,
+    /// for a replay's heap.
+    pub string_texts: HashMap<Box<str>, (bool, Vec<u32>)>,
     /// Every read of the initial heap, named, so that a counterexample
     /// gives the heap it needs (`replay_heap`).
     reads: Vec<Read>,
@@ -792,6 +795,16 @@ pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> O
     }
     for (name, w) in constants_words {
         if let Some(&id) = before.objects.get(&w) {
+            // A string constant holds its text (the reads name only the
+            // characters the solver looked at).
+            if let (Some((unicode, codes)), Some(object)) =
+                (world.string_texts.get(&name), before.heap.get_mut(id))
+            {
+                *object = match unicode {
+                    true => HeapObject::Unicode(codes.clone()),
+                    false => HeapObject::Str(codes.iter().map(|&c| c as u8).collect()),
+                };
+            }
             before.constants.insert(name, id);
         }
     }

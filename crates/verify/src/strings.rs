@@ -386,6 +386,8 @@ impl World {
                 false => text.bytes().map(i64::from).collect(),
             };
             self.string_lengths.push((obj.clone(), codes.len()));
+            let text = (unicode, codes.iter().map(|&c| c as u32).collect());
+            self.string_texts.insert(name.into(), text);
             let length = self.initial(solver, &text_cells.length)?;
             let mut facts = vec![length.select(&obj).eq(&Term::word(codes.len() as i64))];
             let chars = self.initial(solver, &text_cells.chars)?;

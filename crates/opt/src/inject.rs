@@ -13,6 +13,11 @@
 //! - `sub-ovf-after-add`: after `z = int_add(x, y)`, reuse `x` for
 //!   `int_sub_ovf(z, y)` and drop its overflow check.
 
+use traceopt_domains::IntBound;
+use traceopt_ir::{Arg, Opcode};
+
+use crate::driver::Optimizer;
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Bug {
     WrappingAdd,
@@ -43,5 +48,57 @@ impl Bug {
 
     pub fn from_name(name: &str) -> Option<Bug> {
         Bug::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+impl Optimizer<'_> {
+    /// The injected wrong inverses (`inject`): narrows the argument of
+    /// op `index` as the bug would, and says whether it did.
+    pub(crate) fn injected_inverse(
+        &mut self,
+        index: usize,
+        narrowed: IntBound,
+        depth: u32,
+    ) -> bool {
+        let op = &self.out.ops[index];
+        let (opcode, args) = (op.opcode, op.args.clone());
+        let constant = |a: Option<&Arg>| a.and_then(|&a| self.bound(a).as_constant());
+        let wrong = match (self.passes.bug, opcode) {
+            (Some(Bug::WrappingAdd), Opcode::IntAdd) => constant(args.get(1)).map(|c| {
+                let upper = narrowed.upper.saturating_sub(c);
+                (args[0], IntBound::range(i64::MIN, upper))
+            }),
+            (Some(Bug::NegMinint), Opcode::IntNeg) => Some((
+                args[0],
+                IntBound::range(
+                    narrowed.upper.saturating_neg(),
+                    narrowed.lower.saturating_neg(),
+                ),
+            )),
+            (Some(Bug::MulInverse), Opcode::IntMul) => {
+                match (narrowed.as_constant(), constant(args.get(1))) {
+                    (Some(d), Some(c)) if c != 0 && d % c == 0 => {
+                        Some((args[0], IntBound::constant(d / c)))
+                    }
+                    _ => None,
+                }
+            }
+            (Some(Bug::LshiftInverse), Opcode::IntLshift) => {
+                match (narrowed.as_constant(), constant(args.get(1))) {
+                    (Some(d), Some(k)) if (0..64).contains(&k) => {
+                        Some((args[0], IntBound::constant(d >> k)))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match wrong {
+            Some((arg, bound)) => {
+                self.narrow(arg, bound, depth + 1);
+                true
+            }
+            None => false,
+        }
     }
 }

@@ -8,8 +8,12 @@
 //! functions and refinements are those of `traceopt-domains`, proved
 //! sound there.
 
+use traceopt_domains::Operand;
 use traceopt_domains::{IntBound, Relation};
+use traceopt_ir::Arg;
 use traceopt_ir::Opcode;
+
+use crate::driver::{Optimizer, MAX_BACKWARD_DEPTH};
 
 /// The bound of `op(args)`, or `None` for ops the domain does not model.
 pub fn forward(op: Opcode, args: &[IntBound]) -> Option<IntBound> {
@@ -100,4 +104,80 @@ pub fn relation(op: Opcode, truth: bool) -> Option<(Relation, bool)> {
         (IntEq, false) | (IntNe, true) => (Ne, false),
         _ => return None,
     })
+}
+
+impl Optimizer<'_> {
+    /// `arg` is known to lie in `narrowed` from here on: keep that, and
+    /// pass it back to the arguments of the op that produced it (seed
+    /// 000: through `+` and `-` only where no wrap is possible, which the
+    /// domain's refinements decide).
+    pub(crate) fn narrow(&mut self, arg: Arg, narrowed: IntBound, depth: u32) {
+        let Arg::Value(v) = arg else { return };
+        if narrowed == self.bounds[v.0 as usize] {
+            return;
+        }
+        self.bounds[v.0 as usize] = narrowed;
+        if let Some(c) = narrowed.as_constant() {
+            let to = self.int_const(c);
+            self.make_equal_to(v, to);
+        }
+        if depth >= MAX_BACKWARD_DEPTH {
+            return;
+        }
+        let Some(index) = self.out.op_index(v) else {
+            return;
+        };
+        if self.passes.bug.is_some() && self.injected_inverse(index, narrowed, depth) {
+            return;
+        }
+        let op = &self.out.ops[index];
+        let truth = narrowed.as_constant().map(|c| c != 0);
+        match (op.opcode, truth) {
+            (Opcode::IntIsTrue | Opcode::IntIsZero, Some(truth)) => {
+                let (opcode, arg) = (op.opcode, op.args[0]);
+                self.remember_truth(opcode, arg, arg, truth);
+                let nonzero = truth == (opcode == Opcode::IntIsTrue);
+                let bound = self.bound(arg);
+                let (refined, empty) = if nonzero {
+                    bound.refine_true()
+                } else {
+                    bound.refine_false()
+                };
+                if !empty {
+                    self.narrow(arg, refined, depth + 1);
+                }
+                return;
+            }
+            (_, Some(truth)) if relation(op.opcode, truth).is_some() => {
+                self.learn_from_comparison(v, truth);
+                return;
+            }
+            _ => {}
+        }
+        let checked = self.no_overflow[v.0 as usize];
+        let operands = match op.opcode {
+            Opcode::IntAdd => [Some(Operand::Add), Some(Operand::Add)],
+            Opcode::IntAddOvf if checked => [Some(Operand::AddOvf), Some(Operand::AddOvf)],
+            Opcode::IntSub => [Some(Operand::SubLeft), Some(Operand::SubRight)],
+            Opcode::IntSubOvf if checked => [Some(Operand::SubOvfLeft), Some(Operand::SubOvfRight)],
+            Opcode::IntAnd => [Some(Operand::And), Some(Operand::And)],
+            Opcode::IntOr => [Some(Operand::Or), Some(Operand::Or)],
+            Opcode::IntXor => [Some(Operand::Xor), Some(Operand::Xor)],
+            Opcode::IntNeg => [Some(Operand::Neg), None],
+            Opcode::IntInvert => [Some(Operand::Invert), None],
+            _ => return,
+        };
+        let args = op.args.clone();
+        for (i, operand) in operands.into_iter().enumerate() {
+            let (Some(operand), Some(&own)) = (operand, args.get(i)) else {
+                continue;
+            };
+            let other = args.get(1 - i).copied().unwrap_or(own);
+            let (own_bound, other_bound) = (self.bound(own), self.bound(other));
+            let (refined, empty) = own_bound.refine_by_result(operand, other_bound, narrowed);
+            if !empty {
+                self.narrow(own, refined, depth + 1);
+            }
+        }
+    }
 }

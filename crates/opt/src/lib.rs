@@ -3,8 +3,11 @@
 //! `rules/*.rules` (`rules`).
 
 pub mod confluence;
+mod cse;
 pub mod dce;
 pub mod driver;
+mod fold;
+mod guards;
 pub mod inject;
 pub mod intbounds;
 pub mod relations;

@@ -8,7 +8,9 @@
 //! The set is small (the newest `MAX_FACTS` facts), and a query is a
 //! search over it.
 
+use crate::driver::Optimizer;
 use traceopt_ir::Arg;
+use traceopt_ir::Opcode;
 
 const MAX_FACTS: usize = 64;
 
@@ -64,5 +66,29 @@ impl Relations {
             }
         }
         answer
+    }
+}
+
+impl Optimizer<'_> {
+    /// A signed comparison decided by the relational facts.
+    pub(crate) fn compare_by_relations(&self, opcode: Opcode, args: &[Arg]) -> Option<bool> {
+        let (a, b, strict_wanted) = match opcode {
+            Opcode::IntLt => (args[0], args[1], true),
+            Opcode::IntLe => (args[0], args[1], false),
+            Opcode::IntGt => (args[1], args[0], true),
+            Opcode::IntGe => (args[1], args[0], false),
+            _ => return None,
+        };
+        // a < b (or a <= b) holds?
+        if let Some(strict) = self.relations.known(a, b) {
+            if strict || !strict_wanted {
+                return Some(true);
+            }
+        }
+        // b <= a (or b < a) makes it false.
+        match self.relations.known(b, a) {
+            Some(strict) if strict || strict_wanted => Some(false),
+            _ => None,
+        }
     }
 }

@@ -3,3 +3,74 @@
 //! them on one op; `RULES` names them, for statistics.
 
 include!(concat!(env!("OUT_DIR"), "/rules.rs"));
+
+use traceopt_domains::IntBound;
+use traceopt_ir::{Arg, Flags, Type};
+
+use crate::driver::{Infeasible, Optimizer};
+
+impl Optimizer<'_> {
+    pub(crate) fn build(
+        &mut self,
+        built: Built<Arg>,
+        name: Option<&str>,
+        depth: u32,
+    ) -> Result<Arg, Infeasible> {
+        Ok(match built {
+            Built::Value(v) => self.find(v),
+            Built::Const(c) => self.int_const(c),
+            Built::Op(opcode, args) => {
+                let mut out = Vec::with_capacity(args.len());
+                for arg in args {
+                    out.push(self.build(arg, None, depth)?);
+                }
+                self.int_op(opcode, out, name, depth)?
+            }
+        })
+    }
+}
+
+impl Subject for Optimizer<'_> {
+    type Value = Arg;
+
+    fn head(&self, value: Arg) -> Head<Arg> {
+        match value {
+            Arg::Const(_) => match self.as_int(value) {
+                Some(c) => Head::Const(c),
+                None => Head::Other,
+            },
+            Arg::Value(v) => {
+                let Some(index) = self.out.op_index(v) else {
+                    return Head::Other;
+                };
+                let op = &self.out.ops[index];
+                let info = op.opcode.info();
+                let usable = info.flags.contains(Flags::PURE)
+                    || (info.flags.contains(Flags::OVF) && self.no_overflow[v.0 as usize]);
+                if !usable || info.result != Type::Int || op.args.is_empty() || op.args.len() > 2 {
+                    return Head::Other;
+                }
+                let first = self.find_const(op.args[0]);
+                let second = op.args.get(1).map_or(first, |&a| self.find_const(a));
+                Head::Op(op.opcode, first, second)
+            }
+        }
+    }
+
+    fn constant(&self, value: Arg) -> Option<i64> {
+        self.as_int(value)
+    }
+
+    fn bound(&self, value: Arg) -> IntBound {
+        Optimizer::bound(self, value)
+    }
+
+    fn enabled(&self, index: usize) -> bool {
+        self.any_rule_fired || !self.disabled.get(index).copied().unwrap_or(false)
+    }
+
+    fn same(&self, a: Arg, b: Arg) -> bool {
+        let (a, b) = (self.find_const(a), self.find_const(b));
+        a == b || matches!((self.as_int(a), self.as_int(b)), (Some(x), Some(y)) if x == y)
+    }
+}

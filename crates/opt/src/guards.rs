@@ -1,0 +1,139 @@
+//! Guards: a `guard_true`/`guard_false`/`guard_value` whose outcome the
+//! integer domain knows is removed (or, if it must fail, the trace is
+//! reported infeasible); a guard that stays teaches its arguments'
+//! bounds from here on, and `guard_value(x, C)` makes later uses of `x`
+//! see `C`. `guard_no_overflow` after an op made plain goes with it.
+
+use traceopt_domains::IntBound;
+use traceopt_ir::{Arg, Flags, Op, Opcode, ValueId};
+
+use crate::driver::{Infeasible, Optimizer};
+use crate::intbounds;
+
+impl Optimizer<'_> {
+    pub(crate) fn guard(
+        &mut self,
+        index: usize,
+        op: &Op,
+        args: Vec<Arg>,
+    ) -> Result<(), Infeasible> {
+        let infeasible = |reason: &str| Infeasible {
+            op_index: index,
+            line: self.input.op_pos.get(index).map_or(0, |p| p.line),
+            reason: format!("{} always fails: {reason}", op.opcode.name()),
+        };
+        match op.opcode {
+            Opcode::GuardNoOverflow | Opcode::GuardOverflow if self.drop_overflow_guard => {
+                self.drop_overflow_guard = false;
+                if op.opcode == Opcode::GuardOverflow {
+                    return Err(infeasible("the operation before it cannot overflow"));
+                }
+                return Ok(());
+            }
+            Opcode::GuardNoOverflow => {
+                // The op before passed its overflow check: its bound
+                // holds from here on, and rules may look into it.
+                if let Some(Arg::Value(v)) = self.last_output_value() {
+                    let op = &self.out.ops[self.out.op_index(v).expect("an op's value")];
+                    if op.opcode.has(Flags::OVF) {
+                        let (opcode, args) = (op.opcode, op.args.clone());
+                        let arg_bounds: Vec<IntBound> =
+                            args.iter().map(|&a| self.bound(a)).collect();
+                        if let Some(bound) = intbounds::forward(opcode, &arg_bounds) {
+                            self.bounds[v.0 as usize] = bound;
+                        }
+                        self.no_overflow[v.0 as usize] = true;
+                        // The same op again would pass its check too (seed
+                        // 000: reuse across a passed overflow check only).
+                        if self.passes.cse {
+                            self.remember(opcode, &args, Arg::Value(v));
+                        }
+                    }
+                }
+            }
+            Opcode::GuardTrue | Opcode::GuardFalse if self.passes.guards => {
+                let want = op.opcode == Opcode::GuardTrue;
+                let bound = self.bound(args[0]);
+                let known_true = bound.known_ne(IntBound::constant(0));
+                let known_false = bound.as_constant() == Some(0);
+                if (want && known_true) || (!want && known_false) {
+                    return Ok(());
+                }
+                if (want && known_false) || (!want && known_true) {
+                    return Err(infeasible(&format!("its value is known to be {bound}")));
+                }
+            }
+            Opcode::GuardValue if self.passes.guards => {
+                if let Some(c) = self.as_int(args[1]) {
+                    let bound = self.bound(args[0]);
+                    if bound.as_constant() == Some(c) {
+                        return Ok(());
+                    }
+                    if !bound.contains(c) {
+                        return Err(infeasible(&format!(
+                            "its value is known to be {bound}, not {c}"
+                        )));
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.drop_overflow_guard = false;
+        let copy = self.output_op(op, args.clone());
+        self.emit(copy, Some(""));
+        if self.passes.guards {
+            self.learn_from_guard(op.opcode, &args);
+        }
+        Ok(())
+    }
+
+    /// What a passing guard teaches about its arguments.
+    pub(crate) fn learn_from_guard(&mut self, opcode: Opcode, args: &[Arg]) {
+        match opcode {
+            Opcode::GuardTrue | Opcode::GuardFalse => {
+                let truth = opcode == Opcode::GuardTrue;
+                let Arg::Value(v) = args[0] else { return };
+                let bound = self.bounds[v.0 as usize];
+                let (narrowed, _) = if truth {
+                    bound.refine_true()
+                } else {
+                    bound.refine_false()
+                };
+                self.narrow(args[0], narrowed, 0);
+                if let Some(c) = narrowed.as_constant() {
+                    let to = self.int_const(c);
+                    self.make_equal_to(v, to);
+                }
+                self.learn_from_comparison(v, truth);
+            }
+            Opcode::GuardValue => {
+                if let (Arg::Value(v), Some(c)) = (args[0], self.as_int(args[1])) {
+                    self.narrow(args[0], IntBound::constant(c), 0);
+                    let to = self.int_const(c);
+                    self.make_equal_to(v, to);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `v = cmp(a, b)` is known to be `truth`: narrow `a` and `b`.
+    pub(crate) fn learn_from_comparison(&mut self, v: ValueId, truth: bool) {
+        let Some(index) = self.out.op_index(v) else {
+            return;
+        };
+        let op = &self.out.ops[index];
+        let Some((relation, swap)) = intbounds::relation(op.opcode, truth) else {
+            return;
+        };
+        let (opcode, mut a, mut b) = (op.opcode, op.args[0], op.args[1]);
+        self.remember_truth(opcode, a, b, truth);
+        if swap {
+            std::mem::swap(&mut a, &mut b);
+        }
+        let (na, nb, _) = self.bound(a).refine(relation, self.bound(b));
+        for (arg, narrowed) in [(a, na), (b, nb)] {
+            self.narrow(arg, narrowed, 0);
+        }
+    }
+}

@@ -102,6 +102,10 @@ bitflags! {
         /// Bookkeeping with no effect on values (debug and profiling markers,
         /// hints to the optimizer).
         const MARKER = 1 << 12;
+        /// No side effect, though the result is not a function of the
+        /// arguments alone (a load, an allocation): may be removed when
+        /// its result is unused, never folded or merged on that ground.
+        const NO_EFFECT = 1 << 13;
     }
 }
 
@@ -303,38 +307,38 @@ op_table! {
     GetarrayitemGcPureF "getarrayitem_gc_pure_f" "ri" Float [PURE DESCR READ];
 
     // ---- heap reads ----
-    GcLoadI "gc_load_i" "rii" Int [READ];
-    GcLoadR "gc_load_r" "rii" Ref [READ];
-    GcLoadF "gc_load_f" "rii" Float [READ];
-    GcLoadIndexedI "gc_load_indexed_i" "riiii" Int [READ DESCR_OPTIONAL];
-    GcLoadIndexedR "gc_load_indexed_r" "riiii" Ref [READ DESCR_OPTIONAL];
-    GcLoadIndexedF "gc_load_indexed_f" "riiii" Float [READ DESCR_OPTIONAL];
-    GetarrayitemGcI "getarrayitem_gc_i" "ri" Int [READ DESCR];
-    GetarrayitemGcR "getarrayitem_gc_r" "ri" Ref [READ DESCR];
-    GetarrayitemGcF "getarrayitem_gc_f" "ri" Float [READ DESCR];
-    GetarrayitemRawI "getarrayitem_raw_i" "ii" Int [READ DESCR];
-    GetarrayitemRawF "getarrayitem_raw_f" "ii" Float [READ DESCR];
-    RawLoadI "raw_load_i" "ii" Int [READ DESCR];
-    RawLoadF "raw_load_f" "ii" Float [READ DESCR];
-    GetinteriorfieldGcI "getinteriorfield_gc_i" "ri" Int [READ DESCR];
-    GetinteriorfieldGcR "getinteriorfield_gc_r" "ri" Ref [READ DESCR];
-    GetinteriorfieldGcF "getinteriorfield_gc_f" "ri" Float [READ DESCR];
-    GetfieldGcI "getfield_gc_i" "r" Int [READ DESCR];
-    GetfieldGcR "getfield_gc_r" "r" Ref [READ DESCR];
-    GetfieldGcF "getfield_gc_f" "r" Float [READ DESCR];
-    GetfieldRawI "getfield_raw_i" "i" Int [READ DESCR];
-    GetfieldRawR "getfield_raw_r" "i" Ref [READ DESCR];
-    GetfieldRawF "getfield_raw_f" "i" Float [READ DESCR];
-    Strhash "strhash" "r" Int [READ];
-    Unicodehash "unicodehash" "r" Int [READ];
+    GcLoadI "gc_load_i" "rii" Int [READ NO_EFFECT];
+    GcLoadR "gc_load_r" "rii" Ref [READ NO_EFFECT];
+    GcLoadF "gc_load_f" "rii" Float [READ NO_EFFECT];
+    GcLoadIndexedI "gc_load_indexed_i" "riiii" Int [READ DESCR_OPTIONAL NO_EFFECT];
+    GcLoadIndexedR "gc_load_indexed_r" "riiii" Ref [READ DESCR_OPTIONAL NO_EFFECT];
+    GcLoadIndexedF "gc_load_indexed_f" "riiii" Float [READ DESCR_OPTIONAL NO_EFFECT];
+    GetarrayitemGcI "getarrayitem_gc_i" "ri" Int [READ DESCR NO_EFFECT];
+    GetarrayitemGcR "getarrayitem_gc_r" "ri" Ref [READ DESCR NO_EFFECT];
+    GetarrayitemGcF "getarrayitem_gc_f" "ri" Float [READ DESCR NO_EFFECT];
+    GetarrayitemRawI "getarrayitem_raw_i" "ii" Int [READ DESCR NO_EFFECT];
+    GetarrayitemRawF "getarrayitem_raw_f" "ii" Float [READ DESCR NO_EFFECT];
+    RawLoadI "raw_load_i" "ii" Int [READ DESCR NO_EFFECT];
+    RawLoadF "raw_load_f" "ii" Float [READ DESCR NO_EFFECT];
+    GetinteriorfieldGcI "getinteriorfield_gc_i" "ri" Int [READ DESCR NO_EFFECT];
+    GetinteriorfieldGcR "getinteriorfield_gc_r" "ri" Ref [READ DESCR NO_EFFECT];
+    GetinteriorfieldGcF "getinteriorfield_gc_f" "ri" Float [READ DESCR NO_EFFECT];
+    GetfieldGcI "getfield_gc_i" "r" Int [READ DESCR NO_EFFECT];
+    GetfieldGcR "getfield_gc_r" "r" Ref [READ DESCR NO_EFFECT];
+    GetfieldGcF "getfield_gc_f" "r" Float [READ DESCR NO_EFFECT];
+    GetfieldRawI "getfield_raw_i" "i" Int [READ DESCR NO_EFFECT];
+    GetfieldRawR "getfield_raw_r" "i" Ref [READ DESCR NO_EFFECT];
+    GetfieldRawF "getfield_raw_f" "i" Float [READ DESCR NO_EFFECT];
+    Strhash "strhash" "r" Int [READ NO_EFFECT];
+    Unicodehash "unicodehash" "r" Int [READ NO_EFFECT];
 
     // ---- allocation ----
-    New "new" "" Ref [ALLOC DESCR];
-    NewWithVtable "new_with_vtable" "" Ref [ALLOC DESCR];
-    NewArray "new_array" "i" Ref [ALLOC DESCR];
-    NewArrayClear "new_array_clear" "i" Ref [ALLOC DESCR];
-    Newstr "newstr" "i" Ref [ALLOC];
-    Newunicode "newunicode" "i" Ref [ALLOC];
+    New "new" "" Ref [ALLOC DESCR NO_EFFECT];
+    NewWithVtable "new_with_vtable" "" Ref [ALLOC DESCR NO_EFFECT];
+    NewArray "new_array" "i" Ref [ALLOC DESCR NO_EFFECT];
+    NewArrayClear "new_array_clear" "i" Ref [ALLOC DESCR NO_EFFECT];
+    Newstr "newstr" "i" Ref [ALLOC NO_EFFECT];
+    Newunicode "newunicode" "i" Ref [ALLOC NO_EFFECT];
     ForceToken "force_token" "" Ref [];
     VirtualRef "virtual_ref" "ri" Ref [ALLOC];
 
@@ -432,6 +436,11 @@ impl Opcode {
     }
     pub fn has(self, flag: Flags) -> bool {
         self.info().flags.contains(flag)
+    }
+    /// Whether the op may be dropped when nothing uses its result: it
+    /// has no side effect (pure, a load, an allocation).
+    pub fn removable_when_unused(self) -> bool {
+        self.has(Flags::PURE) || self.has(Flags::NO_EFFECT)
     }
     pub fn is_guard(self) -> bool {
         self.has(Flags::GUARD)

@@ -1,20 +1,21 @@
-//! Dead code: pure ops whose results nothing uses are dropped, after the
-//! forward pass (rewrites leave the ops they looked through behind, as
-//! PyPy's lazily emitted ops would never have been emitted).
+//! Dead code: ops without a side effect (pure ops, loads, allocations)
+//! whose results nothing uses are dropped, after the forward pass
+//! (rewrites leave the ops they looked through behind, as PyPy's lazily
+//! emitted ops would never have been emitted).
 //!
-//! One backward sweep marks what is live: every op that is not pure (it
-//! has an effect, or is a guard or the final op) and everything a live op
-//! uses, fail arguments included. The live ops then move down in place,
+//! One backward sweep marks what is live: every op with an effect (a
+//! write, a call, a guard, the final op) and everything a live op uses,
+//! fail arguments included. The live ops then move down in place,
 //! renumbered; names, constants and descrs are kept.
 
-use traceopt_ir::{Arg, Flags, Trace, ValueId};
+use traceopt_ir::{Arg, Trace, ValueId};
 
 pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<Option<usize>>) {
     let inputs = trace.inputs.len();
     let mut live = vec![false; trace.ops.len()];
     let mut used = vec![false; trace.num_values()];
     for (i, op) in trace.ops.iter().enumerate().rev() {
-        let has_effect = !op.opcode.has(Flags::PURE);
+        let has_effect = !op.opcode.removable_when_unused();
         if !(has_effect || used[inputs + i]) {
             continue;
         }

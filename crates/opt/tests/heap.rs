@@ -1,0 +1,51 @@
+//! The optimizer on heap traces: each output is compared with the
+//! expected text and proved equivalent to its input by the validator,
+//! guard by guard. Descr names are those of the peer set's namespace.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use traceopt_ir::{parse_trace_with, print_trace, Namespace};
+use traceopt_opt::{optimize, Passes};
+use traceopt_smt::Solver;
+use traceopt_verify::{verify_aligned, Verdict};
+
+fn namespace() -> Arc<Namespace> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Arc::new(Namespace::parse(&text, "descrs.txt").unwrap())
+}
+
+/// Optimizes `before` with `passes`, expects `expected` (as printed), and
+/// proves it.
+fn optimizes_with(passes: Passes, before: &str, expected: &str) {
+    let ns = Some(namespace());
+    let input = parse_trace_with(before, "before", ns.clone()).unwrap();
+    let result = optimize(&input, passes).unwrap();
+    let got = print_trace(&result.trace);
+    let want = print_trace(&parse_trace_with(expected, "expected", ns).unwrap());
+    assert_eq!(got, want, "optimizing\n{before}");
+    let mut solver = Solver::start(None, Duration::from_secs(20)).expect("an SMT solver");
+    let verdict = verify_aligned(&input, &result.trace, &result.provenance, &mut solver).unwrap();
+    assert_eq!(verdict, Verdict::Proved, "{before}\ngave\n{got}");
+}
+
+#[test]
+fn unused_loads_and_allocations_are_dead_code() {
+    // A load nothing uses and an allocation nothing uses go; the
+    // allocation that is written to stays, and so does the write.
+    let before = "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i3 = getarrayitem_gc_i(p0, i1, descr=arraydescr)\np4 = new(descr=ssize)\n\
+        p5 = new_with_vtable(descr=nodesize)\nsetfield_gc(p5, i1, descr=valuedescr)\n\
+        p6 = newstr(i1)\ni7 = strlen(p6)\njump(p5)\n";
+    let after = "[p0, i1]\np5 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p5, i1, descr=valuedescr)\njump(p5)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Without dead-code removal, everything stays.
+    let without = Passes {
+        dce: false,
+        ..Passes::default()
+    };
+    optimizes_with(without, before, before);
+}

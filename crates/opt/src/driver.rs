@@ -35,6 +35,7 @@ use crate::inject::Bug;
 use crate::intbounds;
 use crate::relations::Relations;
 use crate::rules::{self, RULES};
+use crate::values::Info;
 
 /// Which parts of the optimizer run (all by default).
 #[derive(Clone, Copy, Debug)]
@@ -163,13 +164,15 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) map: Vec<Option<Arg>>,
     /// Output value -> what it was made equal to later (union-find).
     pub(crate) replaced: Vec<Option<Arg>>,
-    /// Output value -> its bound (integers only).
-    pub(crate) bounds: Vec<IntBound>,
+    /// Output value -> what is known of it (`values`).
+    pub(crate) info: Vec<Info>,
     /// Output values of `*_ovf` ops whose `guard_no_overflow` followed.
     pub(crate) no_overflow: Vec<bool>,
     pub(crate) cse: HashMap<CseKey, Arg>,
     /// Integer constants of the output, by value.
     pub(crate) int_consts: HashMap<i64, ConstId>,
+    /// The output's null constant, once made.
+    pub(crate) null: Option<ConstId>,
     /// Input constant and descr -> output ones (interned once each).
     pub(crate) const_map: Vec<Option<ConstId>>,
     pub(crate) descr_map: Vec<Option<DescrId>>,
@@ -210,10 +213,11 @@ pub fn optimize_without(
         provenance: Vec::new(),
         map: vec![None; input.num_values()],
         replaced: Vec::new(),
-        bounds: Vec::new(),
+        info: Vec::new(),
         no_overflow: Vec::new(),
         cse: HashMap::default(),
         int_consts: HashMap::default(),
+        null: None,
         const_map: vec![None; input.consts.len()],
         descr_map: vec![None; input.descrs.len()],
         relations: Relations::default(),
@@ -252,7 +256,7 @@ impl Optimizer<'_> {
     pub(crate) fn new_value(&mut self, v: ValueId) {
         let n = v.0 as usize + 1;
         self.replaced.resize(n, None);
-        self.bounds.resize(n, IntBound::unbounded());
+        self.info.resize(n, Info::Nothing);
         self.no_overflow.resize(n, false);
     }
 
@@ -323,7 +327,7 @@ impl Optimizer<'_> {
                 Some(v) => IntBound::constant(v),
                 None => IntBound::unbounded(),
             },
-            Arg::Value(v) => self.bounds[v.0 as usize],
+            Arg::Value(v) => self.value_bound(v),
         }
     }
 
@@ -368,9 +372,16 @@ impl Optimizer<'_> {
         if op.opcode.is_guard() {
             return self.guard(index, op, args);
         }
+        if self.passes.guards && args.len() == 2 {
+            if let Some(truth) = self.compare_refs(op.opcode, args[0], args[1]) {
+                self.map[input_value.0 as usize] = Some(self.int_const(i64::from(truth)));
+                return Ok(());
+            }
+        }
         let copy = self.output_op(op, args);
         let input = self.input;
         let v = self.emit(copy, Some(input.name(input_value)));
+        self.learn_allocation(op, v);
         self.map[input_value.0 as usize] = Some(Arg::Value(v));
         Ok(())
     }
@@ -478,7 +489,7 @@ impl Optimizer<'_> {
         let v = self.emit(Op::new(opcode, args), name);
         // An `*_ovf` result is bounded only once its guard passed.
         if !ovf {
-            self.bounds[v.0 as usize] = bound;
+            self.set_bound(v, bound);
         }
         if self.passes.cse && pure {
             let args = [first, second.unwrap_or(first)];

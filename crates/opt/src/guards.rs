@@ -1,8 +1,11 @@
-//! Guards: a `guard_true`/`guard_false`/`guard_value` whose outcome the
-//! integer domain knows is removed (or, if it must fail, the trace is
-//! reported infeasible); a guard that stays teaches its arguments'
-//! bounds from here on, and `guard_value(x, C)` makes later uses of `x`
-//! see `C`. `guard_no_overflow` after an op made plain goes with it.
+//! Guards: a guard whose outcome is known is removed (or, if it must
+//! fail, the trace is reported infeasible): `guard_true`/`guard_false`/
+//! `guard_value` by the integer domain, `guard_nonnull`/`guard_isnull`/
+//! `guard_class`/`guard_nonnull_class` by what is known of the reference
+//! (`values`). A guard that stays teaches its arguments' facts from here
+//! on: bounds, not null, the class; `guard_value(x, C)` and
+//! `guard_isnull(p)` make later uses see the constant.
+//! `guard_no_overflow` after an op made plain goes with it.
 
 use traceopt_domains::IntBound;
 use traceopt_ir::{Arg, Flags, Op, Opcode, ValueId};
@@ -40,7 +43,7 @@ impl Optimizer<'_> {
                         let arg_bounds: Vec<IntBound> =
                             args.iter().map(|&a| self.bound(a)).collect();
                         if let Some(bound) = intbounds::forward(opcode, &arg_bounds) {
-                            self.bounds[v.0 as usize] = bound;
+                            self.set_bound(v, bound);
                         }
                         self.no_overflow[v.0 as usize] = true;
                         // The same op again would pass its check too (seed
@@ -63,6 +66,30 @@ impl Optimizer<'_> {
                     return Err(infeasible(&format!("its value is known to be {bound}")));
                 }
             }
+            Opcode::GuardNonnull
+            | Opcode::GuardIsnull
+            | Opcode::GuardClass
+            | Opcode::GuardNonnullClass
+                if self.passes.guards =>
+            {
+                let (info, null) = (self.ptr_info(args[0]), self.is_null(args[0]));
+                let class = args.get(1).map(|&c| self.constant_of(c));
+                let known_class = info.class.is_some() && info.class == class.flatten();
+                let (passes, fails) = match op.opcode {
+                    Opcode::GuardNonnull => (info.nonnull, null),
+                    Opcode::GuardIsnull => (null, info.nonnull),
+                    Opcode::GuardClass => (known_class, false),
+                    _ => (known_class, null),
+                };
+                if passes {
+                    return Ok(());
+                }
+                if fails {
+                    let what = if null { "null" } else { "not null" };
+                    return Err(infeasible(&format!("its reference is known to be {what}")));
+                }
+            }
+            Opcode::GuardValue if self.passes.guards && args[0] == args[1] => return Ok(()),
             Opcode::GuardValue if self.passes.guards => {
                 if let Some(c) = self.as_int(args[1]) {
                     let bound = self.bound(args[0]);
@@ -93,7 +120,7 @@ impl Optimizer<'_> {
             Opcode::GuardTrue | Opcode::GuardFalse => {
                 let truth = opcode == Opcode::GuardTrue;
                 let Arg::Value(v) = args[0] else { return };
-                let bound = self.bounds[v.0 as usize];
+                let bound = self.value_bound(v);
                 let (narrowed, _) = if truth {
                     bound.refine_true()
                 } else {
@@ -106,11 +133,26 @@ impl Optimizer<'_> {
                 }
                 self.learn_from_comparison(v, truth);
             }
-            Opcode::GuardValue => {
-                if let (Arg::Value(v), Some(c)) = (args[0], self.as_int(args[1])) {
+            Opcode::GuardValue => match (args[0], self.as_int(args[1])) {
+                (Arg::Value(v), Some(c)) => {
                     self.narrow(args[0], IntBound::constant(c), 0);
                     let to = self.int_const(c);
                     self.make_equal_to(v, to);
+                }
+                (Arg::Value(v), None) if matches!(args[1], Arg::Const(_)) => {
+                    self.make_equal_to(v, args[1]);
+                }
+                _ => {}
+            },
+            Opcode::GuardNonnull => self.learn_ptr(args[0], true, None),
+            Opcode::GuardClass | Opcode::GuardNonnullClass => {
+                let class = self.constant_of(args[1]);
+                self.learn_ptr(args[0], true, class);
+            }
+            Opcode::GuardIsnull => {
+                if let Arg::Value(v) = args[0] {
+                    let null = self.null_const();
+                    self.make_equal_to(v, null);
                 }
             }
             _ => {}

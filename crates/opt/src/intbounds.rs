@@ -113,10 +113,10 @@ impl Optimizer<'_> {
     /// domain's refinements decide).
     pub(crate) fn narrow(&mut self, arg: Arg, narrowed: IntBound, depth: u32) {
         let Arg::Value(v) = arg else { return };
-        if narrowed == self.bounds[v.0 as usize] {
+        if narrowed == self.value_bound(v) {
             return;
         }
-        self.bounds[v.0 as usize] = narrowed;
+        self.set_bound(v, narrowed);
         if let Some(c) = narrowed.as_constant() {
             let to = self.int_const(c);
             self.make_equal_to(v, to);

@@ -12,6 +12,7 @@ pub mod inject;
 pub mod intbounds;
 pub mod relations;
 pub mod rules;
+mod values;
 
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
 pub use inject::Bug;

@@ -49,3 +49,53 @@ fn unused_loads_and_allocations_are_dead_code() {
     };
     optimizes_with(without, before, before);
 }
+
+#[test]
+fn known_classes_and_nullness_remove_later_guards() {
+    // A class guard teaches the class and that the object is not null.
+    let before = "[p0, p1]\nguard_class(p0, ConstClass(node_vtable)) []\n\
+        guard_nonnull(p0) []\nguard_class(p0, ConstClass(node_vtable)) []\n\
+        guard_nonnull_class(p0, ConstClass(node_vtable)) []\n\
+        guard_nonnull(p1) []\nguard_nonnull(p1) []\njump(p0, p1)\n";
+    let after = "[p0, p1]\nguard_class(p0, ConstClass(node_vtable)) []\n\
+        guard_nonnull(p1) []\njump(p0, p1)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Another class is not known: its guard stays.
+    let other = "[p0]\nguard_class(p0, ConstClass(node_vtable)) []\n\
+        guard_class(p0, ConstClass(node_vtable2)) []\njump(p0)\n";
+    optimizes_with(Passes::default(), other, other);
+    // An allocation has its size descr's class and is not null.
+    let before =
+        "[i0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, i0, descr=valuedescr)\n\
+        guard_nonnull_class(p1, ConstClass(node_vtable)) []\ni2 = ptr_eq(p1, NULL)\n\
+        i3 = ptr_ne(p1, p1)\njump(p1, i2, i3)\n";
+    let after =
+        "[i0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, i0, descr=valuedescr)\n\
+        jump(p1, 0, 0)\n";
+    optimizes_with(Passes::default(), before, after);
+    // guard_isnull makes later uses null.
+    let before =
+        "[p0]\nguard_isnull(p0) []\ni1 = ptr_eq(p0, NULL)\nguard_isnull(p0) []\njump(i1)\n";
+    let after = "[p0]\nguard_isnull(p0) []\njump(1)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Switched off, every guard stays.
+    let without = Passes {
+        guards: false,
+        ..Passes::default()
+    };
+    let kept = "[p0]\nguard_class(p0, ConstClass(node_vtable)) []\n\
+        guard_nonnull(p0) []\njump(p0)\n";
+    optimizes_with(without, kept, kept);
+}
+
+#[test]
+fn a_guard_that_must_fail_makes_the_trace_infeasible() {
+    let input = parse_trace_with(
+        "[p0]\np1 = new(descr=ssize)\nguard_isnull(p1) []\njump(p1)\n",
+        "before",
+        Some(namespace()),
+    )
+    .unwrap();
+    let err = optimize(&input, Passes::default()).unwrap_err();
+    assert!(err.reason.contains("known to be not null"), "{err}");
+}

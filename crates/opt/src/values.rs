@@ -1,0 +1,120 @@
+//! What the optimizer knows of each output value, by its kind: an
+//! integer's bound (`intbounds`), a reference's facts (`PtrInfo`: not
+//! null, its class), nothing for a float.
+//!
+//! Facts come from what made the value (an allocation is not null, and
+//! `new_with_vtable` gives its class) and from guards that passed; they
+//! hold from there to the end of the trace, since a value never changes
+//! (an object's class never does).
+
+use traceopt_domains::IntBound;
+use traceopt_ir::{Arg, Const, DescrKind, Flags, Op, Opcode, Type, ValueId};
+
+use crate::driver::Optimizer;
+
+/// The facts about one output value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Info {
+    Int(IntBound),
+    Ptr(PtrInfo),
+    Nothing,
+}
+
+/// What is known of a reference.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct PtrInfo {
+    pub nonnull: bool,
+    /// Its class, as the constant guards compare it with (an object
+    /// with a known class is never null).
+    pub class: Option<Const>,
+}
+
+impl Optimizer<'_> {
+    /// The bound of an output value (unbounded if none is known).
+    pub(crate) fn value_bound(&self, v: ValueId) -> IntBound {
+        match &self.info[v.0 as usize] {
+            Info::Int(bound) => *bound,
+            _ => IntBound::unbounded(),
+        }
+    }
+
+    pub(crate) fn set_bound(&mut self, v: ValueId, bound: IntBound) {
+        self.info[v.0 as usize] = Info::Int(bound);
+    }
+
+    /// What is known of a reference argument: a constant is null or not;
+    /// a value has the facts gathered so far.
+    pub(crate) fn ptr_info(&self, arg: Arg) -> PtrInfo {
+        match arg {
+            Arg::Const(c) => PtrInfo {
+                nonnull: !matches!(self.out.constant(c), Const::Null),
+                class: None,
+            },
+            Arg::Value(v) => match &self.info[v.0 as usize] {
+                Info::Ptr(info) => info.clone(),
+                _ => PtrInfo::default(),
+            },
+        }
+    }
+
+    /// Whether the reference argument is the null constant.
+    pub(crate) fn is_null(&self, arg: Arg) -> bool {
+        matches!(arg, Arg::Const(c) if matches!(self.out.constant(c), Const::Null))
+    }
+
+    /// The constant an argument is, if it is one.
+    pub(crate) fn constant_of(&self, arg: Arg) -> Option<Const> {
+        match arg {
+            Arg::Const(c) => Some(self.out.constant(c).clone()),
+            Arg::Value(_) => None,
+        }
+    }
+
+    /// The null constant of the output.
+    pub(crate) fn null_const(&mut self) -> Arg {
+        let out = &mut self.out;
+        Arg::Const(*self.null.get_or_insert_with(|| out.add_const(Const::Null)))
+    }
+
+    /// What an allocation teaches of the reference it gives: it is not
+    /// null, and `new_with_vtable` gives its class (where the size descr
+    /// names it).
+    pub(crate) fn learn_allocation(&mut self, op: &Op, v: ValueId) {
+        if !op.opcode.has(Flags::ALLOC) || op.opcode.result_type() != Type::Ref {
+            return;
+        }
+        let class = match (op.opcode, op.descr.map(|d| &self.input.descr(d).kind)) {
+            (Opcode::NewWithVtable, Some(DescrKind::Size(size))) => {
+                size.vtable.as_deref().map(|name| Const::Class(name.into()))
+            }
+            _ => None,
+        };
+        self.learn_ptr(Arg::Value(v), true, class);
+    }
+
+    /// `ptr_eq` and friends where the facts decide them: a reference is
+    /// itself, and null is not an object known not to be null.
+    pub(crate) fn compare_refs(&self, opcode: Opcode, a: Arg, b: Arg) -> Option<bool> {
+        let equal = match opcode {
+            Opcode::PtrEq | Opcode::InstancePtrEq => true,
+            Opcode::PtrNe | Opcode::InstancePtrNe => false,
+            _ => return None,
+        };
+        if a == b {
+            return Some(equal);
+        }
+        let null_and_not = |x: Arg, y: Arg| self.is_null(x) && self.ptr_info(y).nonnull;
+        (null_and_not(a, b) || null_and_not(b, a)).then_some(!equal)
+    }
+
+    /// Adds to what is known of a reference value.
+    pub(crate) fn learn_ptr(&mut self, arg: Arg, nonnull: bool, class: Option<Const>) {
+        let Arg::Value(v) = arg else { return };
+        let mut info = self.ptr_info(arg);
+        info.nonnull |= nonnull || class.is_some();
+        if class.is_some() {
+            info.class = class;
+        }
+        self.info[v.0 as usize] = Info::Ptr(info);
+    }
+}

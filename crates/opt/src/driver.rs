@@ -31,6 +31,7 @@ use traceopt_ir::{Arg, Const, ConstId, DescrId, Flags, Op, Opcode, Pos, Trace, T
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::Built;
 
+use crate::heap::{HeapCache, HeapStep};
 use crate::inject::Bug;
 use crate::intbounds;
 use crate::relations::Relations;
@@ -45,6 +46,8 @@ pub struct Passes {
     pub bounds: bool,
     pub cse: bool,
     pub guards: bool,
+    /// The heap cache (`heap`).
+    pub heap: bool,
     /// Relational facts (`x < y`, `y < z` give `x < z`).
     pub relations: bool,
     pub dce: bool,
@@ -61,6 +64,7 @@ impl Default for Passes {
             bounds: true,
             cse: true,
             guards: true,
+            heap: true,
             relations: true,
             dce: true,
             bug: None,
@@ -75,6 +79,7 @@ impl Passes {
         "bounds",
         "cse",
         "guards",
+        "heap",
         "relations",
         "dce",
     ];
@@ -88,6 +93,7 @@ impl Passes {
             bounds: false,
             cse: false,
             guards: false,
+            heap: false,
             relations: false,
             dce: false,
             bug: None,
@@ -101,6 +107,7 @@ impl Passes {
                 "bounds" => passes.bounds = true,
                 "cse" => passes.cse = true,
                 "guards" => passes.guards = true,
+                "heap" => passes.heap = true,
                 "dce" => passes.dce = true,
                 "relations" => passes.relations = true,
                 other => {
@@ -171,6 +178,8 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) cse: HashMap<CseKey, Arg>,
     /// Integer constants of the output, by value.
     pub(crate) int_consts: HashMap<i64, ConstId>,
+    /// What the trace has read and written (`heap`).
+    pub(crate) heap: HeapCache,
     /// The output's null constant, once made.
     pub(crate) null: Option<ConstId>,
     /// Input constant and descr -> output ones (interned once each).
@@ -218,6 +227,7 @@ pub fn optimize_without(
         cse: HashMap::default(),
         int_consts: HashMap::default(),
         null: None,
+        heap: HeapCache::default(),
         const_map: vec![None; input.consts.len()],
         descr_map: vec![None; input.descrs.len()],
         relations: Relations::default(),
@@ -379,9 +389,20 @@ impl Optimizer<'_> {
             }
         }
         let copy = self.output_op(op, args);
+        if self.passes.heap {
+            if let HeapStep::Known(value) = self.heap_before(copy.opcode, &copy.args, copy.descr) {
+                self.map[input_value.0 as usize] = Some(value);
+                return Ok(());
+            }
+        }
         let input = self.input;
+        let heap_op = self.passes.heap.then(|| copy.clone());
         let v = self.emit(copy, Some(input.name(input_value)));
         self.learn_allocation(op, v);
+        if let Some(heap_op) = heap_op {
+            let result = (op.opcode.result_type() != Type::Void).then_some(v);
+            self.heap_after(&heap_op, result);
+        }
         self.map[input_value.0 as usize] = Some(Arg::Value(v));
         Ok(())
     }

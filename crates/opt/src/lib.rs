@@ -8,6 +8,7 @@ pub mod dce;
 pub mod driver;
 mod fold;
 mod guards;
+mod heap;
 pub mod inject;
 pub mod intbounds;
 pub mod relations;

@@ -99,3 +99,67 @@ fn a_guard_that_must_fail_makes_the_trace_infeasible() {
     let err = optimize(&input, Passes::default()).unwrap_err();
     assert!(err.reason.contains("known to be not null"), "{err}");
 }
+
+#[test]
+fn the_heap_cache_forwards_reads_it_knows() {
+    // A read after a read, and after a write, of the same place.
+    let before = "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i3 = getfield_gc_i(p0, descr=valuedescr)\nsetfield_gc(p0, i1, descr=nextdescr)\n\
+        p4 = getfield_gc_r(p0, descr=nextdescr)\njump(i2, i3, p4)\n";
+    let after = "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\n\
+        setfield_gc(p0, i1, descr=nextdescr)\njump(i2, i2, i1)\n";
+    optimizes_with(
+        Passes::default(),
+        &before.replace("i1]", "p1]").replace("p0, i1,", "p0, p1,"),
+        &after
+            .replace("i1]", "p1]")
+            .replace("p0, i1,", "p0, p1,")
+            .replace("i2, i1)", "i2, p1)"),
+    );
+    // A write through another reference may change it; a write to a new
+    // object, or to another field, does not.
+    let before = "[p0, p1, i2]\ni3 = getfield_gc_i(p0, descr=valuedescr)\n\
+        p4 = new_with_vtable(descr=nodesize)\nsetfield_gc(p4, i2, descr=valuedescr)\n\
+        setfield_gc(p1, i2, descr=nextdescr)\ni5 = getfield_gc_i(p0, descr=valuedescr)\n\
+        setfield_gc(p1, i2, descr=valuedescr)\ni6 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i7 = getfield_gc_i(p4, descr=valuedescr)\njump(i3, i5, i6, i7, p4)\n";
+    let after = "[p0, p1, i2]\ni3 = getfield_gc_i(p0, descr=valuedescr)\n\
+        p4 = new_with_vtable(descr=nodesize)\nsetfield_gc(p4, i2, descr=valuedescr)\n\
+        setfield_gc(p1, i2, descr=nextdescr)\nsetfield_gc(p1, i2, descr=valuedescr)\n\
+        i6 = getfield_gc_i(p0, descr=valuedescr)\njump(i3, i3, i6, i2, p4)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Switched off, every read stays.
+    let without = Passes {
+        heap: false,
+        ..Passes::default()
+    };
+    optimizes_with(without, before, before);
+}
+
+#[test]
+fn calls_forget_what_their_effect_info_says_they_may_write() {
+    // A call that writes nothing keeps the cache; one with random effects
+    // drops it, except for pure fields, which never change.
+    let before = "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i3 = getfield_gc_i(p0, descr=valuedescr3)\ni4 = call_i(123, i1, descr=nonwritedescr)\n\
+        i5 = getfield_gc_i(p0, descr=valuedescr)\ni6 = call_i(123, i1, descr=plaincalldescr)\n\
+        i7 = getfield_gc_i(p0, descr=valuedescr)\ni8 = getfield_gc_i(p0, descr=valuedescr3)\n\
+        jump(i2, i3, i4, i5, i6, i7, i8)\n";
+    let after = "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i3 = getfield_gc_i(p0, descr=valuedescr3)\ni4 = call_i(123, i1, descr=nonwritedescr)\n\
+        i6 = call_i(123, i1, descr=plaincalldescr)\ni7 = getfield_gc_i(p0, descr=valuedescr)\n\
+        jump(i2, i3, i4, i2, i6, i7, i3)\n";
+    optimizes_with(Passes::default(), before, after);
+}
+
+#[test]
+fn array_items_at_other_constant_indexes_stay_known() {
+    let before = "[p0, i1, i2]\nsetarrayitem_gc(p0, 0, i1, descr=arraydescr)\n\
+        setarrayitem_gc(p0, 1, i2, descr=arraydescr)\ni3 = getarrayitem_gc_i(p0, 0, descr=arraydescr)\n\
+        setarrayitem_gc(p0, i1, i2, descr=arraydescr)\ni4 = getarrayitem_gc_i(p0, 0, descr=arraydescr)\n\
+        jump(i3, i4)\n";
+    let after = "[p0, i1, i2]\nsetarrayitem_gc(p0, 0, i1, descr=arraydescr)\n\
+        setarrayitem_gc(p0, 1, i2, descr=arraydescr)\nsetarrayitem_gc(p0, i1, i2, descr=arraydescr)\n\
+        i4 = getarrayitem_gc_i(p0, 0, descr=arraydescr)\njump(i1, i4)\n";
+    optimizes_with(Passes::default(), before, after);
+}

@@ -22,7 +22,9 @@
 //! Calls are where the traces meet the outside: the k-th call of both
 //! traces returns the same unknown, leaves the same unknown exception, and
 //! leaves every cell kind it may write (by its effect info; all of them
-//! when unknown) as the same unknown array. That is sound only if both
+//! when unknown) as the same unknown array. Fields and arrays PyPy marks
+//! pure (immutable once the object is built, never quasi-immutable) are
+//! never written by a call, as PyPy's optimizer assumes. That is sound only if both
 //! traces made the same call in the same state, so each call is an
 //! observation: its function, arguments and the heap it saw must agree
 //! (`Effect::observed`). A `call_loopinvariant_*` is such a call the first
@@ -107,6 +109,8 @@ impl Cell {
 pub(crate) struct World {
     declared: HashSet<Name>,
     cells: Vec<Cell>,
+    /// The cells of pure fields and arrays, which calls never write.
+    unchanged_by_calls: HashSet<Cell>,
     /// Facts about the shared names (constants are distinct objects from
     /// before, ...), to assume.
     pub lemmas: Vec<Term>,
@@ -448,6 +452,16 @@ impl World {
     pub fn register(&mut self, opcode: Opcode, descr: Option<&Descr>) {
         use Opcode::*;
         let mut cells: Vec<Cell> = cell_of(opcode, descr).into_iter().collect();
+        let pure = match descr.map(|d| &d.kind) {
+            Some(DescrKind::Field(f)) => f.pure && !f.quasi_immutable,
+            Some(DescrKind::Array(a)) => a.pure,
+            _ => false,
+        };
+        if pure {
+            if let Some(cell @ (Cell::Field(_) | Cell::Item(_))) = cell_of(opcode, descr) {
+                self.unchanged_by_calls.insert(cell);
+            }
+        }
         if let Some(helper) = Helper::of(descr).filter(|_| opcode.has(Flags::CALL)) {
             match helper.copied_items(descr) {
                 Some(items) => cells.extend([items, Cell::Length]),
@@ -1312,7 +1326,10 @@ impl Memory {
         self.calls += 1;
         self.exception_taken = false;
         let k = self.calls;
-        for cell in cells.iter().filter(|c| !c.immutable()) {
+        let unchanged: Vec<bool> = (cells.iter())
+            .map(|c| c.immutable() || world.unchanged_by_calls.contains(c))
+            .collect();
+        for (cell, _) in cells.iter().zip(unchanged).filter(|(_, same)| !same) {
             if touches(writes, cell) {
                 let after = world.after_call(solver, cell, k)?;
                 self.arrays.insert(cell.clone(), after.clone());

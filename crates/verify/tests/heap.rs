@@ -1111,3 +1111,25 @@ fn a_quotient_by_a_shifted_one_is_an_arithmetic_shift() {
     refuted_with(&before(63), &after(63, "uint_rshift"), "finish");
     refuted_with(&before(64), &after(64, "int_rshift"), "finish");
 }
+
+#[test]
+fn calls_never_write_pure_fields() {
+    // A pure field reads the same across a call with random effects; a
+    // mutable one may not.
+    let before = |field: &str| {
+        format!(
+            "[p0, i1]\ni2 = getfield_gc_i(p0, descr={field})\ni3 = call_i(123, i1, descr=plaincalldescr)\n\
+             i4 = getfield_gc_i(p0, descr={field})\njump(i2, i3, i4)\n"
+        )
+    };
+    let after = |field: &str| {
+        format!(
+            "[p0, i1]\ni2 = getfield_gc_i(p0, descr={field})\ni3 = call_i(123, i1, descr=plaincalldescr)\n\
+             jump(i2, i3, i2)\n"
+        )
+    };
+    proved(&before("valuedescr3"), &after("valuedescr3"));
+    not_proved(&before("valuedescr"), &after("valuedescr"));
+    // A quasi-immutable field may change (a call may invalidate it).
+    not_proved(&before("quasifielddescr"), &after("quasifielddescr"));
+}

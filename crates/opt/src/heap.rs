@@ -1,0 +1,249 @@
+//! The heap cache: what the trace has read from or written to the
+//! fields and array items of objects, so that a later read of the same
+//! place is the value already known (PyPy's `heap.py`, without delayed
+//! writes yet).
+//!
+//! An entry is a place (an object and a field descr; or an array, an
+//! index and an item descr) and the value it holds. A read fills it, a
+//! write sets it, and a write also drops what it may have changed: the
+//! entries of the same descr on every object that may be the same one
+//! (`may_alias`; and, for items, at an index that may be the same). A
+//! call drops the entries of what its effect info says it may write
+//! (everything where it says nothing); any other op with an effect
+//! drops everything. Fields PyPy marks pure never change, so their
+//! entries are never dropped.
+//!
+//! Two references are the same object only if they are the same value;
+//! they are surely different objects when one was allocated in this
+//! trace and the other existed before that allocation (an input, a
+//! constant, or a value made earlier), or both are distinct
+//! allocations.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use traceopt_ir::{Arg, DescrId, DescrKind, Flags, Op, Opcode, Type, ValueId};
+
+use crate::driver::Optimizer;
+
+/// The known contents of the heap.
+#[derive(Default)]
+pub(crate) struct HeapCache {
+    /// (object, field descr) -> (value, the field never changes).
+    fields: HashMap<(Arg, DescrId), (Arg, bool)>,
+    /// (array, index, item descr) -> (value, the items never change).
+    items: HashMap<(Arg, Arg, DescrId), (Arg, bool)>,
+    /// The objects this trace allocated.
+    fresh: HashSet<ValueId>,
+}
+
+/// What the heap cache makes of an op.
+pub(crate) enum HeapStep {
+    /// A read whose value is known: the op goes.
+    Known(Arg),
+    /// Emit the op (and tell the cache with `after_heap_op`).
+    Emit,
+}
+
+impl HeapCache {
+    /// Whether two references may be the same object.
+    fn may_alias(&self, a: Arg, b: Arg) -> bool {
+        if a == b {
+            return true;
+        }
+        let older = |fresh: ValueId, other: Arg| match other {
+            Arg::Const(_) => true,
+            Arg::Value(v) => v.0 < fresh.0 || self.fresh.contains(&v),
+        };
+        let apart =
+            |x: Arg, y: Arg| matches!(x, Arg::Value(v) if self.fresh.contains(&v) && older(v, y));
+        !(apart(a, b) || apart(b, a))
+    }
+
+    /// Drops every entry that may change, keeping the fields and items
+    /// that never do.
+    fn forget_mutable(&mut self) {
+        self.fields.retain(|_, (_, pure)| *pure);
+        self.items.retain(|_, (_, pure)| *pure);
+    }
+}
+
+impl Optimizer<'_> {
+    /// The place a heap read or write touches: the object, the index for
+    /// an array item, and the descr.
+    fn heap_place(opcode: Opcode, args: &[Arg], descr: Option<DescrId>) -> Option<Place> {
+        use Opcode::*;
+        let d = descr?;
+        Some(match opcode {
+            GetfieldGcI | GetfieldGcR | GetfieldGcF => Place::Field(args[0], d),
+            SetfieldGc => Place::Field(args[0], d),
+            GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
+            | GetarrayitemGcPureR | GetarrayitemGcPureF | SetarrayitemGc => {
+                Place::Item(args[0], args[1], d)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Whether the descr's field or items never change.
+    fn never_changes(&self, d: DescrId) -> bool {
+        match &self.out.descr(d).kind {
+            // A quasi-immutable field may change (and invalidate the
+            // trace): only a guard_not_invalidated makes it stay.
+            DescrKind::Field(f) => f.pure && !f.quasi_immutable,
+            DescrKind::Array(a) => a.pure,
+            _ => false,
+        }
+    }
+
+    /// Before an op is emitted: a read of a known place is its value.
+    pub(crate) fn heap_before(
+        &mut self,
+        opcode: Opcode,
+        args: &[Arg],
+        descr: Option<DescrId>,
+    ) -> HeapStep {
+        if !opcode.has(Flags::READ) || opcode.has(Flags::WRITE) {
+            return HeapStep::Emit;
+        }
+        let known = match Self::heap_place(opcode, args, descr) {
+            Some(Place::Field(p, d)) => self.heap.fields.get(&(p, d)),
+            Some(Place::Item(p, i, d)) => self.heap.items.get(&(p, i, d)),
+            None => None,
+        };
+        match known {
+            Some(&(value, _)) => HeapStep::Known(self.find(value)),
+            None => HeapStep::Emit,
+        }
+    }
+
+    /// After an op is emitted (its result `result`, if any): what it
+    /// teaches the cache, and what it makes the cache forget.
+    pub(crate) fn heap_after(&mut self, op: &Op, result: Option<ValueId>) {
+        let (opcode, args, descr) = (op.opcode, &op.args, op.descr);
+        if opcode == Opcode::Label {
+            // A place other paths enter: nothing known holds there.
+            self.heap = HeapCache::default();
+            return;
+        }
+        if opcode.has(Flags::ALLOC) && opcode.result_type() == Type::Ref {
+            if let Some(v) = result {
+                self.heap.fresh.insert(v);
+            }
+            return;
+        }
+        if let Some(place) = Self::heap_place(opcode, args, descr) {
+            let object = match place {
+                Place::Field(p, _) | Place::Item(p, _, _) => p,
+            };
+            // A read or a write of an object's place: it is not null.
+            self.learn_ptr(object, true, None);
+            let written = opcode.has(Flags::WRITE);
+            let value = match (written, result) {
+                (true, _) => *args.last().expect("a write has a value"),
+                (false, Some(v)) => Arg::Value(v),
+                (false, None) => return,
+            };
+            let d = descr.expect("a heap place has a descr");
+            let pure = self.never_changes(d);
+            let cache = &mut self.heap;
+            match place {
+                Place::Field(p, d) => {
+                    if written {
+                        let alias: Vec<_> = (cache.fields.keys())
+                            .filter(|(q, e)| *e == d && cache.may_alias(*q, p))
+                            .copied()
+                            .collect();
+                        for key in alias {
+                            cache.fields.remove(&key);
+                        }
+                    }
+                    cache.fields.insert((p, d), (value, pure));
+                }
+                Place::Item(p, i, d) => {
+                    if written {
+                        let alias: Vec<_> = (cache.items.keys())
+                            .filter(|(q, j, e)| {
+                                *e == d
+                                    && cache.may_alias(*q, p)
+                                    && self_may_equal(&self.out, *j, i)
+                            })
+                            .copied()
+                            .collect();
+                        for key in alias {
+                            cache.items.remove(&key);
+                        }
+                    }
+                    cache.items.insert((p, i, d), (value, pure));
+                }
+            }
+            return;
+        }
+        if opcode.has(Flags::CALL) {
+            let info = descr.and_then(|d| self.out.descr(d).as_call().cloned());
+            let writes = info.map(|c| c.writes);
+            let touches = |d: DescrId, out: &traceopt_ir::Trace| {
+                writes
+                    .as_ref()
+                    .map_or(true, |w| w.may_touch(&out.descr(d).text))
+            };
+            let out = &self.out;
+            let cache = &mut self.heap;
+            cache
+                .fields
+                .retain(|(_, d), (_, pure)| *pure || !touches(*d, out));
+            cache
+                .items
+                .retain(|(_, _, d), (_, pure)| *pure || !touches(*d, out));
+            return;
+        }
+        if !keeps_the_heap(opcode) {
+            self.heap.forget_mutable();
+        }
+    }
+}
+
+/// A place of the heap cache.
+#[derive(Clone, Copy)]
+enum Place {
+    Field(Arg, DescrId),
+    Item(Arg, Arg, DescrId),
+}
+
+/// Whether two index arguments may be equal: unless both are different
+/// integer constants.
+fn self_may_equal(out: &traceopt_ir::Trace, a: Arg, b: Arg) -> bool {
+    let int = |x: Arg| match x {
+        Arg::Const(c) => match out.constant(c) {
+            traceopt_ir::Const::Int(n) => Some(*n),
+            _ => None,
+        },
+        Arg::Value(_) => None,
+    };
+    match (int(a), int(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
+/// Ops that change none of the places the cache holds: no effect at all,
+/// or writes to other kinds of memory (raw memory, strings, the structs
+/// inside arrays).
+fn keeps_the_heap(opcode: Opcode) -> bool {
+    use Opcode::*;
+    opcode.removable_when_unused()
+        || opcode.has(Flags::GUARD)
+        || opcode.has(Flags::MARKER)
+        || opcode.has(Flags::FINAL)
+        || matches!(
+            opcode,
+            Strsetitem
+                | Unicodesetitem
+                | Copystrcontent
+                | Copyunicodecontent
+                | SetfieldRaw
+                | SetarrayitemRaw
+                | RawStore
+                | SetinteriorfieldGc
+                | SetinteriorfieldRaw
+        )
+}

@@ -45,7 +45,7 @@ pub struct OptArgs {
     #[arg(required = true)]
     files: Vec<String>,
     /// The passes to run, comma-separated: fold, rules, bounds, cse,
-    /// guards, dce; `all` (the default) or `none`.
+    /// guards, heap, relations, dce; `all` (the default) or `none`.
     #[arg(long, default_value = "all")]
     passes: String,
     /// Prove each result equivalent to its input with the SMT solver.

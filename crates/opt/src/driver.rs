@@ -382,6 +382,15 @@ impl Optimizer<'_> {
         if op.opcode.is_guard() {
             return self.guard(index, op, args);
         }
+        match op.opcode {
+            // A copy is its argument (`same_as_i` is a rule's).
+            Opcode::SameAsR | Opcode::SameAsF if self.passes.fold => {
+                self.map[input_value.0 as usize] = Some(args[0]);
+                return Ok(());
+            }
+            Opcode::QuasiimmutField if self.passes.heap => return Ok(()),
+            _ => {}
+        }
         if self.passes.guards && args.len() == 2 {
             if let Some(truth) = self.compare_refs(op.opcode, args[0], args[1]) {
                 self.map[input_value.0 as usize] = Some(self.int_const(i64::from(truth)));

@@ -5,7 +5,8 @@
 //! (`values`). A guard that stays teaches its arguments' facts from here
 //! on: bounds, not null, the class; `guard_value(x, C)` and
 //! `guard_isnull(p)` make later uses see the constant.
-//! `guard_no_overflow` after an op made plain goes with it.
+//! `guard_no_overflow` after an op made plain goes with it;
+//! `guard_not_invalidated` goes where the heap cache knows it passes.
 
 use traceopt_domains::IntBound;
 use traceopt_ir::{Arg, Flags, Op, Opcode, ValueId};
@@ -90,6 +91,12 @@ impl Optimizer<'_> {
                 }
             }
             Opcode::GuardValue if self.passes.guards && args[0] == args[1] => return Ok(()),
+            Opcode::GuardNotInvalidated if self.passes.heap => {
+                if self.heap.not_invalidated {
+                    return Ok(());
+                }
+                self.heap.not_invalidated = true;
+            }
             Opcode::GuardValue if self.passes.guards => {
                 if let Some(c) = self.as_int(args[1]) {
                     let bound = self.bound(args[0]);

@@ -11,7 +11,9 @@
 //! call drops the entries of what its effect info says it may write
 //! (everything where it says nothing); any other op with an effect
 //! drops everything. Fields PyPy marks pure never change, so their
-//! entries are never dropped.
+//! entries are never dropped. Likewise a `guard_not_invalidated` with no
+//! call since the last one goes, and `quasiimmut_field` (a note for
+//! PyPy's dependency tracking, which does nothing when run) too.
 //!
 //! Two references are the same object only if they are the same value;
 //! they are surely different objects when one was allocated in this
@@ -34,6 +36,9 @@ pub(crate) struct HeapCache {
     items: HashMap<(Arg, Arg, DescrId), (Arg, bool)>,
     /// The objects this trace allocated.
     fresh: HashSet<ValueId>,
+    /// A `guard_not_invalidated` passed, and no call has run since (the
+    /// only thing that may invalidate the trace): another one goes.
+    pub not_invalidated: bool,
 }
 
 /// What the heap cache makes of an op.
@@ -177,6 +182,9 @@ impl Optimizer<'_> {
                 }
             }
             return;
+        }
+        if opcode.has(Flags::CALL) || !keeps_the_heap(opcode) {
+            self.heap.not_invalidated = false;
         }
         if opcode.has(Flags::CALL) {
             let info = descr.and_then(|d| self.out.descr(d).as_call().cloned());

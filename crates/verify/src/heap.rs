@@ -149,9 +149,9 @@ pub(crate) struct World {
     /// Equalities of spans of characters of unknown length, each with
     /// its witness of a difference (`World::same_span`).
     pub span_equalities: Vec<crate::strings::SpanEquality>,
-    /// State them for every index too (a quantifier), not only at the
-    /// witnesses.
-    pub spans_at_every_index: bool,
+    /// State them exactly where the span is short (character by
+    /// character), not only at the witnesses.
+    pub short_spans_exact: bool,
 }
 
 impl World {

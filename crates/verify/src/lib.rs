@@ -512,10 +512,9 @@ fn named_inputs(trace: &Trace, values: &[i64]) -> Vec<(String, i64)> {
 }
 
 /// `check_once`, and where its counterexample does not replay and the
-/// traces compare strings of unknown length, again with the equalities
-/// stated for every index (`strings::same_span`): a query with
-/// quantifiers, which the solver decides where the first leaves the
-/// equalities open, but more slowly.
+/// traces compare strings of unknown length, again with the equalities of
+/// short spans stated exactly (`strings::same_span`): a larger query,
+/// which decides them where the first leaves them open.
 fn check(
     before: &Trace,
     after: &Trace,
@@ -535,14 +534,14 @@ fn check(
 }
 
 /// Proves `after` equivalent to `before`, or refutes it; with
-/// `every_index`, string equalities of unknown length are stated for
-/// every index. Also says whether there were any.
+/// `short_spans_exact`, string equalities of unknown length are stated
+/// exactly where short. Also says whether there were any.
 fn check_once(
     before: &Trace,
     after: &Trace,
     provenance: Option<&[Option<usize>]>,
     given: Given<'_>,
-    every_index: bool,
+    short_spans_exact: bool,
     solver: &mut Solver,
 ) -> Result<(Verdict, bool), VerifyError> {
     let pure_results = given.pure_results;
@@ -568,7 +567,7 @@ fn check_once(
     solver.push()?;
     let mut world = World::default();
     world.opaque_arithmetic = [before, after].iter().any(|t| uses_heap(t));
-    world.spans_at_every_index = every_index;
+    world.short_spans_exact = short_spans_exact;
     // The guards of BEFORE and AFTER, by op, whose resume data is compared.
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
     let result = (|| {

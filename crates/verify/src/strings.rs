@@ -347,6 +347,10 @@ fn false_if_null(checked: bool, s: &Term, ok: Term, value: Term, defined: &mut V
 /// The longest span `same_span` compares character by character.
 const MAX_CHARS_ONE_BY_ONE: u128 = 64;
 
+/// The longest span of unknown length whose equality the second query
+/// states exactly, character by character (`World::short_spans_exact`).
+const EXACT_SPAN: u64 = 16;
+
 impl Memory {
     /// The length of `s` where a literal gives it: a string constant's,
     /// or that of a string this trace made of a literal length.
@@ -466,7 +470,8 @@ impl SpanEquality {
 /// true, they agree at the witness of every other such equality (the same
 /// offset into the spans, which is where the equalities of two traces
 /// that compare the same characters meet). These facts are true of the
-/// real equality, so a proof that uses them holds. The characters at the
+/// real equality, so a proof that uses them holds. A second query
+/// (`short_spans_exact`) also states it exactly where the span is short. The characters at the
 /// witnesses are read as the trace reads, so that a counterexample's heap
 /// holds them; one that needs an equality these facts leave open does not
 /// replay, and is unknown.
@@ -512,12 +517,18 @@ fn same_span(
         .and(&differs_at.bv(Fun::BvSlt, n));
     let differ = inside.and(&new.agree_at(&differs_at).not());
     let mut lemmas = vec![equal.not().implies(&differ)];
-    if world.spans_at_every_index {
-        let every = Term::var("span_index");
-        let everywhere = Term::forall(&[("span_index", Sort::Bv(64))], &new.agree_at(&every));
-        lemmas.push(equal.implies(&everywhere));
-    }
     let mut read_at = vec![];
+    if world.short_spans_exact {
+        // A span of at most EXACT_SPAN characters is equal exactly when
+        // every one of them is.
+        let indexes: Vec<Term> = (0..EXACT_SPAN as i64).map(Term::word).collect();
+        let each = Term::and_all(indexes.iter().map(|i| new.agree_at(i)));
+        let short = n.bv(Fun::BvSle, &Term::word(EXACT_SPAN as i64));
+        lemmas.push(short.implies(&equal.eq(&each)));
+        for i in indexes {
+            read_at.extend(new.spans.iter().map(|span| (span.clone(), i.clone())));
+        }
+    }
     for old in &world.span_equalities {
         lemmas.push(old.equal.implies(&old.agree_at(&differs_at)));
         lemmas.push(equal.implies(&new.agree_at(&old.differs_at)));

@@ -170,7 +170,8 @@ fn a_trace_not_invalidated_stays_so_until_a_call() {
         i2 = getfield_gc_i(p0, descr=quasifielddescr)\nquasiimmut_field(p0, descr=quasiimmutdescr)\n\
         guard_not_invalidated() []\ni3 = call_i(123, i1, descr=plaincalldescr)\n\
         guard_not_invalidated() []\np4 = same_as_r(p0)\njump(p4, i2, i3)\n";
-    let after = "[p0, i1]\nguard_not_invalidated() []\ni2 = getfield_gc_i(p0, descr=quasifielddescr)\n\
+    let after =
+        "[p0, i1]\nguard_not_invalidated() []\ni2 = getfield_gc_i(p0, descr=quasifielddescr)\n\
         i3 = call_i(123, i1, descr=plaincalldescr)\nguard_not_invalidated() []\njump(p0, i2, i3)\n";
     optimizes_with(Passes::default(), before, after);
 }

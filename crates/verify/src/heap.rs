@@ -888,6 +888,37 @@ pub(crate) struct Memory {
     /// objects and the names their values got (`strings.rs` compares
     /// them character by character).
     pub literal_lengths: Vec<(Term, u64)>,
+    /// The op being encoded (from 1; 0 is before the trace), when each
+    /// value was made (by term and by name), and when each fresh object
+    /// was allocated: an object that existed before an allocation is not
+    /// the new one, so a read of it skips the stores to the new one
+    /// (`skip_later_objects`).
+    pub now: usize,
+    made_at: HashMap<Term, usize>,
+    allocated_at: HashMap<Term, usize>,
+    /// The stores to field and item cells, in order: the allocation time
+    /// of the object written if it is fresh, the array before and after.
+    stores: BTreeMap<Cell, Vec<(Option<usize>, Term, Term)>>,
+}
+
+/// The name of a version of `cell`'s array. The same version in the
+/// other trace (both made the same writes) has the same name, so that
+/// equal reads are equal terms.
+fn name_array(
+    world: &mut World,
+    solver: &mut Solver,
+    cell: &Cell,
+    array: &Term,
+) -> Result<Term, SolverError> {
+    if let Some(term) = world.array_names.get(array) {
+        return Ok(term.clone());
+    }
+    world.arrays += 1;
+    let name = Name::invented(&format!("mem{}", world.arrays));
+    solver.define(&name, cell.sort(), array)?;
+    let term = Term::name(&name);
+    world.array_names.insert(array.clone(), term.clone());
+    Ok(term)
 }
 
 /// What a non-integer op does.
@@ -1047,9 +1078,47 @@ impl Memory {
         // made here: no `lambda` for the solver to expand (or, cvc5, to
         // refuse).
         let current = self.current(world, solver, &cell)?;
-        match current.read_above_lambda(&key) {
+        let visible = self.skip_later_objects(&cell, obj, &current);
+        match visible.read_above_lambda(&key) {
             Some(value) => Ok(value),
-            None => Ok(self.named(world, solver, &cell)?.select(&key)),
+            None if visible == current => Ok(self.named(world, solver, &cell)?.select(&key)),
+            None => Ok(name_array(world, solver, &cell, &visible)?.select(&key)),
+        }
+    }
+
+    /// The array a read of `obj` may take instead of `array`: below the
+    /// last stores, those to objects allocated after `obj` was made
+    /// (which cannot be `obj`). Two reads of an object with only such
+    /// stores between are then the same term, and so is everything
+    /// computed from them.
+    fn skip_later_objects(&self, cell: &Cell, obj: &Term, array: &Term) -> Term {
+        let (Some(&made), Some(stores)) = (self.made_at.get(obj), self.stores.get(cell)) else {
+            return array.clone();
+        };
+        let mut visible = array;
+        for (fresh, before, after) in stores.iter().rev() {
+            match fresh {
+                Some(at) if *at > made && after == visible => visible = before,
+                _ => break,
+            }
+        }
+        visible.clone()
+    }
+
+    /// `name` stands for `term`, made now (or when `term` was made, and
+    /// allocated when it was, for a fresh object).
+    pub(crate) fn name_made(&mut self, name: &Term, term: &Term) {
+        let made = self.made_at.get(term).copied().unwrap_or(self.now);
+        self.made_at.entry(name.clone()).or_insert(made);
+        if let Some(&at) = self.allocated_at.get(term) {
+            self.allocated_at.entry(name.clone()).or_insert(at);
+        }
+    }
+
+    /// The trace's inputs exist before it.
+    pub(crate) fn inputs_made(&mut self, inputs: &[Option<Term>]) {
+        for input in inputs.iter().flatten() {
+            self.made_at.insert(input.clone(), 0);
         }
     }
 
@@ -1185,19 +1254,7 @@ impl Memory {
                 return Ok(name.clone());
             }
         }
-        // The same version in the other trace (both made the same writes)
-        // has the same name, so that equal reads are equal terms.
-        let term = match world.array_names.get(&array) {
-            Some(term) => term.clone(),
-            None => {
-                world.arrays += 1;
-                let name = Name::invented(&format!("mem{}", world.arrays));
-                solver.define(&name, cell.sort(), &array)?;
-                let term = Term::name(&name);
-                world.array_names.insert(array.clone(), term.clone());
-                term
-            }
-        };
+        let term = name_array(world, solver, cell, &array)?;
         self.names.insert(cell.clone(), (array, term.clone()));
         Ok(term)
     }
@@ -1225,8 +1282,14 @@ impl Memory {
     ) -> Result<(), SolverError> {
         let (cell, key) = (place.cell.clone(), place.key.clone());
         let value = place.fit(value);
+        let fresh = self.allocated_at.get(&place.obj).copied();
         self.read(world, solver, place)?;
-        let array = self.current(world, solver, &cell)?.store(&key, &value);
+        let before = self.current(world, solver, &cell)?;
+        let array = before.store(&key, &value);
+        if matches!(cell, Cell::Field(_) | Cell::Item(_)) {
+            let stores = self.stores.entry(cell.clone()).or_default();
+            stores.push((fresh, before, array.clone()));
+        }
         self.arrays.insert(cell, array);
         Ok(())
     }
@@ -1245,6 +1308,8 @@ impl Memory {
         let obj = world
             .base(solver)?
             .bv(Fun::BvAdd, &Term::word(i64::from(slot)));
+        self.allocated_at.insert(obj.clone(), self.now);
+        self.made_at.insert(obj.clone(), self.now);
         if let Some(class) = class {
             let place = Place::new(Cell::Class, &obj, obj.clone(), Type::Int);
             self.write(world, solver, place, &class)?;

@@ -1019,7 +1019,9 @@ fn encode_side(
     let mut end = None;
     let mut guards = Vec::new();
     let mut lemmas = Vec::new();
+    memory.inputs_made(&values);
     for (index, op) in trace.ops.iter().enumerate() {
+        memory.now = index + 1;
         let line = trace.op_pos.get(index).map_or(0, |p| p.line);
         let unsupported = |what: String| VerifyError::Unsupported { side, line, what };
         let mut args = Vec::with_capacity(op.args.len());

@@ -362,12 +362,13 @@ impl Memory {
     }
 
     /// `name` is the name of the value `term`: where `term` is a string of
-    /// a literal length, so is `name`.
+    /// a literal length, so is `name`; it was made when `term` was.
     pub(crate) fn name_value(&mut self, name: &Term, term: &Term) {
         let known = self.literal_lengths.iter().find(|(obj, _)| obj == term);
         if let Some(&(_, n)) = known {
             self.literal_lengths.push((name.clone(), n));
         }
+        self.name_made(name, term);
     }
 }
 

@@ -149,9 +149,8 @@ pub(crate) struct World {
     /// Equalities of spans of characters of unknown length, each with
     /// its witness of a difference (`World::same_span`).
     pub span_equalities: Vec<crate::strings::SpanEquality>,
-    /// State them exactly where the span is short (character by
-    /// character), not only at the witnesses.
-    pub short_spans_exact: bool,
+    /// How exactly those equalities are stated (`SpanMode`).
+    pub span_mode: crate::strings::SpanMode,
 }
 
 impl World {

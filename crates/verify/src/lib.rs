@@ -55,6 +55,7 @@ use reach::{allocates, Reach, Site, Unreached};
 mod resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
+use strings::SpanMode;
 use traceopt_smt::{Fun, Model, Name, Outcome, Solver, SolverError, SolverKind, Sort, Term};
 
 #[derive(Debug, thiserror::Error)]
@@ -512,9 +513,11 @@ fn named_inputs(trace: &Trace, values: &[i64]) -> Vec<(String, i64)> {
 }
 
 /// `check_once`, and where its counterexample does not replay and the
-/// traces compare strings of unknown length, again with the equalities of
-/// short spans stated exactly (`strings::same_span`): a larger query,
-/// which decides them where the first leaves them open.
+/// traces compare strings of unknown length, again with those equalities
+/// stated exactly where short (`strings::SpanMode::ShortExact`): a larger
+/// query, which decides them where the first leaves them open; and last
+/// with every such span assumed short (`ShortOnly`), whose refutation
+/// alone counts, as its proof covers short spans only.
 fn check(
     before: &Trace,
     after: &Trace,
@@ -522,26 +525,31 @@ fn check(
     given: Given<'_>,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    let (verdict, spans) = check_once(before, after, provenance, given, false, solver)?;
+    let mut once = |mode| check_once(before, after, provenance, given, mode, solver);
+    let (verdict, spans) = once(SpanMode::Witness)?;
     if !matches!(verdict, Verdict::Unreplayed(_)) || !spans {
         return Ok(verdict);
     }
-    let (again, _) = check_once(before, after, provenance, given, true, solver)?;
-    Ok(match again {
-        Verdict::Proved | Verdict::Refuted(_) => again,
+    let (again, _) = once(SpanMode::ShortExact)?;
+    if matches!(again, Verdict::Proved | Verdict::Refuted(_)) {
+        return Ok(again);
+    }
+    let (short_only, _) = once(SpanMode::ShortOnly)?;
+    Ok(match short_only {
+        Verdict::Refuted(_) => short_only,
         _ => verdict,
     })
 }
 
-/// Proves `after` equivalent to `before`, or refutes it; with
-/// `short_spans_exact`, string equalities of unknown length are stated
-/// exactly where short. Also says whether there were any.
+/// Proves `after` equivalent to `before`, or refutes it, with string
+/// equalities of unknown length stated as `span_mode` says. Also says
+/// whether there were any.
 fn check_once(
     before: &Trace,
     after: &Trace,
     provenance: Option<&[Option<usize>]>,
     given: Given<'_>,
-    short_spans_exact: bool,
+    span_mode: SpanMode,
     solver: &mut Solver,
 ) -> Result<(Verdict, bool), VerifyError> {
     let pure_results = given.pure_results;
@@ -567,7 +575,7 @@ fn check_once(
     solver.push()?;
     let mut world = World::default();
     world.opaque_arithmetic = [before, after].iter().any(|t| uses_heap(t));
-    world.short_spans_exact = short_spans_exact;
+    world.span_mode = span_mode;
     // The guards of BEFORE and AFTER, by op, whose resume data is compared.
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
     let result = (|| {

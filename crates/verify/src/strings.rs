@@ -348,8 +348,26 @@ fn false_if_null(checked: bool, s: &Term, ok: Term, value: Term, defined: &mut V
 const MAX_CHARS_ONE_BY_ONE: u128 = 64;
 
 /// The longest span of unknown length whose equality the second query
-/// states exactly, character by character (`World::short_spans_exact`).
-const EXACT_SPAN: u64 = 16;
+/// states exactly, character by character (`SpanMode::ShortExact`).
+const EXACT_SPAN: u64 = 4;
+
+/// How an equality of two spans of unknown length is stated: each query
+/// of `check` in turn, the later ones where the earlier left a
+/// counterexample that does not replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpanMode {
+    /// By a witness of the difference only: sound, small, and open where
+    /// a counterexample needs the characters between witnesses.
+    #[default]
+    Witness,
+    /// Also exactly, character by character, where the span is at most
+    /// `EXACT_SPAN` long.
+    ShortExact,
+    /// As `ShortExact`, and assuming every such span is that short: a
+    /// narrower question, whose counterexamples are real but whose
+    /// proof proves nothing of longer spans (only a refutation counts).
+    ShortOnly,
+}
 
 impl Memory {
     /// The length of `s` where a literal gives it: a string constant's,
@@ -471,8 +489,8 @@ impl SpanEquality {
 /// true, they agree at the witness of every other such equality (the same
 /// offset into the spans, which is where the equalities of two traces
 /// that compare the same characters meet). These facts are true of the
-/// real equality, so a proof that uses them holds. A second query
-/// (`short_spans_exact`) also states it exactly where the span is short. The characters at the
+/// real equality, so a proof that uses them holds. Later queries
+/// (`SpanMode`) also state it exactly where the span is short. The characters at the
 /// witnesses are read as the trace reads, so that a counterexample's heap
 /// holds them; one that needs an equality these facts leave open does not
 /// replay, and is unknown.
@@ -519,13 +537,16 @@ fn same_span(
     let differ = inside.and(&new.agree_at(&differs_at).not());
     let mut lemmas = vec![equal.not().implies(&differ)];
     let mut read_at = vec![];
-    if world.short_spans_exact {
+    if world.span_mode != SpanMode::Witness {
         // A span of at most EXACT_SPAN characters is equal exactly when
         // every one of them is.
         let indexes: Vec<Term> = (0..EXACT_SPAN as i64).map(Term::word).collect();
         let each = Term::and_all(indexes.iter().map(|i| new.agree_at(i)));
         let short = n.bv(Fun::BvSle, &Term::word(EXACT_SPAN as i64));
         lemmas.push(short.implies(&equal.eq(&each)));
+        if world.span_mode == SpanMode::ShortOnly {
+            lemmas.push(short);
+        }
         for i in indexes {
             read_at.extend(new.spans.iter().map(|span| (span.clone(), i.clone())));
         }

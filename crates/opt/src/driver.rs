@@ -37,6 +37,7 @@ use crate::intbounds;
 use crate::relations::Relations;
 use crate::rules::{self, RULES};
 use crate::values::Info;
+use crate::virtuals::Virtuals;
 
 /// Which parts of the optimizer run (all by default).
 #[derive(Clone, Copy, Debug)]
@@ -48,6 +49,8 @@ pub struct Passes {
     pub guards: bool,
     /// The heap cache (`heap`).
     pub heap: bool,
+    /// Allocation removal (`virtuals`).
+    pub virtuals: bool,
     /// Relational facts (`x < y`, `y < z` give `x < z`).
     pub relations: bool,
     pub dce: bool,
@@ -65,6 +68,7 @@ impl Default for Passes {
             cse: true,
             guards: true,
             heap: true,
+            virtuals: true,
             relations: true,
             dce: true,
             bug: None,
@@ -80,6 +84,7 @@ impl Passes {
         "cse",
         "guards",
         "heap",
+        "virtuals",
         "relations",
         "dce",
     ];
@@ -94,6 +99,7 @@ impl Passes {
             cse: false,
             guards: false,
             heap: false,
+            virtuals: false,
             relations: false,
             dce: false,
             bug: None,
@@ -108,6 +114,7 @@ impl Passes {
                 "cse" => passes.cse = true,
                 "guards" => passes.guards = true,
                 "heap" => passes.heap = true,
+                "virtuals" => passes.virtuals = true,
                 "dce" => passes.dce = true,
                 "relations" => passes.relations = true,
                 other => {
@@ -180,12 +187,17 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) int_consts: HashMap<i64, ConstId>,
     /// What the trace has read and written (`heap`).
     pub(crate) heap: HeapCache,
+    /// The allocations not done (yet) (`virtuals`).
+    pub(crate) virtuals: Virtuals,
     /// The output's null constant, once made.
     pub(crate) null: Option<ConstId>,
     /// Input constant and descr -> output ones (interned once each).
     pub(crate) const_map: Vec<Option<ConstId>>,
     pub(crate) descr_map: Vec<Option<DescrId>>,
     pub(crate) relations: Relations,
+    /// Reference tests emitted: (a, b) -> (the test, whether it is
+    /// `ptr_eq` rather than `ptr_ne`).
+    pub(crate) ref_tests: HashMap<(Arg, Arg), (Arg, bool)>,
     pub(crate) rule_counts: Vec<u32>,
     /// The last `*_ovf` input op was made plain: drop its guard.
     pub(crate) drop_overflow_guard: bool,
@@ -228,9 +240,15 @@ pub fn optimize_without(
         int_consts: HashMap::default(),
         null: None,
         heap: HeapCache::default(),
+        virtuals: if passes.virtuals {
+            Virtuals::for_inputs(input.num_values())
+        } else {
+            Virtuals::default()
+        },
         const_map: vec![None; input.consts.len()],
         descr_map: vec![None; input.descrs.len()],
         relations: Relations::default(),
+        ref_tests: HashMap::default(),
         rule_counts: vec![0; RULES.len()],
         drop_overflow_guard: false,
         current: 0,
@@ -291,10 +309,19 @@ impl Optimizer<'_> {
         }
     }
 
-    /// An input argument, forwarded.
+    /// An input argument, forwarded (a virtual one is forced).
     pub(crate) fn arg(&mut self, arg: Arg) -> Arg {
         let mapped = match arg {
-            Arg::Value(v) => self.map[v.0 as usize].expect("checked traces define before use"),
+            Arg::Value(v) => match self.map[v.0 as usize] {
+                Some(a) => a,
+                None => match self.virtuals.forced(v) {
+                    Some(forced) => Arg::Value(forced),
+                    None => {
+                        let k = self.virtuals.of(v).expect("checked traces define before use");
+                        Arg::Value(self.force(k))
+                    }
+                },
+            },
             Arg::Const(c) => Arg::Const(self.output_const(c)),
         };
         self.find(mapped)
@@ -342,10 +369,16 @@ impl Optimizer<'_> {
     }
 
     pub(crate) fn emit(&mut self, op: Op, name: Option<&str>) -> ValueId {
+        self.emit_for(op, name, self.current)
+    }
+
+    /// Emits `op` standing for input op `index` (its provenance and
+    /// position).
+    pub(crate) fn emit_for(&mut self, op: Op, name: Option<&str>, index: usize) -> ValueId {
         let pos = self
             .input
             .op_pos
-            .get(self.current)
+            .get(index)
             .copied()
             .unwrap_or(Pos::default());
         let fresh;
@@ -357,7 +390,7 @@ impl Optimizer<'_> {
             }
         };
         let v = self.out.push(op, name, pos);
-        self.provenance.push(Some(self.current));
+        self.provenance.push(Some(index));
         self.new_value(v);
         v
     }
@@ -372,6 +405,9 @@ impl Optimizer<'_> {
 
     pub(crate) fn op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
         let input_value = self.input.value_of_op(index);
+        if self.passes.virtuals && self.virtual_op(index, op)? {
+            return Ok(());
+        }
         let args: Vec<Arg> = op.args.iter().map(|&a| self.arg(a)).collect();
         if is_rule_op(op.opcode) {
             let input = self.input;
@@ -392,8 +428,8 @@ impl Optimizer<'_> {
             _ => {}
         }
         if self.passes.guards && args.len() == 2 {
-            if let Some(truth) = self.compare_refs(op.opcode, args[0], args[1]) {
-                self.map[input_value.0 as usize] = Some(self.int_const(i64::from(truth)));
+            if let Some(known) = self.compare_refs(op.opcode, args[0], args[1]) {
+                self.map[input_value.0 as usize] = Some(known);
                 return Ok(());
             }
         }
@@ -406,8 +442,12 @@ impl Optimizer<'_> {
         }
         let input = self.input;
         let heap_op = self.passes.heap.then(|| copy.clone());
+        let ref_test = (self.passes.guards && copy.args.len() == 2).then(|| copy.args.clone());
         let v = self.emit(copy, Some(input.name(input_value)));
         self.learn_allocation(op, v);
+        if let Some(args) = ref_test {
+            self.learn_ref_test(op.opcode, &args, v);
+        }
         if let Some(heap_op) = heap_op {
             let result = (op.opcode.result_type() != Type::Void).then_some(v);
             self.heap_after(&heap_op, result);
@@ -427,16 +467,23 @@ impl Optimizer<'_> {
             virtuals: op.virtuals.clone(),
             offset: op.offset,
         };
-        for arg in out.resume_args_mut() {
-            *arg = self.arg(*arg);
-        }
         for v in &mut out.virtuals {
             v.descr = v.descr.map(|d| self.output_descr(d));
             for (field, _) in &mut v.fields {
                 *field = self.output_descr(*field);
             }
         }
+        self.resume_data(&mut out);
         out
+    }
+
+    /// The trace cannot pass input guard `op` (at `index`), for `reason`.
+    pub(crate) fn infeasible(&self, index: usize, op: &Op, reason: &str) -> Infeasible {
+        Infeasible {
+            op_index: index,
+            line: self.input.op_pos.get(index).map_or(0, |p| p.line),
+            reason: format!("{} always fails: {reason}", op.opcode.name()),
+        }
     }
 
     /// The output trace's id of an input descr.

@@ -14,6 +14,7 @@ pub mod intbounds;
 pub mod relations;
 pub mod rules;
 mod values;
+mod virtuals;
 
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
 pub use inject::Bug;

@@ -93,18 +93,37 @@ impl Optimizer<'_> {
     }
 
     /// `ptr_eq` and friends where the facts decide them: a reference is
-    /// itself, and null is not an object known not to be null.
-    pub(crate) fn compare_refs(&self, opcode: Opcode, a: Arg, b: Arg) -> Option<bool> {
-        let equal = match opcode {
-            Opcode::PtrEq | Opcode::InstancePtrEq => true,
-            Opcode::PtrNe | Opcode::InstancePtrNe => false,
-            _ => return None,
+    /// itself; null is not an object known not to be null; objects of
+    /// different known classes differ; and the same two references
+    /// compared before (by either test) compare the same way.
+    pub(crate) fn compare_refs(&mut self, opcode: Opcode, a: Arg, b: Arg) -> Option<Arg> {
+        let equal = ref_test(opcode)?;
+        let (pa, pb) = (self.ptr_info(a), self.ptr_info(b));
+        let null_and_not = |x: Arg, y: &PtrInfo| self.is_null(x) && y.nonnull;
+        let classes_differ = matches!((&pa.class, &pb.class), (Some(x), Some(y)) if x != y);
+        let same = if a == b {
+            true
+        } else if null_and_not(a, &pb) || null_and_not(b, &pa) || classes_differ {
+            false
+        } else {
+            let &(earlier, earlier_equal) = self.ref_tests.get(&unordered(a, b))?;
+            let earlier = self.find(earlier);
+            if earlier_equal == equal {
+                return Some(earlier);
+            }
+            (self.as_int(earlier)? != 0) == earlier_equal
         };
-        if a == b {
-            return Some(equal);
-        }
-        let null_and_not = |x: Arg, y: Arg| self.is_null(x) && self.ptr_info(y).nonnull;
-        (null_and_not(a, b) || null_and_not(b, a)).then_some(!equal)
+        Some(self.int_const(i64::from(same == equal)))
+    }
+
+    /// A reference test `v` was emitted: it is 0 or 1, and the same test
+    /// of the same references is `v`.
+    pub(crate) fn learn_ref_test(&mut self, opcode: Opcode, args: &[Arg], v: ValueId) {
+        let Some(equal) = ref_test(opcode) else { return };
+        self.set_bound(v, IntBound::range(0, 1));
+        self.ref_tests
+            .entry(unordered(args[0], args[1]))
+            .or_insert((Arg::Value(v), equal));
     }
 
     /// Adds to what is known of a reference value.
@@ -116,5 +135,28 @@ impl Optimizer<'_> {
             info.class = class;
         }
         self.info[v.0 as usize] = Info::Ptr(info);
+    }
+}
+
+/// Whether `opcode` tests references for equality (`Some(true)`) or
+/// inequality (`Some(false)`).
+fn ref_test(opcode: Opcode) -> Option<bool> {
+    match opcode {
+        Opcode::PtrEq | Opcode::InstancePtrEq => Some(true),
+        Opcode::PtrNe | Opcode::InstancePtrNe => Some(false),
+        _ => None,
+    }
+}
+
+/// A pair of references in a fixed order (equality is symmetric).
+fn unordered(a: Arg, b: Arg) -> (Arg, Arg) {
+    let key = |x: Arg| match x {
+        Arg::Value(v) => (0, v.0),
+        Arg::Const(c) => (1, c.0),
+    };
+    if key(a) <= key(b) {
+        (a, b)
+    } else {
+        (b, a)
     }
 }

@@ -356,8 +356,13 @@ pub(crate) fn without(
     if hidden.is_empty() {
         return array.clone();
     }
+    let named_otherwise = (hidden.iter())
+        .filter(|(o, _)| !allocated.contains(o))
+        .cloned()
+        .collect();
     let within = Within {
         hidden,
+        named_otherwise,
         allocated,
         wide,
         initial,
@@ -368,6 +373,9 @@ pub(crate) fn without(
 /// What `without` leaves out, and where.
 struct Within<'t> {
     hidden: &'t [(Term, Term)],
+    /// The hidden objects not named as an allocation (an input, a field
+    /// read), which may be any object.
+    named_otherwise: Vec<(Term, Term)>,
     allocated: &'t [Term],
     wide: bool,
     initial: &'t Term,
@@ -413,7 +421,15 @@ impl Within<'_> {
             None => {}
         }
         if allocated.contains(&obj) {
-            return below.is_some().then(kept);
+            // Distinct from every other allocation: hidden only where it
+            // is a hidden object named some other way (a field read).
+            if self.named_otherwise.is_empty() {
+                return below.is_some().then(kept);
+            }
+            let hit = Term::or_all(
+                (self.named_otherwise.iter()).map(|(o, when)| obj.eq(o).and(when)),
+            );
+            return Some(Term::ite(&hit, &rest(), &kept()));
         }
         Some(Term::ite(&self.hit(&obj), &rest(), &kept()))
     }

@@ -1,0 +1,422 @@
+//! Allocation removal: an object the trace allocates is not allocated
+//! while the optimizer can follow everything done to it (a virtual
+//! object, as in the paper "Allocation Removal by Partial Evaluation in a
+//! Tracing JIT" and PyPy's `virtualize.py`).
+//!
+//! `new`, `new_with_vtable`, and `new_array`/`new_array_clear` of a
+//! constant length make a virtual: its class or descr and the values of
+//! its fields or items, each an output value or another virtual. Writes
+//! to it change those values; reads of it are them (zero where never
+//! written: a new object is zeroed); `arraylen_gc`, `ptr_eq` and the
+//! guards on references are decided by what it is. At a guard, a virtual
+//! among the fail arguments (or inside another) goes into the resume
+//! data, to be built only if the guard fails.
+//!
+//! Any other use needs the object to exist: it is forced. Its allocation
+//! and the writes of its non-zero fields and items (in the order they
+//! were first written) are emitted just before the op that uses it, and
+//! from there it is that output value. Virtuals it holds are forced
+//! first, recursively; a cycle is closed because an object is an output
+//! value from the moment its allocation is emitted.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use traceopt_ir::{Arg, Const, DescrId, DescrKind, FailArg, Op, Opcode, Type, ValueId, Virtual};
+
+use crate::driver::{Infeasible, Optimizer};
+
+/// The longest array kept virtual (a longer one is allocated as recorded).
+const MAX_VIRTUAL_ITEMS: i64 = 256;
+
+/// What an input value stands for in the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mapped {
+    Out(Arg),
+    /// A virtual object (an index into `Virtuals::objects`).
+    Virtual(u32),
+}
+
+/// One virtual object.
+#[derive(Clone, Debug)]
+struct VirtualObject {
+    /// The input op that allocates it.
+    alloc: usize,
+    opcode: Opcode,
+    /// Its size or array descr (an output descr).
+    descr: Option<DescrId>,
+    /// Field values in the order first written (output field descrs).
+    fields: Vec<(DescrId, Mapped)>,
+    /// Array items; `None` where never written.
+    items: Vec<Option<Mapped>>,
+    /// The output value it became when forced.
+    forced: Option<ValueId>,
+}
+
+/// The virtual objects, and which input values stand for them.
+#[derive(Default)]
+pub(crate) struct Virtuals {
+    objects: Vec<VirtualObject>,
+    /// Input value -> the virtual it stands for.
+    of_input: Vec<Option<u32>>,
+}
+
+impl Virtuals {
+    pub(crate) fn for_inputs(values: usize) -> Virtuals {
+        Virtuals {
+            objects: Vec::new(),
+            of_input: vec![None; values],
+        }
+    }
+
+    /// The virtual an input value stands for, if it is one not forced.
+    pub(crate) fn of(&self, v: ValueId) -> Option<u32> {
+        let k = (*self.of_input.get(v.0 as usize)?)?;
+        self.objects[k as usize].forced.is_none().then_some(k)
+    }
+
+    /// The output value an input value's virtual was forced into.
+    pub(crate) fn forced(&self, v: ValueId) -> Option<ValueId> {
+        let k = (*self.of_input.get(v.0 as usize)?)?;
+        self.objects[k as usize].forced
+    }
+}
+
+impl Optimizer<'_> {
+    /// An input argument as a virtual or an output argument, without
+    /// forcing.
+    pub(crate) fn mapped(&mut self, arg: Arg) -> Mapped {
+        match arg {
+            Arg::Value(v) => match self.virtuals.of(v) {
+                Some(k) => Mapped::Virtual(k),
+                None => Mapped::Out(self.arg(arg)),
+            },
+            Arg::Const(_) => Mapped::Out(self.arg(arg)),
+        }
+    }
+
+    /// A stored value as it stands now (a virtual forced since is its
+    /// output value).
+    fn current(&mut self, m: Mapped) -> Mapped {
+        match m {
+            Mapped::Virtual(k) => match self.virtuals.objects[k as usize].forced {
+                Some(v) => Mapped::Out(Arg::Value(v)),
+                None => m,
+            },
+            Mapped::Out(a) => Mapped::Out(self.find(a)),
+        }
+    }
+
+    /// Makes the input value `v` stand for `m`.
+    fn bind(&mut self, v: ValueId, m: Mapped) {
+        match self.current(m) {
+            Mapped::Out(a) => self.map[v.0 as usize] = Some(a),
+            Mapped::Virtual(k) => self.virtuals.of_input[v.0 as usize] = Some(k),
+        }
+    }
+
+    /// A value that is an output argument, forcing a virtual.
+    fn forced_arg(&mut self, m: Mapped) -> Arg {
+        match self.current(m) {
+            Mapped::Out(a) => a,
+            Mapped::Virtual(k) => Arg::Value(self.force(k)),
+        }
+    }
+
+    /// Emits the allocation of virtual `k` and the writes of its contents
+    /// (forcing the virtuals it holds); gives the object.
+    pub(crate) fn force(&mut self, k: u32) -> ValueId {
+        let object = self.virtuals.objects[k as usize].clone();
+        if let Some(v) = object.forced {
+            return v;
+        }
+        let input = self.input;
+        let alloc = &input.ops[object.alloc];
+        let mut op = Op::new(object.opcode, Vec::new());
+        op.descr = object.descr;
+        if matches!(object.opcode, Opcode::NewArray | Opcode::NewArrayClear) {
+            op.args.push(self.int_const(object.items.len() as i64));
+        }
+        let name = input.name(input.value_of_op(object.alloc));
+        let v = self.emit_for(op.clone(), Some(name), object.alloc);
+        self.virtuals.objects[k as usize].forced = Some(v);
+        self.learn_allocation(alloc, v);
+        if self.passes.heap {
+            self.heap_after(&op, Some(v));
+        }
+        let object_arg = Arg::Value(v);
+        for (descr, value) in object.fields {
+            let value = self.forced_arg(value);
+            if !self.is_zero(value) {
+                let mut set = Op::new(Opcode::SetfieldGc, vec![object_arg, value]);
+                set.descr = Some(descr);
+                self.emit_write(set);
+            }
+        }
+        for (index, item) in object.items.into_iter().enumerate() {
+            let Some(item) = item else { continue };
+            let value = self.forced_arg(item);
+            if !self.is_zero(value) {
+                let index = self.int_const(index as i64);
+                let mut set = Op::new(Opcode::SetarrayitemGc, vec![object_arg, index, value]);
+                set.descr = object.descr;
+                self.emit_write(set);
+            }
+        }
+        v
+    }
+
+    /// Emits a write that forcing needs, telling the heap cache.
+    fn emit_write(&mut self, op: Op) {
+        let heap_op = self.passes.heap.then(|| op.clone());
+        self.emit(op, Some(""));
+        if let Some(op) = heap_op {
+            self.heap_after(&op, None);
+        }
+    }
+
+    /// Whether an output argument is a constant zero (int 0, null, 0.0),
+    /// which a new object already holds.
+    fn is_zero(&self, a: Arg) -> bool {
+        matches!(a, Arg::Const(c) if matches!(self.out.constant(c), Const::Int(0) | Const::Null | Const::Float(0)))
+    }
+
+    /// The zero of a type, as an output constant.
+    fn zero(&mut self, ty: Type) -> Arg {
+        match ty {
+            Type::Ref => self.null_const(),
+            Type::Float => Arg::Const(self.out.add_const(Const::Float(0))),
+            _ => self.int_const(0),
+        }
+    }
+
+    /// The class a virtual has, if its descr names one.
+    fn virtual_class(&self, k: u32) -> Option<Const> {
+        let object = &self.virtuals.objects[k as usize];
+        if object.opcode != Opcode::NewWithVtable {
+            return None;
+        }
+        match &self.out.descr(object.descr?).kind {
+            DescrKind::Size(size) => size.vtable.as_deref().map(|name| Const::Class(name.into())),
+            _ => None,
+        }
+    }
+
+    /// An array index argument that is a constant inside virtual `k`.
+    fn virtual_index(&mut self, k: u32, index: Arg) -> Option<usize> {
+        let index = self.arg(index);
+        let i = self.as_int(index)?;
+        let len = self.virtuals.objects[k as usize].items.len();
+        (0..len as i64).contains(&i).then_some(i as usize)
+    }
+
+    /// Handles an op that makes or uses a virtual without forcing it;
+    /// `false` where the op is not one (it is then optimized as usual,
+    /// forcing any virtual argument).
+    pub(crate) fn virtual_op(&mut self, index: usize, op: &Op) -> Result<bool, Infeasible> {
+        use Opcode::*;
+        let result = self.input.value_of_op(index);
+        let first = match op.args.first() {
+            Some(&a) => self.mapped(a),
+            None => Mapped::Out(Arg::Const(traceopt_ir::ConstId(0))),
+        };
+        match (op.opcode, first) {
+            (New | NewWithVtable, _) => {
+                self.new_virtual(index, op, 0);
+            }
+            (NewArray | NewArrayClear, Mapped::Out(len)) => match self.as_int(len) {
+                Some(n) if (0..=MAX_VIRTUAL_ITEMS).contains(&n) => {
+                    self.new_virtual(index, op, n as usize);
+                }
+                _ => return Ok(false),
+            },
+            (SetfieldGc, Mapped::Virtual(k)) => {
+                let descr = self.output_descr(op.descr.expect("a field write has a descr"));
+                let value = self.mapped(op.args[1]);
+                let fields = &mut self.virtuals.objects[k as usize].fields;
+                match fields.iter_mut().find(|(d, _)| *d == descr) {
+                    Some(field) => field.1 = value,
+                    None => fields.push((descr, value)),
+                }
+            }
+            (GetfieldGcI | GetfieldGcR | GetfieldGcF, Mapped::Virtual(k)) => {
+                let descr = self.output_descr(op.descr.expect("a field read has a descr"));
+                let known = (self.virtuals.objects[k as usize].fields.iter())
+                    .find(|(d, _)| *d == descr)
+                    .map(|&(_, value)| value);
+                let value = match known {
+                    Some(value) => value,
+                    None => Mapped::Out(self.zero(op.opcode.result_type())),
+                };
+                self.bind(result, value);
+            }
+            (SetarrayitemGc, Mapped::Virtual(k)) => {
+                let Some(i) = self.virtual_index(k, op.args[1]) else {
+                    return Ok(false);
+                };
+                let value = self.mapped(op.args[2]);
+                self.virtuals.objects[k as usize].items[i] = Some(value);
+            }
+            (
+                GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
+                | GetarrayitemGcPureR | GetarrayitemGcPureF,
+                Mapped::Virtual(k),
+            ) => {
+                let Some(i) = self.virtual_index(k, op.args[1]) else {
+                    return Ok(false);
+                };
+                let value = match self.virtuals.objects[k as usize].items[i] {
+                    Some(value) => value,
+                    None => Mapped::Out(self.zero(op.opcode.result_type())),
+                };
+                self.bind(result, value);
+            }
+            (ArraylenGc, Mapped::Virtual(k)) => {
+                let len = self.virtuals.objects[k as usize].items.len() as i64;
+                let len = self.int_const(len);
+                self.bind(result, Mapped::Out(len));
+            }
+            (SameAsR, Mapped::Virtual(_)) => self.bind(result, first),
+            (PtrEq | PtrNe | InstancePtrEq | InstancePtrNe, _) => {
+                let second = self.mapped(op.args[1]);
+                if !matches!(first, Mapped::Virtual(_)) && !matches!(second, Mapped::Virtual(_)) {
+                    return Ok(false);
+                }
+                // A virtual is itself and nothing else: no other value
+                // can refer to an object not yet allocated.
+                let same = first == second;
+                let equal = matches!(op.opcode, PtrEq | InstancePtrEq);
+                let truth = self.int_const(i64::from(same == equal));
+                self.bind(result, Mapped::Out(truth));
+            }
+            (GuardNonnull | GuardIsnull | GuardClass | GuardNonnullClass, Mapped::Virtual(k)) => {
+                let fails = |reason: &str| self.infeasible(index, op, reason);
+                match op.opcode {
+                    GuardNonnull => {}
+                    GuardIsnull => return Err(fails("its reference is a new object")),
+                    _ => {
+                        let Some(class) = self.virtual_class(k) else {
+                            return Ok(false);
+                        };
+                        let wanted = self.arg(op.args[1]);
+                        match self.constant_of(wanted) {
+                            Some(c) if c == class => {}
+                            Some(_) => return Err(self.infeasible(index, op, "a new object of another class")),
+                            None => return Ok(false),
+                        }
+                    }
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Makes the result of input op `index` (an allocation) a virtual of
+    /// `len` items.
+    fn new_virtual(&mut self, index: usize, op: &Op, len: usize) {
+        let k = self.virtuals.objects.len() as u32;
+        let descr = op.descr.map(|d| self.output_descr(d));
+        self.virtuals.objects.push(VirtualObject {
+            alloc: index,
+            opcode: op.opcode,
+            descr,
+            fields: Vec::new(),
+            items: vec![None; len],
+            forced: None,
+        });
+        let result = self.input.value_of_op(index);
+        self.virtuals.of_input[result.0 as usize] = Some(k);
+    }
+
+    /// The resume data of output guard `out` (its fail arguments and
+    /// virtuals copied from the input): arguments forwarded, and those
+    /// that are virtual described among its virtuals.
+    pub(crate) fn resume_data(&mut self, out: &mut Op) {
+        let mut described: HashMap<u32, u32> = HashMap::default();
+        let mut virtuals = std::mem::take(&mut out.virtuals);
+        let mut fail_args = out.fail_args.take();
+        for item in fail_args.iter_mut().flatten() {
+            *item = self.resume_item(*item, &mut virtuals, &mut described);
+        }
+        for i in 0..virtuals.len() {
+            let mut v = std::mem::replace(&mut virtuals[i], placeholder());
+            for (_, item) in &mut v.fields {
+                *item = self.resume_item(*item, &mut virtuals, &mut described);
+            }
+            for item in &mut v.items {
+                *item = self.resume_item(*item, &mut virtuals, &mut described);
+            }
+            virtuals[i] = v;
+        }
+        out.fail_args = fail_args;
+        out.virtuals = virtuals;
+    }
+
+    /// One input item of resume data, in the output.
+    fn resume_item(
+        &mut self,
+        item: FailArg,
+        virtuals: &mut Vec<Virtual>,
+        described: &mut HashMap<u32, u32>,
+    ) -> FailArg {
+        match item {
+            FailArg::Arg(a) => {
+                let m = self.mapped(a);
+                self.resume_value(m, virtuals, described)
+            }
+            other => other,
+        }
+    }
+
+    /// A value in resume data: an output argument, or a virtual of the
+    /// guard (described once, when first met).
+    fn resume_value(
+        &mut self,
+        m: Mapped,
+        virtuals: &mut Vec<Virtual>,
+        described: &mut HashMap<u32, u32>,
+    ) -> FailArg {
+        let k = match self.current(m) {
+            Mapped::Out(a) => return FailArg::Arg(a),
+            Mapped::Virtual(k) => k,
+        };
+        if let Some(&i) = described.get(&k) {
+            return FailArg::Virtual(i);
+        }
+        let i = virtuals.len() as u32;
+        described.insert(k, i);
+        let object = self.virtuals.objects[k as usize].clone();
+        let input = self.input;
+        virtuals.push(Virtual {
+            name: input.name(input.value_of_op(object.alloc)).into(),
+            opcode: object.opcode,
+            descr: object.descr,
+            fields: Vec::new(),
+            items: Vec::new(),
+        });
+        let fields = (object.fields.iter())
+            .map(|&(d, value)| (d, self.resume_value(value, virtuals, described)))
+            .collect();
+        let items = (object.items.iter())
+            .map(|item| match item {
+                Some(value) => self.resume_value(*value, virtuals, described),
+                None => FailArg::Hole,
+            })
+            .collect();
+        let v = &mut virtuals[i as usize];
+        v.fields = fields;
+        v.items = items;
+        FailArg::Virtual(i)
+    }
+}
+
+/// A virtual taken out of a list while its contents are rewritten.
+fn placeholder() -> Virtual {
+    Virtual {
+        name: "".into(),
+        opcode: Opcode::New,
+        descr: None,
+        fields: Vec::new(),
+        items: Vec::new(),
+    }
+}

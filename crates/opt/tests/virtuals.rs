@@ -1,0 +1,126 @@
+//! Allocation removal: each output is compared with the expected text and
+//! proved equivalent to its input guard by guard; a wrong twin of each
+//! expected output (a resume value, a forced write or a folded read
+//! changed) is refuted, and with the pass switched off the allocations
+//! stay. Descr names are those of the peer set's namespace.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use traceopt_ir::{parse_trace_with, print_trace, Namespace, Trace};
+use traceopt_opt::{optimize, Passes};
+use traceopt_smt::Solver;
+use traceopt_verify::{verify, verify_aligned, Verdict};
+
+fn namespace() -> Arc<Namespace> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Arc::new(Namespace::parse(&text, "descrs.txt").unwrap())
+}
+
+fn parse(text: &str) -> Trace {
+    parse_trace_with(text, "trace", Some(namespace())).unwrap()
+}
+
+fn solver() -> Solver {
+    Solver::start(None, Duration::from_secs(20)).expect("an SMT solver")
+}
+
+/// Optimizes `before` with `passes`, expects `expected` (as printed), and
+/// proves it.
+fn optimizes_with(passes: Passes, before: &str, expected: &str) {
+    let input = parse(before);
+    let result = optimize(&input, passes).unwrap();
+    let got = print_trace(&result.trace);
+    assert_eq!(got, print_trace(&parse(expected)), "optimizing\n{before}");
+    let verdict = verify_aligned(&input, &result.trace, &result.provenance, &mut solver()).unwrap();
+    assert_eq!(verdict, Verdict::Proved, "{before}\ngave\n{got}");
+}
+
+/// `expected` with `from` replaced by `to` is not equivalent to `before`.
+fn twin_refuted(before: &str, expected: &str, from: &str, to: &str) {
+    assert!(expected.contains(from), "{from} is not in\n{expected}");
+    let twin = expected.replacen(from, to, 1);
+    let verdict = verify(&parse(before), &parse(&twin), &mut solver()).unwrap();
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{twin}\ngave {verdict:?}");
+}
+
+fn without_virtuals() -> Passes {
+    Passes {
+        virtuals: false,
+        ..Passes::default()
+    }
+}
+
+#[test]
+fn an_object_that_never_escapes_is_never_allocated() {
+    // Its reads are what was written, or zero where nothing was; it is
+    // not null, has its class, and is no other object.
+    let before = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p2, i1, descr=valuedescr)\ni3 = getfield_gc_i(p2, descr=valuedescr)\n\
+        p4 = getfield_gc_r(p2, descr=nextdescr)\ni5 = ptr_eq(p4, NULL)\n\
+        guard_nonnull_class(p2, ConstClass(node_vtable)) []\ni6 = ptr_eq(p2, p0)\n\
+        p7 = new_array_clear(3, descr=arraydescr)\nsetarrayitem_gc(p7, 2, i3, descr=arraydescr)\n\
+        i8 = getarrayitem_gc_i(p7, 2, descr=arraydescr)\ni9 = getarrayitem_gc_i(p7, 0, descr=arraydescr)\n\
+        i10 = arraylen_gc(p7, descr=arraydescr)\njump(i3, i5, i6, i8, i9, i10)\n";
+    let after = "[p0, i1]\njump(i1, 1, 0, i1, 0, 3)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "i1, 1, 0, i1, 0, 3", "i1, 1, 0, i1, 0, 2");
+    // Switched off, the objects are allocated.
+    let input = parse(before);
+    let kept = optimize(&input, without_virtuals()).unwrap();
+    assert!(print_trace(&kept.trace).contains("new_with_vtable"));
+}
+
+#[test]
+fn a_guard_describes_the_virtuals_it_would_need() {
+    // Shared, nested and cyclic objects go into the guard's resume data;
+    // the allocation is never done on the path that passes.
+    let before = "[i0, i1]\np2 = new_with_vtable(descr=nodesize)\n\
+        p3 = new_array_clear(3, descr=gcarraydescr)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+        setfield_gc(p2, p2, descr=nextdescr)\nsetarrayitem_gc(p3, 1, p2, descr=gcarraydescr)\n\
+        guard_true(i0) [p3, i1, p2]\ni4 = arraylen_gc(p3, descr=gcarraydescr)\njump(i4)\n";
+    let after = "[i0, i1]\nguard_true(i0) [p3, i1, p2] where \
+        p3 = new_array_clear(descr=gcarraydescr) [None, p2, None], \
+        p2 = new_with_vtable(descr=nodesize) {valuedescr=i1, nextdescr=p2}\njump(3)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "{valuedescr=i1", "{valuedescr=i0");
+    twin_refuted(before, after, ", nextdescr=p2}", "}");
+    twin_refuted(before, after, "[None, p2, None]", "[p2, None, None]");
+}
+
+#[test]
+fn an_escaping_object_is_built_just_before_its_use() {
+    // Stored into an object that exists, it is forced there: allocated,
+    // its fields written, the objects it holds forced first (a cycle
+    // closes on the object being built). Reads of it then come from the
+    // heap cache.
+    let before = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\n\
+        p3 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+        setfield_gc(p2, p3, descr=nextdescr)\nsetfield_gc(p3, p2, descr=nextdescr)\n\
+        i4 = getfield_gc_i(p0, descr=valuedescr)\nsetfield_gc(p0, p2, descr=nextdescr)\n\
+        i5 = getfield_gc_i(p2, descr=valuedescr)\njump(i4, i5)\n";
+    let after = "[p0, i1]\ni4 = getfield_gc_i(p0, descr=valuedescr)\n\
+        p2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+        p3 = new_with_vtable(descr=nodesize)\nsetfield_gc(p3, p2, descr=nextdescr)\n\
+        setfield_gc(p2, p3, descr=nextdescr)\nsetfield_gc(p0, p2, descr=nextdescr)\n\
+        jump(i4, i1)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "setfield_gc(p3, p2, descr=nextdescr)\n", "");
+    twin_refuted(before, after, "setfield_gc(p2, i1,", "setfield_gc(p2, i4,");
+}
+
+#[test]
+fn a_call_and_the_loop_end_force_their_virtual_arguments() {
+    let before = "[i0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=valuedescr)\ncall_n(123, p1, descr=plaincalldescr)\n\
+        p2 = new_array(2, descr=arraydescr)\nsetarrayitem_gc(p2, 0, i0, descr=arraydescr)\n\
+        jump(p1, p2)\n";
+    let after = "[i0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=valuedescr)\ncall_n(123, p1, descr=plaincalldescr)\n\
+        p2 = new_array(2, descr=arraydescr)\nsetarrayitem_gc(p2, 0, i0, descr=arraydescr)\n\
+        jump(p1, p2)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "setarrayitem_gc(p2, 0,", "setarrayitem_gc(p2, 1,");
+}

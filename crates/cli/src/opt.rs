@@ -34,7 +34,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
-use traceopt_ir::{check, print_trace, CheckOptions, OpCounts, Opcode, Trace, TraceFile};
+use traceopt_ir::{check, print_trace, CheckOptions, Header, OpCounts, Opcode, Trace, TraceFile};
 use traceopt_opt::{optimize, Bug, Passes, RULES};
 use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{verify_never_ends, VerifyError};
@@ -45,7 +45,7 @@ pub struct OptArgs {
     #[arg(required = true)]
     files: Vec<String>,
     /// The passes to run, comma-separated: fold, rules, bounds, cse,
-    /// guards, heap, relations, dce; `all` (the default) or `none`.
+    /// guards, heap, virtuals, relations, dce; `all` (the default) or `none`.
     #[arg(long, default_value = "all")]
     passes: String,
     /// Prove each result equivalent to its input with the SMT solver.
@@ -156,7 +156,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             require_fail_args: false,
             partial: matches!(input.parsed, TraceFile::Peer(_)),
         };
-        for (label, trace, pypy) in traces_to_optimize(&input.file, &input.parsed) {
+        for (label, trace, pypy, bridge) in traces_to_optimize(&input.file, &input.parsed) {
             // The optimizer takes well-formed traces only.
             let errors = check(trace, &input.file, options);
             if !errors.is_empty() {
@@ -193,6 +193,11 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                         figure7.with_pypy += 1;
                         figure7.pypy += OpCounts::of(pypy);
                         figure7.ours_where_pypy += OpCounts::of(&result.trace);
+                        if bridge {
+                            figure7.bridges += 1;
+                            figure7.pypy_bridges += OpCounts::of(pypy);
+                            figure7.ours_bridges += OpCounts::of(&result.trace);
+                        }
                         record["ops_pypy"] = OpCounts::of(pypy).ops.into();
                     }
                     for (total, n) in counts.iter_mut().zip(&result.rule_counts) {
@@ -248,6 +253,9 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 "pypy": figure7.pypy,
                 "optimized_where_pypy": figure7.ours_where_pypy,
                 "traces_with_pypy": figure7.with_pypy,
+                "pypy_bridges": figure7.pypy_bridges,
+                "optimized_bridges": figure7.ours_bridges,
+                "bridges": figure7.bridges,
             });
         }
         if args.verify {
@@ -305,15 +313,16 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     }
 }
 
-/// A trace to optimize, and PyPy's optimized form of it if known.
-type Work<'a> = (String, &'a Trace, Option<&'a Trace>);
+/// A trace to optimize, PyPy's optimized form of it if known, and
+/// whether that is a bridge (PyPy optimized it without loop peeling).
+type Work<'a> = (String, &'a Trace, Option<&'a Trace>, bool);
 
 /// The traces of a file the optimizer takes: the trace itself, every
 /// recorded trace of a log (with PyPy's loop or bridge), every case input
 /// of a peer set (with its expected output).
 fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
     match parsed {
-        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace, None)],
+        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace, None, false)],
         TraceFile::Peer(cases) => cases
             .iter()
             .map(|c| {
@@ -321,6 +330,7 @@ fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
                     format!("{file}:{} {}", c.line, c.name),
                     &c.ops,
                     Some(&c.expected),
+                    false,
                 )
             })
             .collect(),
@@ -330,10 +340,13 @@ fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
             .filter_map(|p| {
                 let recorded = p.recorded.as_ref()?;
                 let label = format!("{file}:{}", recorded.line);
+                let bridge = (p.optimized.as_ref())
+                    .is_some_and(|o| matches!(o.header, Some(Header::Bridge { .. })));
                 Some((
                     label,
                     &recorded.trace,
                     p.optimized.as_ref().map(|o| &o.trace),
+                    bridge,
                 ))
             })
             .collect(),
@@ -350,6 +363,10 @@ struct Figure7 {
     pypy: OpCounts,
     ours_where_pypy: OpCounts,
     with_pypy: usize,
+    /// The same for the traces PyPy optimized as bridges.
+    pypy_bridges: OpCounts,
+    ours_bridges: OpCounts,
+    bridges: usize,
 }
 
 fn write_figure7(out: &mut String, f: &Figure7) {
@@ -373,6 +390,11 @@ fn write_figure7(out: &mut String, f: &Figure7) {
         let label = format!("PyPy's output ({} traces)", f.with_pypy);
         row(out, &label, &f.pypy);
         row(out, "traceopt on those traces", &f.ours_where_pypy);
+    }
+    if f.bridges > 0 {
+        let label = format!("PyPy's bridges ({} traces)", f.bridges);
+        row(out, &label, &f.pypy_bridges);
+        row(out, "traceopt on those bridges", &f.ours_bridges);
     }
 }
 

@@ -339,7 +339,7 @@ op_table! {
     NewArrayClear "new_array_clear" "i" Ref [ALLOC DESCR NO_EFFECT];
     Newstr "newstr" "i" Ref [ALLOC NO_EFFECT];
     Newunicode "newunicode" "i" Ref [ALLOC NO_EFFECT];
-    ForceToken "force_token" "" Ref [];
+    ForceToken "force_token" "" Ref [NO_EFFECT];
     VirtualRef "virtual_ref" "ri" Ref [ALLOC];
 
     // ---- heap writes ----

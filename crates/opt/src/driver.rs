@@ -317,7 +317,10 @@ impl Optimizer<'_> {
                 None => match self.virtuals.forced(v) {
                     Some(forced) => Arg::Value(forced),
                     None => {
-                        let k = self.virtuals.of(v).expect("checked traces define before use");
+                        let k = self
+                            .virtuals
+                            .of(v)
+                            .expect("checked traces define before use");
                         Arg::Value(self.force(k))
                     }
                 },

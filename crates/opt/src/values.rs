@@ -119,7 +119,9 @@ impl Optimizer<'_> {
     /// A reference test `v` was emitted: it is 0 or 1, and the same test
     /// of the same references is `v`.
     pub(crate) fn learn_ref_test(&mut self, opcode: Opcode, args: &[Arg], v: ValueId) {
-        let Some(equal) = ref_test(opcode) else { return };
+        let Some(equal) = ref_test(opcode) else {
+            return;
+        };
         self.set_bound(v, IntBound::range(0, 1));
         self.ref_tests
             .entry(unordered(args[0], args[1]))

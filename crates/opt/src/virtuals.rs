@@ -21,7 +21,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use traceopt_ir::{Arg, Const, DescrId, DescrKind, FailArg, Op, Opcode, Type, ValueId, Virtual};
+use traceopt_ir::{
+    Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, Type, ValueId, Virtual, VrefLayout,
+};
 
 use crate::driver::{Infeasible, Optimizer};
 
@@ -221,22 +223,20 @@ impl Optimizer<'_> {
         };
         match (op.opcode, first) {
             (New | NewWithVtable, _) => {
-                self.new_virtual(index, op, 0);
+                let descr = op.descr.map(|d| self.output_descr(d));
+                self.new_virtual(index, op.opcode, descr, 0);
             }
             (NewArray | NewArrayClear, Mapped::Out(len)) => match self.as_int(len) {
                 Some(n) if (0..=MAX_VIRTUAL_ITEMS).contains(&n) => {
-                    self.new_virtual(index, op, n as usize);
+                    let descr = op.descr.map(|d| self.output_descr(d));
+                    self.new_virtual(index, op.opcode, descr, n as usize);
                 }
                 _ => return Ok(false),
             },
             (SetfieldGc, Mapped::Virtual(k)) => {
                 let descr = self.output_descr(op.descr.expect("a field write has a descr"));
                 let value = self.mapped(op.args[1]);
-                let fields = &mut self.virtuals.objects[k as usize].fields;
-                match fields.iter_mut().find(|(d, _)| *d == descr) {
-                    Some(field) => field.1 = value,
-                    None => fields.push((descr, value)),
-                }
+                self.set_virtual_field(k, descr, value);
             }
             (GetfieldGcI | GetfieldGcR | GetfieldGcF, Mapped::Virtual(k)) => {
                 let descr = self.output_descr(op.descr.expect("a field read has a descr"));
@@ -276,6 +276,40 @@ impl Optimizer<'_> {
                 self.bind(result, Mapped::Out(len));
             }
             (SameAsR, Mapped::Virtual(_)) => self.bind(result, first),
+            // A virtual ref holds the frame's force token, not the frame
+            // (PyPy's virtualize.py): an object of the vref class, itself
+            // virtual, whose frame stays virtual.
+            (VirtualRef, _) => {
+                let token = self.emit(Op::new(ForceToken, Vec::new()), None);
+                let layout = self.input.vref_layout();
+                let size = self.descr_where(|d| {
+                    matches!(d.kind, DescrKind::Size(_)) && d.class_name() == &*layout.class
+                });
+                let token_field = self.descr_where(|d| d.text == layout.token);
+                self.new_virtual(index, NewWithVtable, Some(size), 0);
+                let k = self.virtuals.objects.len() - 1;
+                let token = Mapped::Out(Arg::Value(token));
+                self.virtuals.objects[k].fields.push((token_field, token));
+            }
+            (VirtualRefFinish, Mapped::Virtual(k)) => {
+                let layout = self.input.vref_layout();
+                let target = self.mapped(op.args[1]);
+                let null = matches!(target, Mapped::Out(a) if self.is_null(a));
+                let nonnull = match target {
+                    Mapped::Virtual(_) => true,
+                    Mapped::Out(a) => self.ptr_info(a).nonnull,
+                };
+                if !null && !nonnull {
+                    return Ok(false);
+                }
+                let token_field = self.descr_where(|d| d.text == layout.token);
+                let zero = Mapped::Out(self.null_const());
+                self.set_virtual_field(k, token_field, zero);
+                if nonnull {
+                    let forced_field = self.descr_where(|d| d.text == layout.forced);
+                    self.set_virtual_field(k, forced_field, target);
+                }
+            }
             (PtrEq | PtrNe | InstancePtrEq | InstancePtrNe, _) => {
                 let second = self.mapped(op.args[1]);
                 if !matches!(first, Mapped::Virtual(_)) && !matches!(second, Mapped::Virtual(_)) {
@@ -300,7 +334,13 @@ impl Optimizer<'_> {
                         let wanted = self.arg(op.args[1]);
                         match self.constant_of(wanted) {
                             Some(c) if c == class => {}
-                            Some(_) => return Err(self.infeasible(index, op, "a new object of another class")),
+                            Some(_) => {
+                                return Err(self.infeasible(
+                                    index,
+                                    op,
+                                    "a new object of another class",
+                                ))
+                            }
                             None => return Ok(false),
                         }
                     }
@@ -311,14 +351,13 @@ impl Optimizer<'_> {
         Ok(true)
     }
 
-    /// Makes the result of input op `index` (an allocation) a virtual of
-    /// `len` items.
-    fn new_virtual(&mut self, index: usize, op: &Op, len: usize) {
+    /// Makes the result of input op `index` a virtual that `opcode` (with
+    /// output descr `descr`) allocates, of `len` items.
+    fn new_virtual(&mut self, index: usize, opcode: Opcode, descr: Option<DescrId>, len: usize) {
         let k = self.virtuals.objects.len() as u32;
-        let descr = op.descr.map(|d| self.output_descr(d));
         self.virtuals.objects.push(VirtualObject {
             alloc: index,
-            opcode: op.opcode,
+            opcode,
             descr,
             fields: Vec::new(),
             items: vec![None; len],
@@ -328,17 +367,53 @@ impl Optimizer<'_> {
         self.virtuals.of_input[result.0 as usize] = Some(k);
     }
 
+    /// Sets a field of virtual `k`.
+    fn set_virtual_field(&mut self, k: u32, descr: DescrId, value: Mapped) {
+        let fields = &mut self.virtuals.objects[k as usize].fields;
+        match fields.iter_mut().find(|(d, _)| *d == descr) {
+            Some(field) => field.1 = value,
+            None => fields.push((descr, value)),
+        }
+    }
+
+    /// The output descr that the input trace or its namespace has where
+    /// `wanted` holds, for the virtual ref layout.
+    fn descr_where(&mut self, wanted: impl Fn(&Descr) -> bool) -> DescrId {
+        let input = self.input;
+        if let Some(i) = input.descrs.iter().position(&wanted) {
+            return self.output_descr(DescrId(i as u32));
+        }
+        let named = input.namespace.iter().flat_map(|ns| ns.descrs());
+        let found = named.into_iter().find(|d| wanted(d)).cloned();
+        let descr = found.unwrap_or_else(|| {
+            // The layout PyPy prints on 64-bit machines.
+            let layout = VrefLayout::default();
+            let text = [&layout.class, &layout.token, &layout.forced]
+                .into_iter()
+                .find(|t| Descr::parse(t).is_ok_and(|d| wanted(&d)))
+                .expect("the default layout has every part");
+            Descr::parse(text).expect("the default layout parses")
+        });
+        match self.out.descrs.iter().position(|d| *d == descr) {
+            Some(i) => DescrId(i as u32),
+            None => self.out.add_descr(descr),
+        }
+    }
+
     /// The resume data of output guard `out` (its fail arguments and
     /// virtuals copied from the input): arguments forwarded, and those
     /// that are virtual described among its virtuals.
     pub(crate) fn resume_data(&mut self, out: &mut Op) {
         let mut described: HashMap<u32, u32> = HashMap::default();
         let mut virtuals = std::mem::take(&mut out.virtuals);
+        // The input's own virtuals; those described below are appended,
+        // their contents already output values.
+        let copied = virtuals.len();
         let mut fail_args = out.fail_args.take();
         for item in fail_args.iter_mut().flatten() {
             *item = self.resume_item(*item, &mut virtuals, &mut described);
         }
-        for i in 0..virtuals.len() {
+        for i in 0..copied {
             let mut v = std::mem::replace(&mut virtuals[i], placeholder());
             for (_, item) in &mut v.fields {
                 *item = self.resume_item(*item, &mut virtuals, &mut described);

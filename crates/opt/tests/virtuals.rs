@@ -43,7 +43,10 @@ fn twin_refuted(before: &str, expected: &str, from: &str, to: &str) {
     assert!(expected.contains(from), "{from} is not in\n{expected}");
     let twin = expected.replacen(from, to, 1);
     let verdict = verify(&parse(before), &parse(&twin), &mut solver()).unwrap();
-    assert!(matches!(verdict, Verdict::Refuted(_)), "{twin}\ngave {verdict:?}");
+    assert!(
+        matches!(verdict, Verdict::Refuted(_)),
+        "{twin}\ngave {verdict:?}"
+    );
 }
 
 fn without_virtuals() -> Passes {
@@ -122,5 +125,23 @@ fn a_call_and_the_loop_end_force_their_virtual_arguments() {
         p2 = new_array(2, descr=arraydescr)\nsetarrayitem_gc(p2, 0, i0, descr=arraydescr)\n\
         jump(p1, p2)\n";
     optimizes_with(Passes::default(), before, after);
-    twin_refuted(before, after, "setarrayitem_gc(p2, 0,", "setarrayitem_gc(p2, 1,");
+    twin_refuted(
+        before,
+        after,
+        "setarrayitem_gc(p2, 0,",
+        "setarrayitem_gc(p2, 1,",
+    );
+}
+
+#[test]
+fn a_virtual_ref_holds_the_force_token_and_leaves_its_frame_virtual() {
+    // PyPy's meaning: the vref object holds the frame's force token, not
+    // the frame, so the frame stays virtual; virtual_ref_finish clears
+    // the token.
+    let before = "[i0]\np1 = new_with_vtable(descr=nodesize)\np2 = virtual_ref(p1, 0)\n\
+        guard_true(i0) [p2]\nvirtual_ref_finish(p2, NULL)\njump(i0)\n";
+    let after = "[i0]\nr7 = force_token()\nguard_true(i0) [p2] where \
+        p2 = new_with_vtable(descr=vref_descr) {virtualtokendescr=r7}\njump(i0)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "{virtualtokendescr=r7}", "{}");
 }

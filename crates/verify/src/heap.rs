@@ -991,6 +991,48 @@ pub(crate) fn pair(obj: &Term, index: &Term) -> Term {
     obj.bv(Fun::Concat, index)
 }
 
+/// `array[key]`, read through the stores to places surely other than
+/// `key` (another allocation, another constant index): the value stored
+/// at `key` itself where the chain writes it, so that an object read
+/// from a field of an allocation is named as the allocation it is.
+pub(crate) fn read_known(array: &Term, key: &Term, allocated: &dyn Fn(&Term) -> bool) -> Term {
+    stored_at(array, key, allocated).unwrap_or_else(|| array.select(key))
+}
+
+/// The value a chain of stores surely holds at `key`: one stored there,
+/// with only stores to surely other places above it.
+pub(crate) fn stored_at(
+    array: &Term,
+    key: &Term,
+    allocated: &dyn Fn(&Term) -> bool,
+) -> Option<Term> {
+    let mut below = array;
+    while let Term::App(Fun::Store, parts) = below {
+        if parts[1] == *key {
+            return Some(parts[2].clone());
+        }
+        if !surely_apart(&parts[1], key, allocated) {
+            return None;
+        }
+        below = &parts[0];
+    }
+    None
+}
+
+/// Whether two keys surely name different places: different
+/// allocations, or different constant indexes of the same object.
+fn surely_apart(x: &Term, y: &Term, allocated: &dyn Fn(&Term) -> bool) -> bool {
+    let split = |k: &Term| match k {
+        Term::App(Fun::Concat, halves) => (halves[0].clone(), Some(halves[1].clone())),
+        _ => (k.clone(), None),
+    };
+    let ((o1, i1), (o2, i2)) = (split(x), split(y));
+    if o1 != o2 {
+        return allocated(&o1) && allocated(&o2);
+    }
+    matches!((i1, i2), (Some(Term::Bv { value: a, .. }), Some(Term::Bv { value: b, .. })) if a != b)
+}
+
 /// `c` is a character of a string (a byte) or of a unicode string (a
 /// code point), as the interpreter keeps them.
 fn is_char(c: &Term, unicode: bool) -> Term {
@@ -1078,6 +1120,12 @@ impl Memory {
         // refuse).
         let current = self.current(world, solver, &cell)?;
         let visible = self.skip_later_objects(&cell, obj, &current);
+        // A place the trace wrote, with only writes to other places since:
+        // what it wrote (no array reasoning left to the solver).
+        let allocation = |o: &Term| self.allocated_at.contains_key(o);
+        if let Some(value) = stored_at(&visible, &key, &allocation) {
+            return Ok(value);
+        }
         match visible.read_above_lambda(&key) {
             Some(value) => Ok(value),
             None if visible == current => Ok(self.named(world, solver, &cell)?.select(&key)),

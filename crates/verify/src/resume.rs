@@ -144,6 +144,7 @@ pub(crate) fn agree(
         world,
         base,
         sides: [(b, &b_heap), (a, &a_heap)],
+        allocated,
         bound: [HashMap::new(), HashMap::new()],
         paired: [HashMap::new(), HashMap::new()],
         matched: [Vec::new(), Vec::new()],
@@ -185,6 +186,8 @@ struct Compare<'a> {
     base: Term,
     /// Each side's resume data and heap (BEFORE, AFTER).
     sides: [(&'a Resume, &'a [Term]); 2],
+    /// Each side's allocations.
+    allocated: [&'a [Term]; 2],
     /// Each side's virtuals already matched with an object of the other.
     bound: [HashMap<usize, Term>; 2],
     /// Each side's virtuals already matched with a virtual of the other.
@@ -227,6 +230,7 @@ impl Compare<'_> {
         // Allocated by its trace: not null, not from before.
         self.parts.push(self.base.bv(Fun::BvUlt, obj));
         let heap = self.sides[other].1;
+        let allocated = self.allocated[other];
         let (world, base) = (self.world, &self.base);
         let mut fresh_zero = Vec::new();
         let mut read = |cell: &Cell, key: &Term| match world.cell_index(cell) {
@@ -235,7 +239,7 @@ impl Compare<'_> {
                     let fresh = obj.bv(Fun::BvUlt, base).not();
                     fresh_zero.push(fresh.implies(&initial.select(key).eq(&Term::word(0))));
                 }
-                heap[i].select(key)
+                crate::heap::read_known(&heap[i], key, &|o: &Term| allocated.contains(o))
             }
             None => Term::word(0),
         };
@@ -426,9 +430,8 @@ impl Within<'_> {
             if self.named_otherwise.is_empty() {
                 return below.is_some().then(kept);
             }
-            let hit = Term::or_all(
-                (self.named_otherwise.iter()).map(|(o, when)| obj.eq(o).and(when)),
-            );
+            let hit =
+                Term::or_all((self.named_otherwise.iter()).map(|(o, when)| obj.eq(o).and(when)));
             return Some(Term::ite(&hit, &rest(), &kept()));
         }
         Some(Term::ite(&self.hit(&obj), &rest(), &kept()))

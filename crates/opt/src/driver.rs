@@ -260,6 +260,8 @@ pub fn optimize_without(
         opt.map[i] = Some(Arg::Value(v));
     }
     opt.out.input_pos = input.input_pos;
+    // The same names mean the same descrs and constants (the vref layout).
+    opt.out.namespace = input.namespace.clone();
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());
     opt.out.names.reserve(input.ops.len());

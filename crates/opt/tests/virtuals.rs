@@ -144,4 +144,16 @@ fn a_virtual_ref_holds_the_force_token_and_leaves_its_frame_virtual() {
         p2 = new_with_vtable(descr=vref_descr) {virtualtokendescr=r7}\njump(i0)\n";
     optimizes_with(Passes::default(), before, after);
     twin_refuted(before, after, "{virtualtokendescr=r7}", "{}");
+    // Escaped, the vref is built (its token written); the frame is built
+    // where virtual_ref_finish stores it. The output keeps the input's
+    // namespace, so the vref's fields are the same cells in both.
+    let before = "[i1]\np1 = new_with_vtable(descr=nodesize)\np2 = virtual_ref(p1, 7)\n\
+        escape_n(p2)\nvirtual_ref_finish(p2, p1)\ncall_may_force_n(i1, descr=mayforcevirtdescr)\n\
+        guard_not_forced() []\njump(i1)\n";
+    let after = "[i1]\nr9 = force_token()\np2 = new_with_vtable(descr=vref_descr)\n\
+        setfield_gc(p2, r9, descr=virtualtokendescr)\nescape_n(p2)\n\
+        p1 = new_with_vtable(descr=nodesize)\nvirtual_ref_finish(p2, p1)\n\
+        call_may_force_n(i1, descr=mayforcevirtdescr)\nguard_not_forced() []\njump(i1)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "virtual_ref_finish(p2, p1)\n", "");
 }

@@ -991,27 +991,27 @@ pub(crate) fn pair(obj: &Term, index: &Term) -> Term {
     obj.bv(Fun::Concat, index)
 }
 
+/// Which allocation an object term is (equal for the names of one
+/// object), or `None` where it may be any object.
+pub(crate) type Allocation<'a> = dyn Fn(&Term) -> Option<usize> + 'a;
+
 /// `array[key]`, read through the stores to places surely other than
 /// `key` (another allocation, another constant index): the value stored
 /// at `key` itself where the chain writes it, so that an object read
 /// from a field of an allocation is named as the allocation it is.
-pub(crate) fn read_known(array: &Term, key: &Term, allocated: &dyn Fn(&Term) -> bool) -> Term {
-    stored_at(array, key, allocated).unwrap_or_else(|| array.select(key))
+pub(crate) fn read_known(array: &Term, key: &Term, allocation: &Allocation) -> Term {
+    stored_at(array, key, allocation).unwrap_or_else(|| array.select(key))
 }
 
 /// The value a chain of stores surely holds at `key`: one stored there,
 /// with only stores to surely other places above it.
-pub(crate) fn stored_at(
-    array: &Term,
-    key: &Term,
-    allocated: &dyn Fn(&Term) -> bool,
-) -> Option<Term> {
+pub(crate) fn stored_at(array: &Term, key: &Term, allocation: &Allocation) -> Option<Term> {
     let mut below = array;
     while let Term::App(Fun::Store, parts) = below {
         if parts[1] == *key {
             return Some(parts[2].clone());
         }
-        if !surely_apart(&parts[1], key, allocated) {
+        if !surely_apart(&parts[1], key, allocation) {
             return None;
         }
         below = &parts[0];
@@ -1021,14 +1021,14 @@ pub(crate) fn stored_at(
 
 /// Whether two keys surely name different places: different
 /// allocations, or different constant indexes of the same object.
-fn surely_apart(x: &Term, y: &Term, allocated: &dyn Fn(&Term) -> bool) -> bool {
+fn surely_apart(x: &Term, y: &Term, allocation: &Allocation) -> bool {
     let split = |k: &Term| match k {
         Term::App(Fun::Concat, halves) => (halves[0].clone(), Some(halves[1].clone())),
         _ => (k.clone(), None),
     };
     let ((o1, i1), (o2, i2)) = (split(x), split(y));
     if o1 != o2 {
-        return allocated(&o1) && allocated(&o2);
+        return matches!((allocation(&o1), allocation(&o2)), (Some(a), Some(b)) if a != b);
     }
     matches!((i1, i2), (Some(Term::Bv { value: a, .. }), Some(Term::Bv { value: b, .. })) if a != b)
 }
@@ -1122,7 +1122,7 @@ impl Memory {
         let visible = self.skip_later_objects(&cell, obj, &current);
         // A place the trace wrote, with only writes to other places since:
         // what it wrote (no array reasoning left to the solver).
-        let allocation = |o: &Term| self.allocated_at.contains_key(o);
+        let allocation = |o: &Term| self.allocated_at.get(o).copied();
         if let Some(value) = stored_at(&visible, &key, &allocation) {
             return Ok(value);
         }

@@ -239,7 +239,9 @@ impl Compare<'_> {
                     let fresh = obj.bv(Fun::BvUlt, base).not();
                     fresh_zero.push(fresh.implies(&initial.select(key).eq(&Term::word(0))));
                 }
-                crate::heap::read_known(&heap[i], key, &|o: &Term| allocated.contains(o))
+                crate::heap::read_known(&heap[i], key, &|o: &Term| {
+                    allocated.iter().position(|a| a == o)
+                })
             }
             None => Term::word(0),
         };

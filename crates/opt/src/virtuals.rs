@@ -217,29 +217,30 @@ impl Optimizer<'_> {
     pub(crate) fn virtual_op(&mut self, index: usize, op: &Op) -> Result<bool, Infeasible> {
         use Opcode::*;
         let result = self.input.value_of_op(index);
-        let first = match op.args.first() {
-            Some(&a) => self.mapped(a),
-            None => Mapped::Out(Arg::Const(traceopt_ir::ConstId(0))),
-        };
+        let first = op.args.first().map(|&a| self.mapped(a));
         match (op.opcode, first) {
             (New | NewWithVtable, _) => {
                 let descr = op.descr.map(|d| self.output_descr(d));
                 self.new_virtual(index, op.opcode, descr, 0);
             }
-            (NewArray | NewArrayClear, Mapped::Out(len)) => match self.as_int(len) {
+            (NewArray | NewArrayClear, Some(Mapped::Out(len))) => match self.as_int(len) {
                 Some(n) if (0..=MAX_VIRTUAL_ITEMS).contains(&n) => {
                     let descr = op.descr.map(|d| self.output_descr(d));
                     self.new_virtual(index, op.opcode, descr, n as usize);
                 }
                 _ => return Ok(false),
             },
-            (SetfieldGc, Mapped::Virtual(k)) => {
-                let descr = self.output_descr(op.descr.expect("a field write has a descr"));
+            (SetfieldGc, Some(Mapped::Virtual(k))) => {
+                let Some(descr) = op.descr.map(|d| self.output_descr(d)) else {
+                    return Ok(false);
+                };
                 let value = self.mapped(op.args[1]);
                 self.set_virtual_field(k, descr, value);
             }
-            (GetfieldGcI | GetfieldGcR | GetfieldGcF, Mapped::Virtual(k)) => {
-                let descr = self.output_descr(op.descr.expect("a field read has a descr"));
+            (GetfieldGcI | GetfieldGcR | GetfieldGcF, Some(Mapped::Virtual(k))) => {
+                let Some(descr) = op.descr.map(|d| self.output_descr(d)) else {
+                    return Ok(false);
+                };
                 let known = (self.virtuals.objects[k as usize].fields.iter())
                     .find(|(d, _)| *d == descr)
                     .map(|&(_, value)| value);
@@ -249,7 +250,7 @@ impl Optimizer<'_> {
                 };
                 self.bind(result, value);
             }
-            (SetarrayitemGc, Mapped::Virtual(k)) => {
+            (SetarrayitemGc, Some(Mapped::Virtual(k))) => {
                 let Some(i) = self.virtual_index(k, op.args[1]) else {
                     return Ok(false);
                 };
@@ -259,7 +260,7 @@ impl Optimizer<'_> {
             (
                 GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemGcPureI
                 | GetarrayitemGcPureR | GetarrayitemGcPureF,
-                Mapped::Virtual(k),
+                Some(Mapped::Virtual(k)),
             ) => {
                 let Some(i) = self.virtual_index(k, op.args[1]) else {
                     return Ok(false);
@@ -270,29 +271,29 @@ impl Optimizer<'_> {
                 };
                 self.bind(result, value);
             }
-            (ArraylenGc, Mapped::Virtual(k)) => {
+            (ArraylenGc, Some(Mapped::Virtual(k))) => {
                 let len = self.virtuals.objects[k as usize].items.len() as i64;
                 let len = self.int_const(len);
                 self.bind(result, Mapped::Out(len));
             }
-            (SameAsR, Mapped::Virtual(_)) => self.bind(result, first),
+            (SameAsR, Some(object @ Mapped::Virtual(_))) => self.bind(result, object),
             // A virtual ref holds the frame's force token, not the frame
             // (PyPy's virtualize.py): an object of the vref class, itself
             // virtual, whose frame stays virtual.
             (VirtualRef, _) => {
+                let Some([size, token_field, _]) = self.vref_descrs() else {
+                    return Ok(false);
+                };
                 let token = self.emit(Op::new(ForceToken, Vec::new()), None);
-                let layout = self.input.vref_layout();
-                let size = self.descr_where(|d| {
-                    matches!(d.kind, DescrKind::Size(_)) && d.class_name() == &*layout.class
-                });
-                let token_field = self.descr_where(|d| d.text == layout.token);
                 self.new_virtual(index, NewWithVtable, Some(size), 0);
                 let k = self.virtuals.objects.len() - 1;
                 let token = Mapped::Out(Arg::Value(token));
                 self.virtuals.objects[k].fields.push((token_field, token));
             }
-            (VirtualRefFinish, Mapped::Virtual(k)) => {
-                let layout = self.input.vref_layout();
+            (VirtualRefFinish, Some(Mapped::Virtual(k))) => {
+                let Some([_, token_field, forced_field]) = self.vref_descrs() else {
+                    return Ok(false);
+                };
                 let target = self.mapped(op.args[1]);
                 let null = matches!(target, Mapped::Out(a) if self.is_null(a));
                 let nonnull = match target {
@@ -302,15 +303,13 @@ impl Optimizer<'_> {
                 if !null && !nonnull {
                     return Ok(false);
                 }
-                let token_field = self.descr_where(|d| d.text == layout.token);
                 let zero = Mapped::Out(self.null_const());
                 self.set_virtual_field(k, token_field, zero);
                 if nonnull {
-                    let forced_field = self.descr_where(|d| d.text == layout.forced);
                     self.set_virtual_field(k, forced_field, target);
                 }
             }
-            (PtrEq | PtrNe | InstancePtrEq | InstancePtrNe, _) => {
+            (PtrEq | PtrNe | InstancePtrEq | InstancePtrNe, Some(first)) => {
                 let second = self.mapped(op.args[1]);
                 if !matches!(first, Mapped::Virtual(_)) && !matches!(second, Mapped::Virtual(_)) {
                     return Ok(false);
@@ -322,30 +321,28 @@ impl Optimizer<'_> {
                 let truth = self.int_const(i64::from(same == equal));
                 self.bind(result, Mapped::Out(truth));
             }
-            (GuardNonnull | GuardIsnull | GuardClass | GuardNonnullClass, Mapped::Virtual(k)) => {
-                let fails = |reason: &str| self.infeasible(index, op, reason);
-                match op.opcode {
-                    GuardNonnull => {}
-                    GuardIsnull => return Err(fails("its reference is a new object")),
-                    _ => {
-                        let Some(class) = self.virtual_class(k) else {
-                            return Ok(false);
-                        };
-                        let wanted = self.arg(op.args[1]);
-                        match self.constant_of(wanted) {
-                            Some(c) if c == class => {}
-                            Some(_) => {
-                                return Err(self.infeasible(
-                                    index,
-                                    op,
-                                    "a new object of another class",
-                                ))
-                            }
-                            None => return Ok(false),
+            (
+                GuardNonnull | GuardIsnull | GuardClass | GuardNonnullClass,
+                Some(Mapped::Virtual(k)),
+            ) => match op.opcode {
+                GuardNonnull => {}
+                GuardIsnull => {
+                    return Err(self.infeasible(index, op, "its reference is a new object"))
+                }
+                _ => {
+                    let Some(class) = self.virtual_class(k) else {
+                        return Ok(false);
+                    };
+                    let wanted = self.arg(op.args[1]);
+                    match self.constant_of(wanted) {
+                        Some(c) if c == class => {}
+                        Some(_) => {
+                            return Err(self.infeasible(index, op, "a new object of another class"))
                         }
+                        None => return Ok(false),
                     }
                 }
-            }
+            },
             _ => return Ok(false),
         }
         Ok(true)
@@ -376,28 +373,36 @@ impl Optimizer<'_> {
         }
     }
 
-    /// The output descr that the input trace or its namespace has where
-    /// `wanted` holds, for the virtual ref layout.
-    fn descr_where(&mut self, wanted: impl Fn(&Descr) -> bool) -> DescrId {
+    /// The output descrs of the virtual ref layout: the vref class's size
+    /// descr, the token field and the forced field, from the input's
+    /// descrs, its namespace, or the layout PyPy prints.
+    fn vref_descrs(&mut self) -> Option<[DescrId; 3]> {
+        let layout = self.input.vref_layout();
+        let class =
+            |d: &Descr| matches!(d.kind, DescrKind::Size(_)) && *d.class_name() == *layout.class;
+        Some([
+            self.descr_where(class)?,
+            self.descr_where(|d| d.text == layout.token)?,
+            self.descr_where(|d| d.text == layout.forced)?,
+        ])
+    }
+
+    /// The output descr of the first of the input's descrs, its
+    /// namespace's, or the default vref layout's where `wanted` holds.
+    fn descr_where(&mut self, wanted: impl Fn(&Descr) -> bool) -> Option<DescrId> {
         let input = self.input;
         if let Some(i) = input.descrs.iter().position(&wanted) {
-            return self.output_descr(DescrId(i as u32));
+            return Some(self.output_descr(DescrId(i as u32)));
         }
         let named = input.namespace.iter().flat_map(|ns| ns.descrs());
-        let found = named.into_iter().find(|d| wanted(d)).cloned();
-        let descr = found.unwrap_or_else(|| {
-            // The layout PyPy prints on 64-bit machines.
-            let layout = VrefLayout::default();
-            let text = [&layout.class, &layout.token, &layout.forced]
-                .into_iter()
-                .find(|t| Descr::parse(t).is_ok_and(|d| wanted(&d)))
-                .expect("the default layout has every part");
-            Descr::parse(text).expect("the default layout parses")
-        });
-        match self.out.descrs.iter().position(|d| *d == descr) {
+        let pypy = VrefLayout::default();
+        let printed = [pypy.class, pypy.token, pypy.forced].map(|t| Descr::parse(&t).ok());
+        let descr = (named.into_iter().find(|d| wanted(d)).cloned())
+            .or_else(|| printed.into_iter().flatten().find(|d| wanted(d)))?;
+        Some(match self.out.descrs.iter().position(|d| *d == descr) {
             Some(i) => DescrId(i as u32),
             None => self.out.add_descr(descr),
-        }
+        })
     }
 
     /// The resume data of output guard `out` (its fail arguments and

@@ -2,43 +2,11 @@
 //! expected text and proved equivalent to its input by the validator,
 //! guard by guard. Descr names are those of the peer set's namespace.
 
-use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
+mod common;
 
-use traceopt_ir::{parse_trace_with, print_trace, Namespace};
+use common::{optimizes_with, parse, solver, without_virtuals};
 use traceopt_opt::{optimize, Passes};
-use traceopt_smt::Solver;
-use traceopt_verify::{verify_aligned, Verdict};
-
-fn namespace() -> Arc<Namespace> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Arc::new(Namespace::parse(&text, "descrs.txt").unwrap())
-}
-
-/// Optimizes `before` with `passes`, expects `expected` (as printed), and
-/// proves it.
-fn optimizes_with(passes: Passes, before: &str, expected: &str) {
-    let ns = Some(namespace());
-    let input = parse_trace_with(before, "before", ns.clone()).unwrap();
-    let result = optimize(&input, passes).unwrap();
-    let got = print_trace(&result.trace);
-    let want = print_trace(&parse_trace_with(expected, "expected", ns).unwrap());
-    assert_eq!(got, want, "optimizing\n{before}");
-    let mut solver = Solver::start(None, Duration::from_secs(20)).expect("an SMT solver");
-    let verdict = verify_aligned(&input, &result.trace, &result.provenance, &mut solver).unwrap();
-    assert_eq!(verdict, Verdict::Proved, "{before}\ngave\n{got}");
-}
-
-/// Every pass but allocation removal, which would leave the allocations
-/// these tests look at virtual (tests/virtuals.rs).
-fn without_virtuals() -> Passes {
-    Passes {
-        virtuals: false,
-        ..Passes::default()
-    }
-}
+use traceopt_verify::{verify_never_ends, Verdict};
 
 #[test]
 fn unused_loads_and_allocations_are_dead_code() {
@@ -99,17 +67,18 @@ fn known_classes_and_nullness_remove_later_guards() {
 
 #[test]
 fn a_guard_that_must_fail_makes_the_trace_infeasible() {
-    let input = parse_trace_with(
-        "[p0]\np1 = new(descr=ssize)\nguard_isnull(p1) []\njump(p1)\n",
-        "before",
-        Some(namespace()),
-    )
-    .unwrap();
+    let input = parse("[p0]\np1 = new(descr=ssize)\nguard_isnull(p1) []\njump(p1)\n");
     let err = optimize(&input, without_virtuals()).unwrap_err();
     assert!(err.reason.contains("known to be not null"), "{err}");
     // Where the allocation is virtual, it is a new object all the same.
     let err = optimize(&input, Passes::default()).unwrap_err();
     assert!(err.reason.contains("a new object"), "{err}");
+    // The claim is proved; a trace whose guard can pass is not infeasible.
+    let verdict = verify_never_ends(&input, &mut solver()).unwrap();
+    assert_eq!(verdict, Verdict::Proved);
+    let passing = parse("[p0]\np1 = new(descr=ssize)\nguard_nonnull(p1) []\njump(p1)\n");
+    let verdict = verify_never_ends(&passing, &mut solver()).unwrap();
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }
 
 #[test]

@@ -4,57 +4,11 @@
 //! changed) is refuted, and with the pass switched off the allocations
 //! stay. Descr names are those of the peer set's namespace.
 
-use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
+mod common;
 
-use traceopt_ir::{parse_trace_with, print_trace, Namespace, Trace};
+use common::{optimizes_with, parse, twin_refuted, without_virtuals};
+use traceopt_ir::print_trace;
 use traceopt_opt::{optimize, Passes};
-use traceopt_smt::Solver;
-use traceopt_verify::{verify, verify_aligned, Verdict};
-
-fn namespace() -> Arc<Namespace> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Arc::new(Namespace::parse(&text, "descrs.txt").unwrap())
-}
-
-fn parse(text: &str) -> Trace {
-    parse_trace_with(text, "trace", Some(namespace())).unwrap()
-}
-
-fn solver() -> Solver {
-    Solver::start(None, Duration::from_secs(20)).expect("an SMT solver")
-}
-
-/// Optimizes `before` with `passes`, expects `expected` (as printed), and
-/// proves it.
-fn optimizes_with(passes: Passes, before: &str, expected: &str) {
-    let input = parse(before);
-    let result = optimize(&input, passes).unwrap();
-    let got = print_trace(&result.trace);
-    assert_eq!(got, print_trace(&parse(expected)), "optimizing\n{before}");
-    let verdict = verify_aligned(&input, &result.trace, &result.provenance, &mut solver()).unwrap();
-    assert_eq!(verdict, Verdict::Proved, "{before}\ngave\n{got}");
-}
-
-/// `expected` with `from` replaced by `to` is not equivalent to `before`.
-fn twin_refuted(before: &str, expected: &str, from: &str, to: &str) {
-    assert!(expected.contains(from), "{from} is not in\n{expected}");
-    let twin = expected.replacen(from, to, 1);
-    let verdict = verify(&parse(before), &parse(&twin), &mut solver()).unwrap();
-    assert!(
-        matches!(verdict, Verdict::Refuted(_)),
-        "{twin}\ngave {verdict:?}"
-    );
-}
-
-fn without_virtuals() -> Passes {
-    Passes {
-        virtuals: false,
-        ..Passes::default()
-    }
-}
 
 #[test]
 fn an_object_that_never_escapes_is_never_allocated() {

@@ -41,6 +41,7 @@ use std::sync::Arc;
 
 use traceopt_interp::{Heap, HeapObject, ObjId, Val};
 
+use crate::reach::{Seen, Sight};
 use crate::strings::{encode_helper, Helper};
 use traceopt_ir::{
     Descr, DescrKind, FieldValue, Flags, HeapSet, NamedConst, Namespace, Opcode, Type, VrefLayout,
@@ -87,7 +88,7 @@ impl Cell {
     }
 
     /// The sort of its keys.
-    fn sort_index(&self) -> Sort {
+    pub(crate) fn sort_index(&self) -> Sort {
         match self.sort() {
             Sort::Array { index, .. } => Sort::Bv(index),
             other => other,
@@ -867,11 +868,11 @@ pub(crate) struct Memory {
     /// The long copies made so far (`copy`): the cell, the source, and the
     /// source's and the target's start.
     copies: Vec<(Cell, [Term; 3])>,
-    /// The objects this trace has allocated so far, and those of them no
-    /// call can reach (`reach.rs`: private, or stored only after every
-    /// call), whose contents calls do not observe.
+    /// The objects this trace has allocated so far.
     pub allocated: Vec<Term>,
-    pub unseen_by_calls: Vec<Term>,
+    /// What the next call can see of the fresh objects (`reach.rs`): it
+    /// neither observes nor writes the others.
+    pub sight_of_call: Option<Sight>,
     /// A `guard_exception` has taken the last call's exception.
     exception_taken: bool,
     /// The trace's layout of virtual refs.
@@ -931,7 +932,7 @@ pub(crate) struct Effect {
     /// Facts true of every run (assumed).
     pub lemmas: Vec<Term>,
     /// An observation point: what must agree between the two traces.
-    pub observed: Option<Vec<Term>>,
+    pub observed: Option<Vec<Seen>>,
 }
 
 /// A heap place: a kind of cell, the object, the key in the cell's array
@@ -1398,6 +1399,12 @@ impl Memory {
         }
     }
 
+    /// The array the last call left for `cell`, if it wrote it.
+    pub fn left_by_call(&self, cell: &Cell) -> Option<&Term> {
+        let (k, after) = self.written_by_call.get(cell)?;
+        (*k == self.calls).then_some(after)
+    }
+
     /// A call that may do anything its effect info allows: observed,
     /// then its result and its writes are the k-th call's unknowns.
     fn call(
@@ -1412,27 +1419,23 @@ impl Memory {
         // lets it read or write (PyPy's read set leaves out what the call
         // also writes), and classes, lengths and strings, which never
         // change; but not the objects it cannot reach.
-        let mut observed = args.to_vec();
+        let mut observed: Vec<Seen> = args.iter().map(Seen::word).collect();
         let info = descr.and_then(Descr::as_call);
         let (reads, writes) = (info.map(|c| &c.reads), info.map(|c| &c.writes));
         let touches = |set: Option<&HeapSet>, cell: &Cell| {
             set.map_or(true, |s| s.may_touch(cell.descr_name()))
         };
         let cells: Vec<Cell> = world.cells.clone();
-        let unseen: Vec<(Term, Term)> = (self.unseen_by_calls.iter())
-            .map(|o| (o.clone(), Term::Bool(true)))
-            .collect();
-        for (cell, array) in cells.iter().zip(self.snapshot(world, solver)?) {
+        let sight = self.sight_of_call.clone();
+        let before = self.snapshot(world, solver)?;
+        for (cell, array) in cells.iter().zip(&before) {
             if cell.immutable() || touches(reads, cell) || touches(writes, cell) {
                 let initial = world.initial(solver, cell)?;
-                let wide = crate::resume::wide_keys(cell);
-                observed.push(crate::resume::without(
-                    &array,
-                    &unseen,
-                    &self.allocated,
-                    wide,
-                    &initial,
-                ));
+                let key = world.any_key(solver, cell)?;
+                observed.push(match &sight {
+                    Some(sight) => sight.seen(array, &initial, cell, &key),
+                    None => Seen::whole(array, &key),
+                });
             }
         }
         self.calls += 1;
@@ -1441,10 +1444,15 @@ impl Memory {
         let unchanged: Vec<bool> = (cells.iter())
             .map(|c| c.immutable() || world.unchanged_by_calls.contains(c))
             .collect();
-        for (cell, _) in cells.iter().zip(unchanged).filter(|(_, same)| !same) {
+        for ((cell, old), _) in (cells.iter().zip(&before).zip(unchanged)).filter(|(_, same)| !same)
+        {
             if touches(writes, cell) {
                 let after = world.after_call(solver, cell, k)?;
-                self.arrays.insert(cell.clone(), after.clone());
+                let kept = match &sight {
+                    Some(sight) => sight.keep(old, &after, cell),
+                    None => after.clone(),
+                };
+                self.arrays.insert(cell.clone(), kept);
                 self.written_by_call.insert(cell.clone(), (k, after));
             }
         }

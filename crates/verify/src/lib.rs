@@ -42,7 +42,9 @@ use traceopt_interp::{
     Alike, Call, CallOutcome, DefaultEnv, Env, Fault, Heap, InterpError, Limits, ObjId,
     Outcome as Ended, Run, Val, STRING_HELPERS,
 };
-use traceopt_ir::{Arg, Const, Descr, Namespace, Opcode, PureResult, Trace, Type, ValueId};
+use traceopt_ir::{
+    Arg, Const, Descr, Flags, Namespace, Op, Opcode, PureResult, Trace, Type, ValueId,
+};
 use traceopt_smt::encode::{encode, power_of_two_quotient, py_division_oopspec, truthy};
 
 mod bridge;
@@ -51,7 +53,7 @@ mod heap;
 mod pairing;
 mod reach;
 mod strings;
-use reach::{allocates, Reach, Site, Unreached};
+use reach::{allocates, Seen, Sight, Site, Unreached};
 mod resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
@@ -113,27 +115,26 @@ pub enum Verdict {
 }
 
 /// What one trace does, as terms.
-struct Side {
+struct Side<'t> {
     pass: Term,
     /// Each partial op's "defined if", given that the op is reached.
     defined: Vec<Term>,
     end: Option<(Opcode, Vec<Term>)>,
-    escapes: Vec<Vec<Term>>,
+    escapes: Vec<Vec<Seen>>,
     /// Facts true of all inputs that help the solver (see `Encoded::lemma`).
     lemmas: Vec<Term>,
     guards: Vec<Guard>,
     /// The heap at the end.
     memory: Memory,
-    /// How each value id is reached after the end (`reach.rs`), the
-    /// stores that may keep a fresh object reached, and the stored
-    /// objects with a store not among them.
-    reach: Vec<Option<Reach>>,
-    sites: Vec<Site>,
-    unsited: Vec<usize>,
+    trace: &'t Trace,
     /// Every value's term.
     values: Vec<Option<Term>>,
     /// Every object the trace allocates.
     allocated: Vec<Term>,
+    /// Whether a call may have seen each fresh object (`reach.rs`).
+    seen: Vec<Term>,
+    /// The prefix of the side's names.
+    prefix: &'static str,
 }
 
 /// A guard: its op, its condition, and the condition of reaching it.
@@ -147,7 +148,8 @@ struct Guard {
     resume: Option<Resume>,
     /// The objects nothing can reach when it fails (none is in resume
     /// data, and no store so far holds one).
-    private: Vec<Term>,
+    /// What the interpreter that resumes can see of the fresh objects.
+    sight: Sight,
 }
 
 /// Proves `after` equivalent to `before` (end-to-end), or refutes it.
@@ -604,7 +606,7 @@ fn check_once(
         let same_escapes = if b.escapes.len() == a.escapes.len() {
             Term::and_all(b.escapes.iter().zip(&a.escapes).flat_map(|(x, y)| {
                 let same_len = Term::Bool(x.len() == y.len());
-                std::iter::once(same_len).chain(x.iter().zip(y).map(|(p, q)| same(p, q)))
+                std::iter::once(same_len).chain(x.iter().zip(y).map(|(p, q)| same_seen(p, q)))
             }))
         } else {
             Term::Bool(false)
@@ -613,30 +615,30 @@ fn check_once(
         // kind of cell either one touches.
         let b_heap = b.memory.snapshot(&mut world, solver)?;
         let a_heap = a.memory.snapshot(&mut world, solver)?;
-        let base = world.base(solver)?;
-        let slots = world.slots.as_ref().map_or(0, |(count, _)| *count);
         let cells = world.cells().to_vec();
-        let unreached = |side: &Side, end: &[Term]| {
-            Unreached {
-                reach: &side.reach,
-                sites: &side.sites,
-                unsited: &side.unsited,
-                values: &side.values,
-                end,
-                cells: &cells,
-                base: base.clone(),
-                slots,
-            }
-            .hidden()
+        let mut in_sight = |side: &mut Side| {
+            let values = side.values.clone();
+            let end = Point {
+                trace: side.trace,
+                end: side.trace.ops.len(),
+                failing: false,
+                values: &values,
+                seen: &side.seen,
+                name: format!("{}_reached", side.prefix),
+            };
+            Ok::<_, VerifyError>(
+                end.unreached(&mut side.memory, &mut shared, &mut world, solver)?
+                    .0,
+            )
         };
-        let (b_hidden, a_hidden) = (unreached(&b, &b_heap), unreached(&a, &a_heap));
+        let (b_sight, a_sight) = (in_sight(&mut b)?, in_sight(&mut a)?);
         let mut same_heap = Vec::new();
         for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(&cells) {
-            let wide = resume::wide_keys(cell);
             let initial = world.initial_array(cell).expect("a cell of the snapshot");
-            let x = resume::without(x, &b_hidden, &b.allocated, wide, &initial);
-            let y = resume::without(y, &a_hidden, &a.allocated, wide, &initial);
-            same_heap.push(same_array(&x, &y, &world.any_key(solver, cell)?));
+            let key = world.any_key(solver, cell)?;
+            let x = b_sight.seen(x, &initial, cell, &key);
+            let y = a_sight.seen(y, &initial, cell, &key);
+            same_heap.push(same_seen(&x, &y));
         }
         let same_heap = Term::and_all(same_heap);
         for given in pure_results {
@@ -681,9 +683,9 @@ fn check_once(
             let (g, m) = (&b.guards[g], &a.guards[m]);
             if let (Some(x), Some(y)) = (&g.resume, &m.resume) {
                 let both_fail = Term::and_all([g.reached.clone(), m.reached.clone(), g.cond.not()]);
-                let private = [g.private.as_slice(), m.private.as_slice()];
+                let sights = [&g.sight, &m.sight];
                 let allocated = [b.allocated.as_slice(), a.allocated.as_slice()];
-                let agree = resume::agree(x, y, private, allocated, &mut world, solver)?;
+                let agree = resume::agree(x, y, sights, allocated, &mut world, solver)?;
                 resumes.push(both_fail.implies(&agree));
             }
         }
@@ -734,17 +736,22 @@ fn check_once(
                 };
                 start.pure_results = pure_results.to_vec();
                 let difference = match (replay(before, after, &start, &failing_pairs), alignment) {
-                (Some(difference), _) if what.is_empty() => difference,
-                (Some(difference), _) => format!("{what}: {difference}"),
-                // A broken alignment refutes the aligned form even when the
-                // two runs end alike on these inputs.
-                (None, true) => format!("{what} (the two runs end alike on these inputs)"),
-                (None, false) => {
-                    return Ok(Verdict::Unreplayed(format!(
-                        "the solver's counterexample {values:?} does not replay in the interpreter (a meaning the validator gives an op that the interpreter does not, an encoding bug, or a solver that lies)"
-                    )))
-                }
-            };
+                    (Some(difference), _) if what.is_empty() => difference,
+                    (Some(difference), _) => format!("{what}: {difference}"),
+                    // A broken alignment refutes the aligned form even when the
+                    // two runs end alike on these inputs.
+                    (None, true) => format!("{what} (the two runs end alike on these inputs)"),
+                    (None, false) => {
+                        let claim = if what.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({what})")
+                        };
+                        return Ok(Verdict::Unreplayed(format!(
+                        "the solver's counterexample{claim} {values:?} does not replay in the interpreter (a meaning the validator gives an op that the interpreter does not, an encoding bug, or a solver that lies)"
+                    )));
+                    }
+                };
                 if let Some(helpers) = helper_calls_differ(before, after) {
                     return Ok(Verdict::Unknown(format!(
                     "the traces call helpers PyPy knows the meaning of differently ({helpers}); the validator takes a call as any function, so its counterexample ({difference}) may be no run of the real helpers"
@@ -811,14 +818,11 @@ fn same(x: &Term, y: &Term) -> Term {
     }
 }
 
-/// `x == y` for two versions of a heap array. Where both are the same
-/// stores, at the same keys in the same order, onto the same array, it is
-/// enough that the stored values are equal: far easier for the solver
-/// than extensionality, with every key a possible alias of every other.
-/// Otherwise, equal reads at `any_key` (`World::any_key`): a goal, never
-/// a fact.
-fn same_array(x: &Term, y: &Term, any_key: &Term) -> Term {
-    let (mut a, mut b) = (x, y);
+/// Two traces' views of a kind of cell (or of a word) agree: the same
+/// stores onto the same array, values included, or else the same at the
+/// comparison's key.
+fn same_seen(x: &Seen, y: &Seen) -> Term {
+    let (mut a, mut b) = (&x.stores, &y.stores);
     let mut values = Vec::new();
     loop {
         match (a, b) {
@@ -826,8 +830,15 @@ fn same_array(x: &Term, y: &Term, any_key: &Term) -> Term {
                 values.push(same(&p[2], &q[2]));
                 (a, b) = (&p[0], &q[0]);
             }
-            _ if shallow_eq(a, b) => return Term::and_all(values),
-            _ => return same(&x.read(any_key), &y.read(any_key)),
+            // Equal stored values are enough, and far easier for the
+            // solver than the key, with every key a possible alias.
+            _ if shallow_eq(a, b) => {
+                return match Term::and_all(values) {
+                    Term::Bool(true) => Term::Bool(true),
+                    values => values.or(&same(&x.at_key, &y.at_key)),
+                }
+            }
+            _ => return same(&x.at_key, &y.at_key),
         }
     }
 }
@@ -1001,19 +1012,19 @@ impl Shared {
 
 /// Encodes one trace into the solver under the name prefix `p`, its
 /// allocations in `slots` (in order from 1 where empty).
-fn encode_side(
-    trace: &Trace,
+fn encode_side<'t>(
+    trace: &'t Trace,
     side: &'static str,
-    p: &str,
+    p: &'static str,
     slots: &[u32],
     shared: &mut Shared,
     world: &mut World,
     solver: &mut Solver,
-) -> Result<Side, VerifyError> {
+) -> Result<Side<'t>, VerifyError> {
     let mut memory = Memory::default();
     memory.slots = slots.to_vec();
     memory.vref = trace.vref_layout();
-    let (reach, stores) = reach::reach(trace, false, trace.ops.len());
+    let (reach, _) = reach::reach(trace, false, trace.ops.len());
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
     let mut escaped = 0;
@@ -1028,8 +1039,24 @@ fn encode_side(
     let mut guards = Vec::new();
     let mut lemmas = Vec::new();
     memory.inputs_made(&values);
+    let mut seen = Vec::new();
+    let mut call_sites = Vec::new();
     for (index, op) in trace.ops.iter().enumerate() {
         memory.now = index + 1;
+        if observes_heap(trace, op) && world.slots.as_ref().is_some_and(|(count, _)| *count > 0) {
+            // The fresh objects this call cannot see, and those it may
+            // keep from now on.
+            let call = Point {
+                trace,
+                end: index + 1,
+                failing: false,
+                values: &values,
+                seen: &seen,
+                name: format!("{p}_seen{index}"),
+            };
+            let (sight, reached, sites) = call.unreached(&mut memory, shared, world, solver)?;
+            (memory.sight_of_call, seen, call_sites) = (Some(sight), reached, sites);
+        }
         let line = trace.op_pos.get(index).map_or(0, |p| p.line);
         let unsupported = |what: String| VerifyError::Unsupported { side, line, what };
         let mut args = Vec::with_capacity(op.args.len());
@@ -1067,7 +1094,7 @@ fn encode_side(
             Opcode::EscapeI | Opcode::EscapeR | Opcode::EscapeF | Opcode::EscapeN => {
                 let k = escaped;
                 escaped += 1;
-                escapes.push(args);
+                escapes.push(args.iter().map(Seen::word).collect());
                 if op.opcode != Opcode::EscapeN {
                     let value = Term::var(&format!("esc{k}"));
                     if op.opcode == Opcode::EscapeR {
@@ -1129,6 +1156,22 @@ fn encode_side(
                 }
             },
         };
+        // A call cannot leave an object it cannot see where it was stored.
+        if let Some(sight) = &memory.sight_of_call {
+            for site in call_sites.drain(..) {
+                let (Some(obj), Some(after)) =
+                    (&values[site.value], memory.left_by_call(&site.cell))
+                else {
+                    continue;
+                };
+                lemmas.push(
+                    sight
+                        .hides(obj)
+                        .implies(&after.select(&site.key).eq(obj).not()),
+                );
+            }
+        }
+        memory.sight_of_call = None;
         if let Some(cond) = guard {
             let name = format!("{p}_guard{}", guards.len());
             let next = shared.define(solver, name, Sort::Bool, pass.and(&cond))?;
@@ -1142,12 +1185,22 @@ fn encode_side(
             }
             let word = |arg: Arg| words.iter().find(|(a, _)| *a == arg)?.1.clone();
             let resume = Resume::at(trace, op, &memory, world, solver, word)?;
+            // What the resumed interpreter can reach.
+            let failing = Point {
+                trace,
+                end: index + 1,
+                failing: true,
+                values: &values,
+                seen: &seen,
+                name: format!("{p}_resumed{index}"),
+            };
+            let sight = failing.unreached(&mut memory, shared, world, solver)?.0;
             guards.push(Guard {
                 op_index: index,
                 cond,
                 reached: pass,
                 resume,
-                private: Vec::new(),
+                sight,
             });
             pass = next;
         }
@@ -1161,11 +1214,8 @@ fn encode_side(
             let term = value.clone();
             let value = shared.define(solver, name, Sort::Bv(64), value)?;
             memory.name_value(&value, &term);
-            if let Some(how) = reach[id] {
+            if reach[id].is_some() {
                 memory.allocated.push(value.clone());
-                if how != Reach::Escaped {
-                    memory.unseen_by_calls.push(value.clone());
-                }
             }
             values[id] = Some(value);
         }
@@ -1181,17 +1231,105 @@ fn encode_side(
             .map(|i| trace.inputs.len() + i)
             .collect(),
     );
-    // Those nothing can reach when each guard fails.
-    for guard in &mut guards {
-        let (at_guard, _) = reach::reach(trace, true, guard.op_index + 1);
-        guard.private = terms(
-            (0..at_guard.len())
-                .filter(|&v| at_guard[v] == Some(Reach::Private))
-                .collect(),
-        );
+    Ok(Side {
+        pass,
+        defined,
+        end,
+        escapes,
+        lemmas,
+        guards,
+        memory,
+        trace,
+        values,
+        allocated,
+        seen,
+        prefix: p,
+    })
+}
+
+/// A point of a trace: after its first `end` ops, where the last one, a
+/// guard, fails (`failing`) or not.
+struct Point<'a> {
+    trace: &'a Trace,
+    end: usize,
+    failing: bool,
+    /// The trace's value terms so far.
+    values: &'a [Option<Term>],
+    /// Whether a call before the point may have seen each fresh object.
+    seen: &'a [Term],
+    /// The prefix of the names of the conditions.
+    name: String,
+}
+
+impl Point<'_> {
+    /// What the outside can see of the fresh objects at the point
+    /// (`memory`); where each value, if a fresh object, may be reached;
+    /// and the stores that may keep them.
+    fn unreached(
+        &self,
+        memory: &mut Memory,
+        shared: &mut Shared,
+        world: &mut World,
+        solver: &mut Solver,
+    ) -> Result<(Sight, Vec<Term>, Vec<Site>), VerifyError> {
+        let (reach, stores) = reach::reach(self.trace, self.failing, self.end);
+        let (sites, unsited) = sites_of(self.trace, &stores, self.values, world, solver)?;
+        let heap = memory.snapshot(world, solver)?;
+        let cells = world.cells().to_vec();
+        let unreached = Unreached {
+            reach: &reach,
+            sites: &sites,
+            unsited: &unsited,
+            values: self.values,
+            heap: &heap,
+            cells: &cells,
+            base: world.base(solver)?,
+            slots: world.slots.as_ref().map_or(0, |(count, _)| *count),
+        };
+        let mut k = 0;
+        let reached = unreached.reached(self.seen, &mut |term| {
+            k += 1;
+            shared.define(solver, format!("{}_{k}", self.name), Sort::Bool, term)
+        })?;
+        // Each object by its name and by the term it names (a store as it
+        // is allocated uses the latter).
+        let mut objects = Vec::new();
+        for v in (0..reach.len()).filter(|&v| reach[v].is_some()) {
+            if let Some(name) = self.values.get(v).cloned().flatten() {
+                let term = shared.term(&name).clone();
+                if term != name {
+                    objects.push((term, reached[v].clone()));
+                }
+                objects.push((name, reached[v].clone()));
+            }
+        }
+        let sight = Sight {
+            base: unreached.base.clone(),
+            slots: unreached.slots,
+            reached: objects,
+            also_hidden: Vec::new(),
+        };
+        Ok((sight, reached, sites))
     }
+}
+
+/// Whether `op` is a call that sees the heap (`Effect::observed`).
+fn observes_heap(trace: &Trace, op: &Op) -> bool {
+    op.opcode.has(Flags::CALL) && !op.opcode.has(Flags::PURE) && reach::helper(trace, op).is_none()
+}
+
+/// The stores of fresh objects as terms (`values` the trace's value
+/// terms so far), and the objects stored where the validator has no
+/// terms for the place.
+fn sites_of(
+    trace: &Trace,
+    stores: &[reach::Store],
+    values: &[Option<Term>],
+    world: &mut World,
+    solver: &mut Solver,
+) -> Result<(Vec<Site>, Vec<usize>), VerifyError> {
     let (mut sites, mut unsited) = (Vec::new(), Vec::new());
-    for store in &stores {
+    for store in stores {
         let mut word = |arg: Arg| -> Result<Option<Term>, VerifyError> {
             Ok(match arg {
                 Arg::Value(v) => values.get(v.0 as usize).cloned().flatten(),
@@ -1206,20 +1344,7 @@ fn encode_side(
             _ => unsited.push(store.value),
         }
     }
-    Ok(Side {
-        pass,
-        defined,
-        end,
-        escapes,
-        lemmas,
-        guards,
-        memory,
-        reach,
-        sites,
-        unsited,
-        values,
-        allocated,
-    })
+    Ok((sites, unsited))
 }
 
 /// Whether `trace` takes or makes references, or has an op the integer

@@ -5,16 +5,21 @@
 //! object a trace allocates is
 //!
 //! - *escaped* where the trace hands it out: an output, an escape, a call
-//!   argument, a fail argument (at guards), or a store into an escaped
-//!   object (or one from before) that a later call could see;
+//!   argument or a fail argument (at guards);
 //! - *private* where every use reads or writes it in place, compares it,
 //!   or stores it into private objects: nothing can reach it;
 //! - *stored* otherwise: it is reached only through the cells it was
-//!   stored in, and only if, at the end, one of them still holds it and
-//!   its owner is reached (`live`): a node stored into an input's field
-//!   and overwritten later is not.
+//!   stored in, and only where one of them still holds it and its owner
+//!   is reached: a node stored into an input's field and overwritten
+//!   later is not. A call that could reach it then (`Unreached::reached`
+//!   at the call) may keep it, so from that call on it counts as reached.
+//!
+//! A reference read from the heap may be any object stored before into a
+//! cell of its kind: where such a read escapes or is stored, so are they.
 
-use traceopt_ir::{Arg, Flags, Op, Opcode, Trace};
+use std::collections::HashMap;
+
+use traceopt_ir::{Arg, Flags, Op, Opcode, Trace, Type};
 use traceopt_smt::{Fun, Term};
 
 use crate::heap::{cell_of, pair, Cell};
@@ -35,8 +40,6 @@ pub(crate) struct Store {
     /// The owner, and the constant-or-value index of an item.
     pub owner: Arg,
     pub index: Option<Arg>,
-    /// A later call could see the cell, if it reaches the owner.
-    pub seen_by_call: bool,
 }
 
 /// Whether `op` of `trace` allocates an object (one the comparison may
@@ -56,11 +59,10 @@ pub(crate) fn helper(trace: &Trace, op: &Op) -> Option<Helper> {
 }
 
 /// How each value id of `trace` is reached after its first `end` ops,
-/// `None` for what is not an allocation among them. With `resume`, at the
-/// guard that ends them: an object in resume data is escaped, and a stored
-/// one counts as reached (resume comparisons leave out only private
-/// objects).
-pub(crate) fn reach(trace: &Trace, resume: bool, end: usize) -> (Vec<Option<Reach>>, Vec<Store>) {
+/// `None` for what is not an allocation among them, and the stores of
+/// fresh objects among them. With `failing`, the last of them is a guard
+/// that fails: its fail arguments escape.
+pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Reach>>, Vec<Store>) {
     use Opcode::*;
     let first = trace.inputs.len();
     let ops = &trace.ops[..end];
@@ -70,16 +72,39 @@ pub(crate) fn reach(trace: &Trace, resume: bool, end: usize) -> (Vec<Option<Reac
                 .then_some(Reach::Private)
         })
         .collect();
-    let last_call = ops.iter().rposition(|o| o.opcode.has(Flags::CALL));
-    let escape = |reach: &mut Vec<Option<Reach>>, arg: &Arg| {
+    // The fresh objects each value may be: an allocation is itself, a
+    // reference read is any object stored before into a cell of its kind
+    // (into any cell, for a load without a descr).
+    let mut may_be: Vec<Vec<usize>> = (0..reach.len())
+        .map(|v| {
+            if reach[v].is_some() {
+                vec![v]
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let mut in_cell: HashMap<Cell, Vec<usize>> = HashMap::new();
+    let mut in_any_cell: Vec<usize> = Vec::new();
+    let escape = |reach: &mut Vec<Option<Reach>>, may_be: &[Vec<usize>], arg: &Arg| {
         if let Arg::Value(v) = arg {
-            if reach[v.0 as usize].is_some() {
-                reach[v.0 as usize] = Some(Reach::Escaped);
+            for &o in &may_be[v.0 as usize] {
+                reach[o] = Some(Reach::Escaped);
             }
         }
     };
     let mut stores = Vec::new();
     for (index, op) in ops.iter().enumerate() {
+        let descr = op.descr.map(|d| trace.descr(d));
+        if op.opcode.result_type() == Type::Ref
+            && op.opcode.has(Flags::READ)
+            && !op.opcode.has(Flags::CALL)
+        {
+            may_be[first + index] = match cell_of(op.opcode, descr) {
+                Some(cell) => in_cell.get(&cell).cloned().unwrap_or_default(),
+                None => in_any_cell.clone(),
+            };
+        }
         // A store's value is reachable from its object.
         let (value_at, index_at) = match op.opcode {
             SetfieldGc => (Some(1), None),
@@ -88,24 +113,24 @@ pub(crate) fn reach(trace: &Trace, resume: bool, end: usize) -> (Vec<Option<Reac
             _ => (None, None),
         };
         if let Some(Arg::Value(v)) = value_at.and_then(|k| op.args.get(k)) {
-            if reach[v.0 as usize].is_some() {
-                let descr = op.descr.map(|d| trace.descr(d));
-                // A later call could see the cell and take the object.
-                let seen_by_call = last_call.is_some_and(|c| c >= index);
-                let cell = match op.opcode {
-                    VirtualRefFinish => Some(Cell::Field(trace.vref_layout().forced)),
-                    _ => cell_of(op.opcode, descr),
-                };
-                match cell {
-                    Some(cell) => stores.push(Store {
-                        value: v.0 as usize,
-                        cell,
-                        owner: op.args[0],
-                        index: index_at.map(|k| op.args[k]),
-                        seen_by_call,
-                    }),
-                    _ => escape(&mut reach, &op.args[value_at.unwrap()]),
+            let cell = match op.opcode {
+                VirtualRefFinish => Some(Cell::Field(trace.vref_layout().forced)),
+                _ => cell_of(op.opcode, descr),
+            };
+            match cell {
+                Some(cell) => {
+                    for &o in &may_be[v.0 as usize] {
+                        stores.push(Store {
+                            value: o,
+                            cell: cell.clone(),
+                            owner: op.args[0],
+                            index: index_at.map(|k| op.args[k]),
+                        });
+                        in_cell.entry(cell.clone()).or_default().push(o);
+                        in_any_cell.push(o);
+                    }
                 }
+                None => escape(&mut reach, &may_be, &op.args[value_at.unwrap()]),
             }
         }
         // Which argument positions only use the object in place (a
@@ -133,11 +158,11 @@ pub(crate) fn reach(trace: &Trace, resume: bool, end: usize) -> (Vec<Option<Reac
         };
         for (k, arg) in op.args.iter().enumerate() {
             if !in_place(k) {
-                escape(&mut reach, arg);
+                escape(&mut reach, &may_be, arg);
             }
         }
-        for arg in op.resume_args().filter(|_| resume) {
-            escape(&mut reach, &arg);
+        for arg in op.resume_args().filter(|_| failing && index + 1 == end) {
+            escape(&mut reach, &may_be, &arg);
         }
     }
     // Stored into an object that is not private (or not fresh), an object
@@ -150,19 +175,8 @@ pub(crate) fn reach(trace: &Trace, resume: bool, end: usize) -> (Vec<Option<Reac
                 Arg::Value(c) => reach[c.0 as usize].unwrap_or(Reach::Escaped),
                 Arg::Const(_) => Reach::Escaped,
             };
-            // A later call may take it from an owner that escapes.
-            if store.seen_by_call
-                && into == Reach::Escaped
-                && reach[store.value].is_some_and(|r| r != Reach::Escaped)
-            {
-                reach[store.value] = Some(Reach::Escaped);
-                changed = true;
-            } else if into != Reach::Private && reach[store.value] == Some(Reach::Private) {
-                reach[store.value] = Some(if resume {
-                    Reach::Escaped
-                } else {
-                    Reach::Stored
-                });
+            if into != Reach::Private && reach[store.value] == Some(Reach::Private) {
+                reach[store.value] = Some(Reach::Stored);
                 changed = true;
             }
         }
@@ -197,57 +211,89 @@ impl Store {
     }
 }
 
-/// The fresh objects whose contents the end comparison leaves out, each
-/// with the condition under which it does: private ones always, stored
-/// ones where nothing reaches them at the end. `values` are the trace's
-/// value terms, `end` its heap at the end (`cells` in snapshot order);
-/// objects from before are below `base`, and those calls make past
-/// `base + slots`. A stored object with a store the validator has no
-/// terms for (in `unsited`) is always compared.
+/// Which fresh objects something outside the trace can reach at a point
+/// (a call, or the end), each under a condition: escaped ones always,
+/// private ones never, stored ones where a call saw them before (`seen`)
+/// or a store still holds them in an owner that is reached. `values` are
+/// the trace's value terms, `heap` its heap at that point (`cells` in
+/// snapshot order); objects from before are below `base`, and those
+/// calls make past `base + slots`. A stored object with a store the
+/// validator has no terms for (in `unsited`) always counts as reached.
 pub(crate) struct Unreached<'a> {
     pub reach: &'a [Option<Reach>],
     pub sites: &'a [Site],
     pub unsited: &'a [usize],
     pub values: &'a [Option<Term>],
-    pub end: &'a [Term],
+    pub heap: &'a [Term],
     pub cells: &'a [Cell],
     pub base: Term,
     pub slots: u32,
 }
 
 impl Unreached<'_> {
-    pub fn hidden(&self) -> Vec<(Term, Term)> {
+    /// Whether each value id, if it is a fresh object, is reached (false
+    /// for the others); `name` names each condition, so that chains of
+    /// stores stay small.
+    pub fn reached<E>(
+        &self,
+        seen: &[Term],
+        name: &mut impl FnMut(Term) -> Result<Term, E>,
+    ) -> Result<Vec<Term>, E> {
+        let seen_by_call = |v: usize| seen.get(v).cloned().unwrap_or(Term::Bool(false));
+        let mut reached: Vec<Term> = (self.reach.iter().enumerate())
+            .map(|(v, r)| match r {
+                Some(Reach::Escaped) => Term::Bool(true),
+                Some(Reach::Stored) => seen_by_call(v),
+                _ => Term::Bool(false),
+            })
+            .collect();
         let stored: Vec<usize> = (0..self.reach.len())
             .filter(|&v| self.reach[v] == Some(Reach::Stored))
             .collect();
-        // live[v]: whether stored object v is reached at the end; each
-        // round follows one more store.
-        let mut live: Vec<Term> = vec![Term::Bool(false); self.reach.len()];
-        for _ in 0..stored.len() {
-            let next: Vec<(usize, Term)> = (stored.iter())
-                .map(|&v| (v, self.reached_through_stores(v, &live)))
-                .collect();
+        // Each round follows one more store.
+        for _ in 0..self.rounds(&stored) {
+            let mut next = Vec::with_capacity(stored.len());
+            for &v in &stored {
+                let term = seen_by_call(v).or(&self.reached_through_stores(v, &reached));
+                next.push((v, name(term)?));
+            }
             for (v, term) in next {
-                live[v] = term;
+                reached[v] = term;
             }
         }
-        let mut hidden = Vec::new();
-        for (v, reach) in self.reach.iter().enumerate() {
-            let Some(obj) = self.values.get(v).cloned().flatten() else {
-                continue;
-            };
-            match reach {
-                Some(Reach::Private) => hidden.push((obj, Term::Bool(true))),
-                Some(Reach::Stored) => hidden.push((obj, live[v].not())),
-                _ => {}
-            }
-        }
-        hidden
+        Ok(reached)
     }
 
-    /// Some store of `v` still holds it at the end, in an owner that is
-    /// reached (`live` for the stored objects so far).
-    fn reached_through_stores(&self, v: usize, live: &[Term]) -> Term {
+    /// How many rounds `reached` needs: the longest chain of stored
+    /// objects stored in one another (all of them, where there is a cycle
+    /// or an owner that may be any object).
+    fn rounds(&self, stored: &[usize]) -> usize {
+        let mut depth = vec![1; self.reach.len()];
+        for _ in 0..stored.len() {
+            let mut changed = false;
+            for site in self.sites {
+                let owners: Vec<usize> = match site.owner {
+                    Arg::Value(u) if self.reach[u.0 as usize].is_some() => vec![u.0 as usize],
+                    Arg::Value(_) => stored.to_vec(),
+                    Arg::Const(_) => Vec::new(),
+                };
+                for u in owners.into_iter().filter(|u| stored.contains(u)) {
+                    if depth[site.value] <= depth[u] {
+                        depth[site.value] = depth[u] + 1;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let deepest = stored.iter().map(|&v| depth[v]).max().unwrap_or(0);
+        deepest.min(stored.len())
+    }
+
+    /// Some store of `v` holds it, in an owner that is `reached`.
+    fn reached_through_stores(&self, v: usize, reached: &[Term]) -> Term {
         let Some(obj) = self.values[v]
             .as_ref()
             .filter(|_| !self.unsited.contains(&v))
@@ -259,23 +305,17 @@ impl Unreached<'_> {
             let Some(k) = self.cells.iter().position(|c| *c == site.cell) else {
                 return Term::Bool(true);
             };
-            let holds = self.end[k].select(&site.key).eq(obj);
-            ways.push(holds.and(&self.owner_reached(&site.owner, &site.owner_word, live)));
+            let holds = self.heap[k].read(&site.key).eq(obj);
+            ways.push(holds.and(&self.owner_reached(&site.owner, &site.owner_word, reached)));
         }
         Term::or_all(ways)
     }
 
     /// Whether the object `owner` (the trace's argument `arg`) is reached.
-    fn owner_reached(&self, arg: &Arg, owner: &Term, live: &[Term]) -> Term {
-        let fresh = |v: usize| match self.reach[v] {
-            Some(Reach::Escaped) => Term::Bool(true),
-            Some(Reach::Private) => Term::Bool(false),
-            Some(Reach::Stored) => live[v].clone(),
-            None => Term::Bool(true),
-        };
+    fn owner_reached(&self, arg: &Arg, owner: &Term, reached: &[Term]) -> Term {
         match arg {
             Arg::Const(_) => Term::Bool(true),
-            Arg::Value(v) if self.reach[v.0 as usize].is_some() => fresh(v.0 as usize),
+            Arg::Value(v) if self.reach[v.0 as usize].is_some() => reached[v.0 as usize].clone(),
             Arg::Value(_) => {
                 // Any object: from before or made outside, or one of ours.
                 let outside = owner.bv(Fun::BvUlt, &self.base).or(&self
@@ -283,13 +323,143 @@ impl Unreached<'_> {
                     .bv(Fun::BvAdd, &Term::word(i64::from(self.slots)))
                     .bv(Fun::BvUlt, owner));
                 let ours = (0..self.reach.len())
-                    .filter(|&o| self.reach[o].is_some())
+                    .filter(|&o| matches!(self.reach[o], Some(Reach::Escaped | Reach::Stored)))
                     .filter_map(|o| {
                         let term = self.values.get(o).cloned().flatten()?;
-                        Some(owner.eq(&term).and(&fresh(o)))
+                        Some(owner.eq(&term).and(&reached[o]))
                     });
                 Term::or_all(std::iter::once(outside).chain(ours))
             }
+        }
+    }
+}
+
+/// What something outside a trace can see of the fresh objects at a
+/// point. The fresh slots are `base + 1 ..= base + slots`: one the trace
+/// has not filled, or whose object nothing reaches there, is out of
+/// sight, and so is each object of `also_hidden` (one compared some other
+/// way). Objects from before and those calls make are always in sight.
+#[derive(Clone, Debug)]
+pub(crate) struct Sight {
+    pub base: Term,
+    pub slots: u32,
+    /// The trace's fresh objects so far, each with where it is reached.
+    pub reached: Vec<(Term, Term)>,
+    pub also_hidden: Vec<Term>,
+}
+
+impl Sight {
+    /// Whether the object `obj` is out of sight.
+    pub fn hides(&self, obj: &Term) -> Term {
+        let last = self.base.bv(Fun::BvAdd, &Term::word(i64::from(self.slots)));
+        let fresh = self
+            .base
+            .bv(Fun::BvUlt, obj)
+            .and(&obj.bv(Fun::BvUle, &last));
+        let reached = Term::or_all(self.reached.iter().map(|(o, when)| obj.eq(o).and(when)));
+        let unreached = match self.slots {
+            0 => Term::Bool(false),
+            _ => fresh.and(&reached.not()),
+        };
+        Term::or_all(std::iter::once(unreached).chain(self.also_hidden.iter().map(|o| obj.eq(o))))
+    }
+
+    /// A kind of cell as seen from outside, at `key`: the cells of the
+    /// objects out of sight hold what they held before the traces
+    /// (`initial`).
+    pub fn seen(&self, array: &Term, initial: &Term, cell: &Cell, key: &Term) -> Seen {
+        if matches!(cell, Cell::Raw(_)) || (self.slots == 0 && self.also_hidden.is_empty()) {
+            return Seen::whole(array, key); // raw memory holds no objects
+        }
+        let hidden = self.hides(&key_object(key, cell));
+        Seen {
+            stores: self.in_sight(array, cell).unwrap_or_else(|| array.clone()),
+            at_key: Term::ite(&hidden, &initial.select(key), &array.read(key)),
+        }
+    }
+
+    /// `array` less its stores to objects surely out of sight, or `None`
+    /// where that is `array` itself (so that unchanged chains stay
+    /// shared).
+    fn in_sight(&self, array: &Term, cell: &Cell) -> Option<Term> {
+        let Term::App(Fun::Store, parts) = array else {
+            return None;
+        };
+        let below = self.in_sight(&parts[0], cell);
+        if self.surely_hides(&key_object(&parts[1], cell)) == Some(true) {
+            return Some(below.unwrap_or_else(|| parts[0].clone()));
+        }
+        below.map(|below| below.store(&parts[1], &parts[2]))
+    }
+
+    /// Whether `obj`, one of the trace's objects named as such, is surely
+    /// out of sight (or surely not); `None` where that depends.
+    fn surely_hides(&self, obj: &Term) -> Option<bool> {
+        if self.also_hidden.contains(obj) {
+            return Some(true);
+        }
+        match self.reached.iter().find(|(o, _)| o == obj)?.1 {
+            Term::Bool(reached) => Some(!reached),
+            _ => None,
+        }
+    }
+
+    /// The array a call that wrote `after` leaves: the cells of the
+    /// objects out of its sight keep what they held (`before`), since a
+    /// call cannot write what it cannot reach.
+    pub fn keep(&self, before: &Term, after: &Term, cell: &Cell) -> Term {
+        self.merge(before, after, cell)
+    }
+
+    /// `seen` where the object of a key is in sight, else `unseen`.
+    fn merge(&self, unseen: &Term, seen: &Term, cell: &Cell) -> Term {
+        if matches!(cell, Cell::Raw(_)) || (self.slots == 0 && self.also_hidden.is_empty()) {
+            return seen.clone(); // raw memory holds no objects
+        }
+        let key = Term::var("sight_key");
+        let body = Term::ite(
+            &self.hides(&key_object(&key, cell)),
+            &unseen.select(&key),
+            &seen.select(&key),
+        );
+        Term::lambda("sight_key", cell.sort_index(), &body)
+    }
+}
+
+/// The object of a key of `cell`'s array.
+fn key_object(key: &Term, cell: &Cell) -> Term {
+    match (crate::resume::wide_keys(cell), key) {
+        (false, _) => key.clone(),
+        (true, Term::App(Fun::Concat, halves)) => halves[0].clone(),
+        (true, _) => key.un(Fun::Extract(127, 64)),
+    }
+}
+
+/// A kind of cell as one trace shows it at a comparison: two traces agree
+/// on it if, less the stores nobody sees, they made the same stores onto
+/// the same array (no solver needed), or else if they hold the same at
+/// the comparison's key (a goal, never a fact: the key is any key).
+#[derive(Clone, Debug)]
+pub(crate) struct Seen {
+    pub stores: Term,
+    pub at_key: Term,
+}
+
+impl Seen {
+    /// A word.
+    pub fn word(term: &Term) -> Seen {
+        Seen {
+            stores: term.clone(),
+            at_key: term.clone(),
+        }
+    }
+
+    /// An array all of which is seen.
+    pub fn whole(array: &Term, key: &Term) -> Seen {
+        let at_key = array.read(key);
+        Seen {
+            stores: array.clone(),
+            at_key,
         }
     }
 }

@@ -19,6 +19,7 @@ use traceopt_ir::{Arg, FailArg, Op, Opcode, Trace};
 use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
 
 use crate::heap::{class_of_size, pair, Cell, Memory, World};
+use crate::reach::Sight;
 
 /// A fail argument: nothing, a value, or a virtual of the guard.
 #[derive(Clone, Debug)]
@@ -126,7 +127,7 @@ impl Resume {
 pub(crate) fn agree(
     b: &Resume,
     a: &Resume,
-    private: [&[Term]; 2],
+    sights: [&Sight; 2],
     allocated: [&[Term]; 2],
     world: &mut World,
     solver: &mut Solver,
@@ -160,22 +161,15 @@ pub(crate) fn agree(
     }
     // An object a virtual of the other trace stands for is compared by
     // its contents above; the rest of the heap must be the same.
-    let mut unseen = cmp.matched;
-    for (side, objects) in unseen.iter_mut().zip(private) {
-        side.extend(objects.iter().cloned());
+    let mut sights = sights.map(Sight::clone);
+    for (sight, objects) in sights.iter_mut().zip(cmp.matched) {
+        sight.also_hidden.extend(objects);
     }
     for (((x, y), cell), any_key) in b_heap.iter().zip(&a_heap).zip(&cells).zip(&any_keys) {
-        let wide = wide_keys(cell);
         let initial = world.initial_array(cell).expect("a cell of the snapshot");
-        let hidden = |objects: &[Term]| -> Vec<(Term, Term)> {
-            objects
-                .iter()
-                .map(|o| (o.clone(), Term::Bool(true)))
-                .collect()
-        };
-        let x = without(x, &hidden(&unseen[0]), allocated[0], wide, &initial);
-        let y = without(y, &hidden(&unseen[1]), allocated[1], wide, &initial);
-        parts.push(crate::same_array(&x, &y, any_key));
+        let x = sights[0].seen(x, &initial, cell, any_key);
+        let y = sights[1].seen(y, &initial, cell, any_key);
+        parts.push(crate::same_seen(&x, &y));
     }
     Ok(Term::and_all(facts).implies(&Term::and_all(parts)))
 }
@@ -344,98 +338,4 @@ pub(crate) fn wide_keys(cell: &Cell) -> bool {
             index: 64,
             value: 64,
         })
-}
-
-/// `array` without its stores to the `hidden` objects, each where its
-/// condition holds (keys that are (object, index) pairs when `wide`).
-/// `allocated` are the side's allocations, each distinct from the others:
-/// a store to one not hidden stays as is. Below a copy (a `lambda`, whose
-/// writes are not stores), the keys of hidden objects hold what they held
-/// in `initial`, the array before the traces.
-pub(crate) fn without(
-    array: &Term,
-    hidden: &[(Term, Term)],
-    allocated: &[Term],
-    wide: bool,
-    initial: &Term,
-) -> Term {
-    if hidden.is_empty() {
-        return array.clone();
-    }
-    let named_otherwise = (hidden.iter())
-        .filter(|(o, _)| !allocated.contains(o))
-        .cloned()
-        .collect();
-    let within = Within {
-        hidden,
-        named_otherwise,
-        allocated,
-        wide,
-        initial,
-    };
-    within.stores(array).unwrap_or_else(|| array.clone())
-}
-
-/// What `without` leaves out, and where.
-struct Within<'t> {
-    hidden: &'t [(Term, Term)],
-    /// The hidden objects not named as an allocation (an input, a field
-    /// read), which may be any object.
-    named_otherwise: Vec<(Term, Term)>,
-    allocated: &'t [Term],
-    wide: bool,
-    initial: &'t Term,
-}
-
-impl Within<'_> {
-    /// The object of a key.
-    fn object(&self, key: &Term) -> Term {
-        match key {
-            Term::App(Fun::Concat, halves) if self.wide => halves[0].clone(),
-            _ if self.wide => key.un(Fun::Extract(127, 64)),
-            _ => key.clone(),
-        }
-    }
-
-    /// Whether `obj` is a hidden object, where it is hidden.
-    fn hit(&self, obj: &Term) -> Term {
-        Term::or_all(self.hidden.iter().map(|(o, when)| obj.eq(o).and(when)))
-    }
-
-    /// `without`, or `None` where nothing changes (so that unchanged
-    /// chains stay shared, and compare cheaply).
-    fn stores(&self, array: &Term) -> Option<Term> {
-        let parts = match array {
-            Term::App(Fun::Store, parts) => parts,
-            Term::Lambda(vars, body) => {
-                let key = Term::Var(vars[0].0.clone());
-                let hidden = self.hit(&self.object(&key));
-                let value = Term::ite(&hidden, &self.initial.select(&key), body);
-                return Some(Term::Lambda(vars.clone(), std::rc::Rc::new(value)));
-            }
-            _ => return None,
-        };
-        let below = self.stores(&parts[0]);
-        let key = &parts[1];
-        let obj = self.object(key);
-        let allocated = self.allocated;
-        let rest = || below.clone().unwrap_or_else(|| parts[0].clone());
-        let kept = || rest().store(key, &parts[2]);
-        match self.hidden.iter().find(|(o, _)| *o == obj) {
-            Some((_, Term::Bool(true))) => return Some(rest()),
-            Some((_, when)) => return Some(Term::ite(when, &rest(), &kept())),
-            None => {}
-        }
-        if allocated.contains(&obj) {
-            // Distinct from every other allocation: hidden only where it
-            // is a hidden object named some other way (a field read).
-            if self.named_otherwise.is_empty() {
-                return below.is_some().then(kept);
-            }
-            let hit =
-                Term::or_all((self.named_otherwise.iter()).map(|(o, when)| obj.eq(o).and(when)));
-            return Some(Term::ite(&hit, &rest(), &kept()));
-        }
-        Some(Term::ite(&self.hit(&obj), &rest(), &kept()))
-    }
 }

@@ -1190,3 +1190,43 @@ fn a_read_of_a_written_place_is_the_value_written_past_other_places() {
     proved(before, &after("i2"));
     not_proved(before, &after("i1"));
 }
+
+#[test]
+fn a_call_leaves_alone_the_objects_it_cannot_reach() {
+    // p2 sits in the array the call gets only before the call: the call
+    // cannot write its field, so the field read after it is still i1.
+    let before = |between: &str, passed: &str| {
+        format!(
+            "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+             p3 = new_array_clear(2, descr=gcarraydescr)\nsetarrayitem_gc(p3, 0, p2, descr=gcarraydescr)\n\
+             {between}i9 = call_i(123, {passed}, descr=plaincalldescr)\nguard_no_exception()\n\
+             i5 = getfield_gc_i(p2, descr=valuedescr)\njump(p0, i5)\n"
+        )
+    };
+    let cleared = "setarrayitem_gc(p3, 0, NULL, descr=gcarraydescr)\n";
+    // The optimized trace never makes p2 at all.
+    let after = |between: &str, passed: &str| {
+        format!(
+            "[p0, i1]\np3 = new_array_clear(2, descr=gcarraydescr)\n{between}\
+             i9 = call_i(123, {passed}, descr=plaincalldescr)\nguard_no_exception()\njump(p0, i1)\n"
+        )
+    };
+    proved(&before(cleared, "p3"), &after("", "p3"));
+    // Wrong twins: the call can reach p2 (still in the array, or read
+    // back from it and passed), so it may have changed the field.
+    let kept = "";
+    not_proved_nor_replayed(&before(kept, "p3"), &after(kept, "p3"));
+    let read_back = format!("p5 = getarrayitem_gc_r(p3, 0, descr=gcarraydescr)\n{cleared}");
+    let forced =
+        "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+        p3 = new_array_clear(2, descr=gcarraydescr)\ni9 = call_i(123, p2, descr=plaincalldescr)\n\
+        guard_no_exception()\n";
+    proved(
+        &before(&read_back, "p5"),
+        &format!("{forced}i5 = getfield_gc_i(p2, descr=valuedescr)\njump(p0, i5)\n"),
+    );
+    not_proved_nor_replayed(
+        &before(&read_back, "p5"),
+        &format!("{forced}jump(p0, i1)\n"),
+    );
+}

@@ -201,6 +201,9 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) rule_counts: Vec<u32>,
     /// The last `*_ovf` input op was made plain: drop its guard.
     pub(crate) drop_overflow_guard: bool,
+    /// The last input op was a call the optimizer removed: the
+    /// `guard_no_exception` and `guard_not_forced` after it go too.
+    pub(crate) call_removed: bool,
     /// Rules switched off (by index in `RULES`) until the first rule
     /// fires, for analyses.
     pub(crate) disabled: &'a [bool],
@@ -251,6 +254,7 @@ pub fn optimize_without(
         ref_tests: HashMap::default(),
         rule_counts: vec![0; RULES.len()],
         drop_overflow_guard: false,
+        call_removed: false,
         current: 0,
         fresh: input.num_values() as u32,
     };
@@ -410,6 +414,13 @@ impl Optimizer<'_> {
 
     pub(crate) fn op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
         let input_value = self.input.value_of_op(index);
+        use Opcode::{DebugMergePoint, GuardNoException, GuardNotForced};
+        if !matches!(
+            op.opcode,
+            GuardNoException | GuardNotForced | DebugMergePoint
+        ) {
+            self.call_removed = false;
+        }
         if self.passes.virtuals && self.virtual_op(index, op)? {
             return Ok(());
         }
@@ -442,6 +453,8 @@ impl Optimizer<'_> {
         if self.passes.heap {
             if let HeapStep::Known(value) = self.heap_before(copy.opcode, &copy.args, copy.descr) {
                 self.map[input_value.0 as usize] = Some(value);
+                // The guards on the call's exception and forcing go with it.
+                self.call_removed = copy.opcode.has(Flags::CALL);
                 return Ok(());
             }
         }

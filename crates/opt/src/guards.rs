@@ -27,6 +27,9 @@ impl Optimizer<'_> {
             reason: format!("{} always fails: {reason}", op.opcode.name()),
         };
         match op.opcode {
+            Opcode::GuardNoException | Opcode::GuardNotForced if self.call_removed => {
+                return Ok(());
+            }
             Opcode::GuardNoOverflow | Opcode::GuardOverflow if self.drop_overflow_guard => {
                 self.drop_overflow_guard = false;
                 if op.opcode == Opcode::GuardOverflow {

@@ -1,7 +1,8 @@
 //! The heap cache: what the trace has read from or written to the
 //! fields and array items of objects, so that a later read of the same
 //! place is the value already known (PyPy's `heap.py`, without delayed
-//! writes yet).
+//! writes yet); and the results of the calls that give the same again
+//! (`call_loopinvariant_*` in one run, `call_pure_*` of equal arguments).
 //!
 //! An entry is a place (an object and a field descr; or an array, an
 //! index and an item descr) and the value it holds. A read fills it, a
@@ -34,6 +35,10 @@ pub(crate) struct HeapCache {
     fields: HashMap<(Arg, DescrId), (Arg, bool)>,
     /// (array, index, item descr) -> (value, the items never change).
     items: HashMap<(Arg, Arg, DescrId), (Arg, bool)>,
+    /// (loop-invariant, the call's arguments, function first) -> its
+    /// result: a `call_loopinvariant_*` gives the same in one run, and a
+    /// `call_pure_*` of the same arguments the same.
+    calls: HashMap<(bool, Vec<Arg>), Arg>,
     /// The objects this trace allocated.
     fresh: HashSet<ValueId>,
     /// A `guard_not_invalidated` passed, and no call has run since (the
@@ -107,6 +112,12 @@ impl Optimizer<'_> {
         args: &[Arg],
         descr: Option<DescrId>,
     ) -> HeapStep {
+        if let Some(key) = cached_call(opcode, args) {
+            return match self.heap.calls.get(&key) {
+                Some(&value) => HeapStep::Known(self.find(value)),
+                None => HeapStep::Emit,
+            };
+        }
         if !opcode.has(Flags::READ) || opcode.has(Flags::WRITE) {
             return HeapStep::Emit;
         }
@@ -183,6 +194,9 @@ impl Optimizer<'_> {
             }
             return;
         }
+        if let (Some(key), Some(v)) = (cached_call(opcode, args), result) {
+            self.heap.calls.insert(key, Arg::Value(v));
+        }
         if opcode.has(Flags::CALL) || !keeps_the_heap(opcode) {
             self.heap.not_invalidated = false;
         }
@@ -207,6 +221,17 @@ impl Optimizer<'_> {
         if !keeps_the_heap(opcode) {
             self.heap.forget_mutable();
         }
+    }
+}
+
+/// The key a call's result is cached by, for the calls whose result
+/// depends on their arguments alone (within one run).
+fn cached_call(opcode: Opcode, args: &[Arg]) -> Option<(bool, Vec<Arg>)> {
+    use Opcode::*;
+    match opcode {
+        CallLoopinvariantI | CallLoopinvariantR | CallLoopinvariantF => Some((true, args.to_vec())),
+        CallPureI | CallPureR | CallPureF => Some((false, args.to_vec())),
+        _ => None,
     }
 }
 

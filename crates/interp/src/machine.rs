@@ -982,6 +982,7 @@ impl<'t, 'e> Machine<'t, 'e> {
 
     fn guard_failed(&mut self, index: usize, op: &Op) -> Result<Outcome, InterpError> {
         let objects = self.materialize(index, op)?;
+        self.pending_writes(index, op, &objects)?;
         let mut fail_values = Vec::new();
         for &item in op.fail_args.iter().flatten() {
             fail_values.push(self.resume_value(index, &objects, item)?);
@@ -1014,6 +1015,55 @@ impl<'t, 'e> Machine<'t, 'e> {
                 }
             },
         })
+    }
+
+    /// Makes the stores the optimizer delayed past the failing guard `op`,
+    /// in order, its virtuals built as `objects`.
+    fn pending_writes(
+        &mut self,
+        index: usize,
+        op: &Op,
+        objects: &[ObjId],
+    ) -> Result<(), InterpError> {
+        for w in &op.pending {
+            let err = |m: &Self, message: String| InterpError {
+                kind: ErrorKind::TypeMismatch,
+                op_index: Some(index),
+                pos: m.pos(index),
+                message: format!("{}: pending write: {message}", op.opcode),
+            };
+            let Val::Ref(Some(id)) = self.arg_value(index, w.object)? else {
+                return Err(err(
+                    self,
+                    "the object is not a reference to an object".into(),
+                ));
+            };
+            let Some(value) = self.resume_value(index, objects, w.value)? else {
+                continue;
+            };
+            let text = self.trace.descr(w.descr).text.clone();
+            match w.index {
+                None => {
+                    if !self.heap.set_field(id, &text, value) {
+                        return Err(err(self, format!("{text} of an object without fields")));
+                    }
+                }
+                Some(at) => {
+                    let Val::Int(k) = self.arg_value(index, at)? else {
+                        return Err(err(self, "the index is not an integer".into()));
+                    };
+                    match self.heap.get_mut(id) {
+                        Some(HeapObject::Array { items, .. })
+                            if usize::try_from(k).is_ok_and(|k| k < items.len()) =>
+                        {
+                            items[k as usize] = value;
+                        }
+                        _ => return Err(err(self, format!("no item {k} to write"))),
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Builds the guard's virtual objects on the heap, as the resuming

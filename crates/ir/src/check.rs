@@ -424,6 +424,7 @@ fn check_virtuals(
     pos: Pos,
     report: &mut impl FnMut(Pos, String, String, Option<&str>),
 ) {
+    check_pending(trace, op, pos, report);
     if op.virtuals.is_empty() {
         return;
     }
@@ -440,7 +441,8 @@ fn check_virtuals(
         return;
     }
     let mut reached = vec![false; op.virtuals.len()];
-    let mut todo: Vec<&FailArg> = op.fail_args.iter().flatten().collect();
+    let pending = op.pending.iter().map(|w| &w.value);
+    let mut todo: Vec<&FailArg> = op.fail_args.iter().flatten().chain(pending).collect();
     while let Some(item) = todo.pop() {
         if let FailArg::Virtual(i) = *item {
             if !std::mem::replace(&mut reached[i as usize], true) {
@@ -453,7 +455,7 @@ fn check_virtuals(
         if !reached {
             report(
                 pos,
-                "virtuals that the fail arguments reach".into(),
+                "virtuals that the fail arguments or pending writes reach".into(),
                 format!("{name}, which nothing refers to"),
                 Some("leave it out"),
             );
@@ -503,6 +505,47 @@ fn check_virtuals(
                     None,
                 );
             }
+        }
+    }
+}
+
+/// A guard's pending writes: a field descr with no index, an array descr
+/// with an integer one, into a reference.
+fn check_pending(
+    trace: &Trace,
+    op: &Op,
+    pos: Pos,
+    report: &mut impl FnMut(Pos, String, String, Option<&str>),
+) {
+    for w in &op.pending {
+        let descr = trace.descr(w.descr);
+        let wanted = match w.index {
+            None => DescrClass::Field,
+            Some(_) => DescrClass::Array,
+        };
+        if !fits(descr, wanted) {
+            report(
+                pos,
+                format!("{} for a pending write", wanted.describe()),
+                cut(&descr.text),
+                Some("setfield_gc takes a field descr, setarrayitem_gc an array descr"),
+            );
+        }
+        if trace.arg_type(w.object) != Type::Ref {
+            report(
+                pos,
+                "a reference as the object of a pending write".into(),
+                format!("a {}", trace.arg_type(w.object)),
+                None,
+            );
+        }
+        if w.index.is_some_and(|i| trace.arg_type(i) != Type::Int) {
+            report(
+                pos,
+                "an integer index in a pending write".into(),
+                "another type".into(),
+                None,
+            );
         }
     }
 }

@@ -29,6 +29,6 @@ pub use parse::{parse_trace, parse_trace_with, TraceParser};
 pub use print::{print_trace, print_trace_with, PrintOptions};
 pub use stats::OpCounts;
 pub use trace::{
-    Arg, Const, ConstId, DescrId, FailArg, JumpTarget, Op, Pos, Trace, ValueId, Virtual,
-    VirtualKind,
+    Arg, Const, ConstId, DescrId, FailArg, JumpTarget, Op, PendingWrite, Pos, Trace, ValueId,
+    Virtual, VirtualKind,
 };

@@ -39,7 +39,9 @@ use crate::descr::{Descr, DescrKind};
 use crate::error::{cut, show_found, ParseError};
 use crate::namespace::{NamedConst, Namespace};
 use crate::opcode::{Opcode, Type, OP_TABLE};
-use crate::trace::{Arg, Const, DescrId, FailArg, Op, Pos, Trace, ValueId, Virtual, VirtualKind};
+use crate::trace::{
+    Arg, Const, DescrId, FailArg, Op, PendingWrite, Pos, Trace, ValueId, Virtual, VirtualKind,
+};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -275,6 +277,10 @@ impl<'a> TraceParser<'a> {
             if cur.eat_word("where") {
                 cur.where_clause(&mut virtuals)?;
             }
+            cur.skip_ws();
+            if cur.eat_word("writes") {
+                op.pending = cur.writes_clause(&mut virtuals)?;
+            }
             op.virtuals = virtuals.finish(&cur)?;
         }
         cur.expect_end()?;
@@ -483,6 +489,73 @@ impl<'a> Cursor<'a, '_> {
         }
         self.pos = start;
         Ok(self.arg(None)?.map_or(FailArg::Hole, FailArg::Arg))
+    }
+
+    /// `setfield_gc(OBJ, VALUE, descr=D)` or `setarrayitem_gc(OBJ, INDEX,
+    /// VALUE, descr=D)`, comma-separated, to the end of the line.
+    fn writes_clause(
+        &mut self,
+        virtuals: &mut Virtuals<'a>,
+    ) -> Result<Vec<PendingWrite>, ParseError> {
+        let mut writes = Vec::new();
+        loop {
+            self.skip_ws();
+            let at = self.pos;
+            let name = self.ident("setfield_gc or setarrayitem_gc")?;
+            let item = match name {
+                "setfield_gc" => false,
+                "setarrayitem_gc" => true,
+                other => {
+                    return Err(self.error_at(
+                        at,
+                        "setfield_gc or setarrayitem_gc",
+                        show_found(other),
+                        "a guard's pending writes are field or array item stores",
+                    ))
+                }
+            };
+            self.skip_ws();
+            self.expect("(", "'(' after the write's name")?;
+            let operand = |cur: &mut Self, what: &str| -> Result<Arg, ParseError> {
+                cur.skip_ws();
+                let arg = cur.arg(None)?;
+                cur.skip_ws();
+                cur.expect(",", what)?;
+                arg.ok_or_else(|| {
+                    cur.error_at(
+                        at,
+                        "an object or index",
+                        "None".into(),
+                        "only the value may be None",
+                    )
+                })
+            };
+            let object = operand(self, "',' after the object")?;
+            let index = if item {
+                Some(operand(self, "',' after the index")?)
+            } else {
+                None
+            };
+            self.skip_ws();
+            let value = self.fail_arg(virtuals)?;
+            self.skip_ws();
+            self.expect(",", "',' and the write's descr")?;
+            self.skip_ws();
+            self.expect("descr=", "descr= and the field or array descr")?;
+            let descr = self.descr()?;
+            self.skip_ws();
+            self.expect(")", "')' after the descr")?;
+            writes.push(PendingWrite {
+                object,
+                index,
+                value,
+                descr,
+            });
+            self.skip_ws();
+            if !self.eat(",") {
+                return Ok(writes);
+            }
+        }
     }
 
     /// `NAME = opname(descr=D) CONTENTS, ...` to the end of the line.

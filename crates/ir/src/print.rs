@@ -77,6 +77,7 @@ pub fn print_trace_with(trace: &Trace, options: PrintOptions) -> String {
             out.push(' ');
             resume.items(&mut out, fail_args);
             resume.virtuals(&mut out, op);
+            resume.pending(&mut out, op);
         }
         out.push('\n');
         taken.insert(result);
@@ -117,6 +118,28 @@ impl Resume<'_> {
                     let _ = write!(out, "missing_virtual_{i}");
                 }
             },
+        }
+    }
+
+    /// ` writes setfield_gc(p0, p5, descr=d), ...` (nothing without
+    /// pending writes).
+    fn pending(&self, out: &mut String, op: &Op) {
+        for (i, w) in op.pending.iter().enumerate() {
+            out.push_str(if i == 0 { " writes " } else { ", " });
+            let opcode = if w.index.is_some() {
+                "setarrayitem_gc"
+            } else {
+                "setfield_gc"
+            };
+            let _ = write!(out, "{opcode}(");
+            write_arg(out, self.trace, self.names, w.object);
+            if let Some(index) = w.index {
+                out.push_str(", ");
+                write_arg(out, self.trace, self.names, index);
+            }
+            out.push_str(", ");
+            self.item(out, w.value);
+            let _ = write!(out, ", descr={})", self.trace.descr(w.descr).text);
         }
     }
 

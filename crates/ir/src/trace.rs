@@ -103,6 +103,9 @@ pub struct Op {
     /// other's contents) refer to by index: allocations the trace does not
     /// do, rebuilt if the guard fails.
     pub virtuals: Vec<Virtual>,
+    /// Writes the guard makes if it fails, before the interpreter takes
+    /// over: stores the optimizer delayed past it (PyPy's pending fields).
+    pub pending: Vec<PendingWrite>,
     /// PyPy's machine-code offset (`+523:`), kept for reference.
     pub offset: Option<u32>,
 }
@@ -115,6 +118,7 @@ impl Op {
             descr: None,
             fail_args: None,
             virtuals: Vec::new(),
+            pending: Vec::new(),
             offset: None,
         }
     }
@@ -124,7 +128,12 @@ impl Op {
     pub fn resume_args(&self) -> impl Iterator<Item = Arg> + '_ {
         let items = self.fail_args.iter().flatten();
         let contents = self.virtuals.iter().flat_map(Virtual::contents);
-        items.chain(contents).filter_map(|item| item.arg())
+        let values = items.chain(contents).filter_map(|item| item.arg());
+        let pending = self.pending.iter().flat_map(|w| {
+            let place = std::iter::once(w.object).chain(w.index);
+            place.chain(w.value.arg())
+        });
+        values.chain(pending)
     }
 
     /// The same, to rewrite in place.
@@ -134,10 +143,20 @@ impl Op {
             let fields = v.fields.iter_mut().map(|(_, value)| value);
             fields.chain(v.items.iter_mut())
         });
-        items.chain(contents).filter_map(|item| match item {
+        let values = items.chain(contents).filter_map(|item| match item {
             FailArg::Arg(a) => Some(a),
             _ => None,
-        })
+        });
+        let pending = self.pending.iter_mut().flat_map(|w| {
+            let value = match &mut w.value {
+                FailArg::Arg(a) => Some(a),
+                _ => None,
+            };
+            std::iter::once(&mut w.object)
+                .chain(w.index.as_mut())
+                .chain(value)
+        });
+        values.chain(pending)
     }
 
     /// Its operands, then those of its resume data.
@@ -165,6 +184,18 @@ impl FailArg {
             _ => None,
         }
     }
+}
+
+/// A store a failing guard makes: `setfield_gc(object, value,
+/// descr=field)`, or `setarrayitem_gc(object, index, value,
+/// descr=array)`. The value may be one of the guard's virtuals.
+#[derive(Clone, PartialEq, Debug)]
+pub struct PendingWrite {
+    pub object: Arg,
+    /// The item's index, for an array descr.
+    pub index: Option<Arg>,
+    pub value: FailArg,
+    pub descr: DescrId,
 }
 
 /// An object that a guard's resume data describes instead of the trace

@@ -214,3 +214,29 @@ fn a_dangling_virtual_prints_and_is_reported_not_a_panic() {
         errors[0]
     );
 }
+
+#[test]
+fn pending_writes_name_objects_values_and_virtuals() {
+    let t = exact(
+        "[p0, i1, p2]\n\
+         guard_true(i1) [i1] where p3 = new_with_vtable(descr=nodesize) {valuedescr=i1} \
+         writes setfield_gc(p0, p3, descr=nextdescr), setarrayitem_gc(p2, 1, i1, descr=arraydescr)\n\
+         finish(i1)\n",
+    );
+    let g = guard(&t);
+    assert_eq!(g.pending.len(), 2);
+    assert_eq!(g.pending[0].value, FailArg::Virtual(0));
+    assert!(g.pending[0].index.is_none() && g.pending[1].index.is_some());
+    // The value of a pending write refers to the virtual: it is reached.
+    assert!(check(&t, "t", CHECK).is_empty());
+    // A field write with an array descr is an error.
+    let ns = Some(namespace());
+    let wrong =
+        "[p0, i1]\nguard_true(i1) [i1] writes setfield_gc(p0, i1, descr=arraydescr)\nfinish(i1)\n";
+    let trace = parse_trace_with(wrong, "t", ns.clone()).unwrap();
+    assert!(!check(&trace, "t", CHECK).is_empty());
+    let unknown =
+        "[p0, i1]\nguard_true(i1) [i1] writes setfoo(p0, i1, descr=valuedescr)\nfinish(i1)\n";
+    let err = parse_trace_with(unknown, "t", ns).unwrap_err().to_string();
+    assert!(err.contains("setfield_gc or setarrayitem_gc"), "{err}");
+}

@@ -483,6 +483,7 @@ impl Optimizer<'_> {
             descr: op.descr.map(|d| self.output_descr(d)),
             fail_args: op.fail_args.clone(),
             virtuals: op.virtuals.clone(),
+            pending: op.pending.clone(),
             offset: op.offset,
         };
         for v in &mut out.virtuals {

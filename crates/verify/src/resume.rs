@@ -48,6 +48,9 @@ pub(crate) struct Resume {
     virtuals: Vec<VirtualTerms>,
     /// The heap when the guard fails.
     memory: Memory,
+    /// The writes the guard makes if it fails: the cell, the key and the
+    /// value.
+    pending: Vec<(Cell, Term, Slot)>,
 }
 
 impl Resume {
@@ -109,10 +112,33 @@ impl Resume {
                 items,
             });
         }
+        let mut pending = Vec::new();
+        for w in &op.pending {
+            let text = trace.descr(w.descr).text.clone();
+            let mut word = |arg: Arg| match slot(&FailArg::Arg(arg)) {
+                Some(Slot::Value(t)) => Some(t),
+                _ => None,
+            };
+            let (Some(object), index) = (word(w.object), w.index.map(&mut word)) else {
+                return Ok(None);
+            };
+            let (cell, key) = match index {
+                None => (Cell::Field(text), object),
+                Some(Some(index)) => (Cell::Item(text), pair(&object, &index)),
+                Some(None) => return Ok(None),
+            };
+            let Some(value) = slot(&w.value) else {
+                return Ok(None);
+            };
+            // Known to the world, so that every snapshot has it.
+            world.initial(solver, &cell)?;
+            pending.push((cell, key, value));
+        }
         Ok(Some(Resume {
             args,
             virtuals,
             memory: memory.clone(),
+            pending,
         }))
     }
 }
@@ -132,10 +158,35 @@ pub(crate) fn agree(
     world: &mut World,
     solver: &mut Solver,
 ) -> Result<Term, SolverError> {
-    let b_heap = b.memory.clone().snapshot(world, solver)?;
-    let a_heap = a.memory.clone().snapshot(world, solver)?;
+    let mut b_heap = b.memory.clone().snapshot(world, solver)?;
+    let mut a_heap = a.memory.clone().snapshot(world, solver)?;
     let base = world.base(solver)?;
     let cells = world.cells().to_vec();
+    // The pending writes of values first; those of virtuals store the
+    // object of the other side they must match (below).
+    let mut virtual_writes = Vec::new();
+    for (side, resume) in [b, a].into_iter().enumerate() {
+        for (cell, key, value) in &resume.pending {
+            let Some(k) = cells.iter().position(|c| c == cell) else {
+                continue;
+            };
+            let heap = if side == 0 { &mut b_heap } else { &mut a_heap };
+            match value {
+                Slot::Value(v) => heap[k] = heap[k].store(key, v),
+                Slot::Virtual(j) => virtual_writes.push((side, k, key.clone(), *j)),
+                Slot::Hole => {}
+            }
+        }
+    }
+    let mut matched_values = Vec::new();
+    for (side, k, key, j) in &virtual_writes {
+        let other = if *side == 0 { &a_heap } else { &b_heap };
+        matched_values.push((*side, *k, key.clone(), *j, other[*k].read(key)));
+    }
+    for (side, k, key, _, value) in &matched_values {
+        let heap = if *side == 0 { &mut b_heap } else { &mut a_heap };
+        heap[*k] = heap[*k].store(key, value);
+    }
     let any_keys = (cells.iter())
         .map(|cell| world.any_key(solver, cell))
         .collect::<Result<Vec<_>, _>>()?;
@@ -157,6 +208,15 @@ pub(crate) fn agree(
             for (x, y) in xs.iter().zip(ys) {
                 cmp.slots(x, y);
             }
+        }
+    }
+    // A virtual a pending write stores is the object the other side holds
+    // there.
+    for (side, _, _, j, value) in matched_values {
+        let (virtual_, object) = (Slot::Virtual(j), Slot::Value(value));
+        match side {
+            0 => cmp.slots(&virtual_, &object),
+            _ => cmp.slots(&object, &virtual_),
         }
     }
     // An object a virtual of the other trace stands for is compared by

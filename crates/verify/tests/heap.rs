@@ -1230,3 +1230,32 @@ fn a_call_leaves_alone_the_objects_it_cannot_reach() {
         &format!("{forced}jump(p0, i1)\n"),
     );
 }
+
+#[test]
+fn a_pending_write_is_made_where_the_guard_fails() {
+    // BEFORE stores a new node into p0 before the guard and takes it out
+    // after; AFTER keeps the node virtual, the store pending in the guard.
+    let before = "[p0, i1, i2]\np3 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p3, i1, descr=valuedescr)\nsetfield_gc(p0, p3, descr=nextdescr)\n\
+        guard_true(i2) [i1]\nsetfield_gc(p0, NULL, descr=nextdescr)\nfinish(i1)\n";
+    let after = |resume: &str| {
+        format!(
+            "[p0, i1, i2]\nguard_true(i2) [i1]{resume}\n\
+             setfield_gc(p0, NULL, descr=nextdescr)\nfinish(i1)\n"
+        )
+    };
+    let node = " where p3 = new_with_vtable(descr=nodesize) {valuedescr=i1}";
+    proved(
+        before,
+        &after(&format!(
+            "{node} writes setfield_gc(p0, p3, descr=nextdescr)"
+        )),
+    );
+    // Wrong twins: no write, another value, a node with other contents.
+    refuted_with(before, &after(""), "nextdescr differs");
+    let null = " writes setfield_gc(p0, NULL, descr=nextdescr)";
+    refuted_with(before, &after(null), "nextdescr differs");
+    let other = " where p3 = new_with_vtable(descr=nodesize) {valuedescr=5} \
+        writes setfield_gc(p0, p3, descr=nextdescr)";
+    refuted_with(before, &after(other), "valuedescr differs");
+}

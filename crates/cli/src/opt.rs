@@ -29,7 +29,7 @@
 
 use crate::input::{read_inputs, Failure};
 use crate::seconds::positive_seconds;
-use crate::verify::{judge, judged, Judged};
+use crate::verify::{judge_optimized, judged, Judged};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -209,7 +209,8 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     record["ops_after"] = after_count.into();
                     note(format!("# {label}: {before_count} -> {after_count} ops"));
                     if let Some(solver) = solver.as_mut() {
-                        let (judged, secs) = tally.timed(|| judge(trace, &result.trace, solver));
+                        let (judged, secs) =
+                            tally.timed(|| judge_optimized(trace, &result, solver));
                         let verdict = verdict_text(judged, &mut tally);
                         note(format!("# verify: {verdict} ({secs:.2} s)"));
                         record["verify"] = verdict.into();

@@ -18,7 +18,8 @@ use std::time::Duration;
 use traceopt_ir::{check, CheckOptions, Header, Log, LogTrace, PureResult, Trace, TraceFile};
 use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{
-    verify, verify_bridge, verify_given, BridgeVerdict, Given, Scope, Verdict, VerifyError,
+    verify, verify_aligned, verify_bridge, verify_given, BridgeVerdict, Given, Scope, Verdict,
+    VerifyError, ENDS_ALIKE,
 };
 
 #[derive(Args)]
@@ -147,6 +148,25 @@ impl Judged {
 /// bad input.
 pub fn judge(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Judged, VerifyError> {
     judged(verify(before, after, solver))
+}
+
+/// Proves an optimizer's output equivalent to its input: guard by guard
+/// with the optimizer's provenance (smaller queries), and end to end
+/// where that form settles nothing (an unknown, or guards that do not
+/// line up although the runs end alike).
+pub fn judge_optimized(
+    before: &Trace,
+    result: &traceopt_opt::Optimized,
+    solver: &mut Solver,
+) -> Result<Judged, VerifyError> {
+    let aligned = verify_aligned(before, &result.trace, &result.provenance, solver);
+    match aligned {
+        Ok(Verdict::Proved) => Ok(Judged::Proved),
+        Ok(Verdict::Refuted(cex)) if !cex.difference.contains(ENDS_ALIKE) => {
+            Ok(Judged::Refuted(cex.to_string()))
+        }
+        _ => judge(before, &result.trace, solver),
+    }
 }
 
 /// A validator result as a verdict: a solver that fails or a

@@ -118,7 +118,7 @@ pub enum Verdict {
 struct Side<'t> {
     pass: Term,
     /// Each partial op's "defined if", given that the op is reached.
-    defined: Vec<Term>,
+    defined: Vec<Defined>,
     end: Option<(Opcode, Vec<Term>)>,
     escapes: Vec<Vec<Seen>>,
     /// Facts true of all inputs that help the solver (see `Encoded::lemma`).
@@ -135,6 +135,15 @@ struct Side<'t> {
     seen: Vec<Term>,
     /// The prefix of the side's names.
     prefix: &'static str,
+}
+
+/// What makes an op defined: `cond`, where it is reached (`term`, that
+/// is `reached => cond`), for the op at `op`.
+#[derive(Clone, PartialEq)]
+struct Defined {
+    op: usize,
+    cond: Term,
+    term: Term,
 }
 
 /// A guard: its op, its condition, and the condition of reaching it.
@@ -278,8 +287,8 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
                 .lemmas
                 .iter()
                 .chain(&side.lemmas)
-                .chain(&side.defined)
-                .cloned(),
+                .cloned()
+                .chain(side.defined.iter().map(|d| d.term.clone())),
         );
         let goal = assumptions.implies(&side.pass.not());
         let facts = Term::and_all(world.lemmas.iter().chain(&side.lemmas).cloned());
@@ -350,6 +359,10 @@ fn settle(
         other => Ok(other),
     }
 }
+
+/// What the aligned form's refutation says where the guards do not line
+/// up but the two runs end alike.
+pub const ENDS_ALIKE: &str = "the two runs end alike on these inputs";
 
 const NOT_BUILT: &str = "the solver's counterexample asks for a heap the interpreter cannot \
      build (an object read as two kinds, or too long an array): not a verdict";
@@ -656,10 +669,17 @@ fn check_once(
         // The encoding's own facts, which some heap must satisfy: if they
         // contradict each other, every goal follows (see below).
         let facts = Term::and_all(assumed.clone());
-        assumed.extend(b.defined.iter().cloned());
+        assumed.extend(b.defined.iter().map(|d| d.term.clone()));
         let end = Term::and_all([same_end, same_escapes, same_heap]);
         // AFTER's definedness, less what BEFORE's already gives.
-        let a_defined = Term::and_all(a.defined.iter().filter(|d| !b.defined.contains(d)).cloned());
+        let a_defined = Term::and_all(
+            (a.defined.iter())
+                .filter(|d| !b.defined.iter().any(|e| e.term == d.term))
+                .map(|d| match provenance {
+                    Some(p) => defined_where_before_is(&b, &a, p, d),
+                    None => d.term.clone(),
+                }),
+        );
         let pairs = match provenance {
             None => shared_guards(&b, &a),
             Some(provenance) => aligned_guards(&b, &a, provenance),
@@ -727,7 +747,8 @@ fn check_once(
     let verdict = (|| -> Result<Verdict, VerifyError> {
         Ok(match outcome {
             Outcome::Proved => Verdict::Proved,
-            Outcome::Unknown(reason) => Verdict::Unknown(reason),
+            Outcome::Unknown(reason) if what.is_empty() => Verdict::Unknown(reason),
+            Outcome::Unknown(reason) => Verdict::Unknown(format!("{reason} ({what})")),
             Outcome::Counterexample(model) => {
                 let (values, esc) = (words(&model, &inputs), words(&model, &escape_vars));
                 let Some(mut start) = Start::from_model(before, &world, &model, &values, &esc)
@@ -740,7 +761,7 @@ fn check_once(
                     (Some(difference), _) => format!("{what}: {difference}"),
                     // A broken alignment refutes the aligned form even when the
                     // two runs end alike on these inputs.
-                    (None, true) => format!("{what} (the two runs end alike on these inputs)"),
+                    (None, true) => format!("{what} ({ENDS_ALIKE})"),
                     (None, false) => {
                         let claim = if what.is_empty() {
                             String::new()
@@ -1129,10 +1150,7 @@ fn encode_side<'t>(
                             enc.lemma = Some(world.opaque(solver, lemma)?);
                         }
                     }
-                    let part = pass.implies(&enc.defined);
-                    if part != Term::Bool(true) && !defined.contains(&part) {
-                        defined.push(part);
-                    }
+                    push_defined(&mut defined, index, &pass, enc.defined);
                     lemmas.extend(enc.lemma);
                     if let Some(flag) = enc.no_overflow {
                         no_overflow = Some(flag);
@@ -1143,11 +1161,8 @@ fn encode_side<'t>(
                 None => {
                     let effect = encode_heap_op(world, &mut memory, solver, opcode, &args, descr)?
                         .ok_or_else(|| unsupported(opcode.name().to_string()))?;
-                    if let Some(d) = effect.defined {
-                        let part = pass.implies(&d);
-                        if !defined.contains(&part) {
-                            defined.push(part);
-                        }
+                    if let Some(cond) = effect.defined {
+                        push_defined(&mut defined, index, &pass, cond);
                     }
                     lemmas.extend(effect.lemmas);
                     escapes.extend(effect.observed);
@@ -1310,6 +1325,53 @@ impl Point<'_> {
             also_hidden: Vec::new(),
         };
         Ok((sight, reached, sites))
+    }
+}
+
+/// Notes that op `op`, reached where `pass` holds, is defined where
+/// `cond` holds.
+fn push_defined(defined: &mut Vec<Defined>, op: usize, pass: &Term, cond: Term) {
+    let term = pass.implies(&cond);
+    if term != Term::Bool(true) && !defined.iter().any(|d| d.term == term) {
+        defined.push(Defined { op, cond, term });
+    }
+}
+
+/// What AFTER's op must satisfy to be as defined as BEFORE, in the
+/// aligned form (`d` its definedness): nothing, where BEFORE needs the
+/// same condition at an op of its own no later than the one `d`'s op
+/// stands for; the condition, given that of that op, where BEFORE needs
+/// another; else the condition wherever AFTER reaches the op. The first
+/// two hold when AFTER has passed, before `d`'s op, a guard standing for
+/// each of BEFORE's guards before that op that it kept: where AFTER
+/// reaches its op, BEFORE then reaches its own (the removed guards cannot
+/// fail, and the kept ones agree: the other obligations), which is
+/// defined. Smaller queries than the whole runs.
+fn defined_where_before_is(b: &Side, a: &Side, provenance: &[Option<usize>], d: &Defined) -> Term {
+    let Some(origin) = provenance.get(d.op).copied().flatten() else {
+        return d.term.clone();
+    };
+    let reached_by_after = |e: &Defined| {
+        b.guards.iter().filter(|g| g.op_index < e.op).all(|g| {
+            let kept = (a.guards.iter())
+                .filter(|m| provenance.get(m.op_index).copied().flatten() == Some(g.op_index));
+            let mut kept = kept.peekable();
+            kept.peek().is_none() || kept.any(|m| m.op_index < d.op)
+        })
+    };
+    let mut before = b.defined.iter().filter(|e| e.op <= origin);
+    if before
+        .clone()
+        .any(|e| e.cond == d.cond && reached_by_after(e))
+    {
+        return Term::Bool(true);
+    }
+    match before
+        .find(|e| e.op == origin)
+        .filter(|e| reached_by_after(e))
+    {
+        Some(e) => e.cond.implies(&d.cond),
+        None => d.term.clone(),
     }
 }
 

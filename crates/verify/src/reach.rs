@@ -372,9 +372,12 @@ impl Sight {
             return Seen::whole(array, key); // raw memory holds no objects
         }
         let hidden = self.hides(&key_object(key, cell));
+        // Without the stores to objects out of sight, the same where in
+        // sight.
+        let stores = self.in_sight(array, cell).unwrap_or_else(|| array.clone());
         Seen {
-            stores: self.in_sight(array, cell).unwrap_or_else(|| array.clone()),
-            at_key: Term::ite(&hidden, &initial.select(key), &array.read(key)),
+            at_key: Term::ite(&hidden, &initial.select(key), &stores.read(key)),
+            stores,
         }
     }
 

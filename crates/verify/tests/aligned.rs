@@ -116,3 +116,30 @@ fn every_after_guard_needs_provenance() {
         Verdict::Proved
     );
 }
+
+/// Provenance for every op: AFTER's op k stands for BEFORE's op `map[k]`.
+fn each_op(map: &[usize]) -> Vec<Option<usize>> {
+    map.iter().map(|&i| Some(i)).collect()
+}
+
+#[test]
+fn an_op_is_as_defined_as_the_one_it_stands_for_only_behind_the_same_guards() {
+    // int_pydiv by zero is undefined; BEFORE checks the divisor first.
+    let before =
+        "[i0, i1]\ni2 = int_ne(i1, 0)\nguard_true(i2) []\ni3 = int_pydiv(i0, i1)\nfinish(i3)\n";
+    let (b, a) = traces(before, before);
+    assert_eq!(
+        verify_aligned(&b, &a, &each_op(&[0, 1, 2, 3]), &mut solver()).unwrap(),
+        Verdict::Proved
+    );
+    // The division moved above the guard that makes it defined: its
+    // provenance names BEFORE's division, but the guard comes too late.
+    let after =
+        "[i0, i1]\ni3 = int_pydiv(i0, i1)\ni2 = int_ne(i1, 0)\nguard_true(i2) []\nfinish(i3)\n";
+    let (b, a) = traces(before, after);
+    let verdict = verify_aligned(&b, &a, &each_op(&[2, 0, 1, 3]), &mut solver()).unwrap();
+    assert!(
+        matches!(verdict, Verdict::Refuted(_) | Verdict::Unreplayed(_)),
+        "{verdict:?}"
+    );
+}

@@ -204,6 +204,8 @@ pub(crate) struct Optimizer<'a> {
     /// The last input op was a call the optimizer removed: the
     /// `guard_no_exception` and `guard_not_forced` after it go too.
     pub(crate) call_removed: bool,
+    /// The writes not emitted yet (`lazy.rs`).
+    pub(crate) lazy: Vec<crate::lazy::LazyWrite>,
     /// Rules switched off (by index in `RULES`) until the first rule
     /// fires, for analyses.
     pub(crate) disabled: &'a [bool],
@@ -255,6 +257,7 @@ pub fn optimize_without(
         rule_counts: vec![0; RULES.len()],
         drop_overflow_guard: false,
         call_removed: false,
+        lazy: Vec::new(),
         current: 0,
         fresh: input.num_values() as u32,
     };
@@ -422,6 +425,9 @@ impl Optimizer<'_> {
             self.call_removed = false;
         }
         if self.passes.virtuals && self.virtual_op(index, op)? {
+            return Ok(());
+        }
+        if self.passes.heap && self.lazy_op(index, op) {
             return Ok(());
         }
         let args: Vec<Arg> = op.args.iter().map(|&a| self.arg(a)).collect();

@@ -56,7 +56,7 @@ pub(crate) enum HeapStep {
 
 impl HeapCache {
     /// Whether two references may be the same object.
-    fn may_alias(&self, a: Arg, b: Arg) -> bool {
+    pub(crate) fn may_alias(&self, a: Arg, b: Arg) -> bool {
         if a == b {
             return true;
         }
@@ -95,7 +95,7 @@ impl Optimizer<'_> {
     }
 
     /// Whether the descr's field or items never change.
-    fn never_changes(&self, d: DescrId) -> bool {
+    pub(crate) fn never_changes(&self, d: DescrId) -> bool {
         match &self.out.descr(d).kind {
             // A quasi-immutable field may change (and invalidate the
             // trace): only a guard_not_invalidated makes it stay.
@@ -103,6 +103,31 @@ impl Optimizer<'_> {
             DescrKind::Array(a) => a.pure,
             _ => false,
         }
+    }
+
+    /// A write of field `d` of `object` (kept, not emitted yet): the
+    /// entries of objects that may be the same one go.
+    pub(crate) fn heap_forget_field(&mut self, object: Arg, d: DescrId) {
+        let cache = &mut self.heap;
+        let alias: Vec<_> = (cache.fields.keys())
+            .filter(|(q, e)| *e == d && cache.may_alias(*q, object))
+            .copied()
+            .collect();
+        for key in alias {
+            cache.fields.remove(&key);
+        }
+    }
+
+    /// What field `d` of `object` is known to hold.
+    pub(crate) fn heap_field(&mut self, object: Arg, d: DescrId) -> Option<Arg> {
+        let &(value, _) = self.heap.fields.get(&(object, d))?;
+        Some(self.find(value))
+    }
+
+    /// Field `d` of `object` holds `value`.
+    pub(crate) fn heap_knows_field(&mut self, object: Arg, d: DescrId, value: Arg) {
+        let pure = self.never_changes(d);
+        self.heap.fields.insert((object, d), (value, pure));
     }
 
     /// Before an op is emitted: a read of a known place is its value.

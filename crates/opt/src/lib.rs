@@ -11,6 +11,7 @@ mod guards;
 mod heap;
 pub mod inject;
 pub mod intbounds;
+mod lazy;
 pub mod relations;
 pub mod rules;
 mod values;

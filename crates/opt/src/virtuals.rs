@@ -109,7 +109,7 @@ impl Optimizer<'_> {
     }
 
     /// Makes the input value `v` stand for `m`.
-    fn bind(&mut self, v: ValueId, m: Mapped) {
+    pub(crate) fn bind(&mut self, v: ValueId, m: Mapped) {
         match self.current(m) {
             Mapped::Out(a) => self.map[v.0 as usize] = Some(a),
             Mapped::Virtual(k) => self.virtuals.of_input[v.0 as usize] = Some(k),
@@ -117,7 +117,7 @@ impl Optimizer<'_> {
     }
 
     /// A value that is an output argument, forcing a virtual.
-    fn forced_arg(&mut self, m: Mapped) -> Arg {
+    pub(crate) fn forced_arg(&mut self, m: Mapped) -> Arg {
         match self.current(m) {
             Mapped::Out(a) => a,
             Mapped::Virtual(k) => Arg::Value(self.force(k)),
@@ -428,8 +428,25 @@ impl Optimizer<'_> {
             }
             virtuals[i] = v;
         }
+        // The input's pending writes, then the kept writes of virtuals
+        // (`lazy.rs`), which the guard makes if it fails.
+        let mut pending = std::mem::take(&mut out.pending);
+        for w in &mut pending {
+            w.object = self.arg(w.object);
+            w.index = w.index.map(|i| self.arg(i));
+            w.value = self.resume_item(w.value, &mut virtuals, &mut described);
+        }
+        if out.opcode.is_guard() {
+            pending.extend(
+                self.pending_writes(|me, m| me.resume_value(m, &mut virtuals, &mut described)),
+            );
+        }
+        if !pending.is_empty() && fail_args.is_none() {
+            fail_args = Some(Vec::new());
+        }
         out.fail_args = fail_args;
         out.virtuals = virtuals;
+        out.pending = pending;
     }
 
     /// One input item of resume data, in the output.

@@ -1171,8 +1171,12 @@ fn encode_side<'t>(
                 }
             },
         };
-        // A call cannot leave an object it cannot see where it was stored.
+        // A call cannot give an object it cannot see (not even one made
+        // later), nor leave one where it was stored.
         if let Some(sight) = &memory.sight_of_call {
+            if let (Some(value), Type::Ref) = (&result, op.opcode.result_type()) {
+                lemmas.push(sight.hides(value).not());
+            }
             for site in call_sites.drain(..) {
                 let (Some(obj), Some(after)) =
                     (&values[site.value], memory.left_by_call(&site.cell))

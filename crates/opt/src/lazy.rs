@@ -1,0 +1,188 @@
+//! Delayed writes (PyPy's lazy setfields): a `setfield_gc` to an object
+//! that exists is not emitted at once but kept, one per field descr, until
+//! something could see the field. A later write to the same place drops
+//! it; a read of the same place is its value. So a field set and restored
+//! around an inlined call (the execution context's `topframeref`, set to
+//! a virtual ref and back) costs nothing, and the virtual ref stays
+//! virtual.
+//!
+//! A kept write is emitted (its value forced) just before:
+//! - a write of its field descr to another object, or a read of it from
+//!   an object that may be the same one (`HeapCache::may_alias`);
+//! - any op that may read or change fields some other way, or hand
+//!   objects out: calls, escapes, the end of the trace, labels, and every
+//!   op with an effect the heap cache does not know to keep fields;
+//! - a guard, unless the value is a virtual object: then the guard's
+//!   resume data makes the write where it fails (a pending write), and the
+//!   object stays virtual.
+//!
+//! Array items, raw memory and strings are other cells: their ops leave
+//! kept writes kept.
+
+use traceopt_ir::{Arg, DescrId, Flags, Op, Opcode, PendingWrite};
+
+use crate::driver::Optimizer;
+use crate::virtuals::Mapped;
+
+/// A write not emitted yet.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LazyWrite {
+    /// The object (an output value) and its field descr (an output descr).
+    object: Arg,
+    descr: DescrId,
+    value: Mapped,
+    /// The input `setfield_gc` it stands for.
+    input_index: usize,
+}
+
+impl Optimizer<'_> {
+    /// Handles input op `op` (at `index`) if it is a field write or read
+    /// that the kept writes decide: gives whether it did. Any other op
+    /// first emits the kept writes it could see.
+    pub(crate) fn lazy_op(&mut self, index: usize, op: &Op) -> bool {
+        use Opcode::*;
+        let descr = op.descr.map(|d| self.output_descr(d));
+        match (op.opcode, descr) {
+            (SetfieldGc, Some(descr)) if !self.never_changes(descr) => {
+                let object = self.arg(op.args[0]);
+                // One kept write per descr: another object's goes out.
+                self.emit_lazy_where(|w, _| w.descr == descr && w.object != object);
+                let value = self.mapped(op.args[1]);
+                let kept = self
+                    .lazy
+                    .iter()
+                    .any(|w| w.descr == descr && w.object == object);
+                if let (false, Mapped::Out(v)) = (kept, value) {
+                    if self.heap_field(object, descr) == Some(self.find(v)) {
+                        return true; // the field holds it already
+                    }
+                }
+                self.lazy.retain(|w| w.descr != descr);
+                self.lazy.push(LazyWrite {
+                    object,
+                    descr,
+                    value,
+                    input_index: index,
+                });
+                self.heap_forget_field(object, descr);
+                if let Mapped::Out(value) = value {
+                    self.heap_knows_field(object, descr, value);
+                }
+                true
+            }
+            (GetfieldGcI | GetfieldGcR | GetfieldGcF, Some(descr)) => {
+                let object = self.arg(op.args[0]);
+                let kept = self
+                    .lazy
+                    .iter()
+                    .find(|w| w.descr == descr && w.object == object);
+                if let Some(w) = kept.copied() {
+                    self.learn_ptr(object, true, None);
+                    let result = self.input.value_of_op(index);
+                    self.bind(result, w.value);
+                    return true;
+                }
+                self.emit_lazy_where(|w, cache| {
+                    w.descr == descr && cache.may_alias(w.object, object)
+                });
+                false
+            }
+            (opcode, _) if opcode.is_guard() => {
+                // Values that exist are written now; virtuals wait in the
+                // guard's resume data (`pending_writes`).
+                self.emit_lazy_where(|w, _| matches!(w.value, Mapped::Out(_)));
+                false
+            }
+            (opcode, _) if keeps_fields(opcode) => false,
+            _ => {
+                self.emit_lazy_where(|_, _| true);
+                false
+            }
+        }
+    }
+
+    /// Emits the kept writes `which` selects, in the order they were made.
+    pub(crate) fn emit_lazy_where(
+        &mut self,
+        which: impl Fn(&LazyWrite, &crate::heap::HeapCache) -> bool,
+    ) {
+        let (now, later): (Vec<_>, Vec<_>) = self.lazy.iter().partition(|w| which(w, &self.heap));
+        if now.is_empty() {
+            return;
+        }
+        self.lazy = later;
+        for w in now {
+            let value = self.forced_arg(w.value);
+            let mut set = Op::new(Opcode::SetfieldGc, vec![w.object, value]);
+            set.descr = Some(w.descr);
+            self.emit_for(set, None, w.input_index);
+            self.heap_knows_field(w.object, w.descr, value);
+        }
+    }
+
+    /// The kept writes of virtual objects, as pending writes of a guard.
+    /// Holds them in the resume data being built.
+    pub(crate) fn pending_writes(
+        &mut self,
+        mut resume_value: impl FnMut(&mut Self, Mapped) -> traceopt_ir::FailArg,
+    ) -> Vec<PendingWrite> {
+        let lazy = self.lazy.clone();
+        lazy.iter()
+            .filter(|w| matches!(w.value, Mapped::Virtual(_)))
+            .map(|w| PendingWrite {
+                object: w.object,
+                index: None,
+                value: resume_value(self, w.value),
+                descr: w.descr,
+            })
+            .collect()
+    }
+}
+
+/// Ops that neither read nor change fields nor hand objects out: the
+/// kept writes stay kept across them.
+fn keeps_fields(opcode: Opcode) -> bool {
+    use Opcode::*;
+    if opcode.has(Flags::CALL) || opcode.has(Flags::FINAL) {
+        return false;
+    }
+    let array_or_string = matches!(
+        opcode,
+        GetarrayitemGcI
+            | GetarrayitemGcR
+            | GetarrayitemGcF
+            | GetarrayitemGcPureI
+            | GetarrayitemGcPureR
+            | GetarrayitemGcPureF
+            | SetarrayitemGc
+            | ArraylenGc
+            | Strlen
+            | Strgetitem
+            | Strsetitem
+            | Unicodelen
+            | Unicodegetitem
+            | Unicodesetitem
+            | GetarrayitemRawI
+            | GetarrayitemRawF
+            | SetarrayitemRaw
+            | GetfieldRawI
+            | GetfieldRawR
+            | GetfieldRawF
+            | SetfieldRaw
+            | RawLoadI
+            | RawLoadF
+            | RawStore
+    );
+    array_or_string
+        || matches!(
+            opcode,
+            DebugMergePoint
+                | EnterPortalFrame
+                | LeavePortalFrame
+                | Keepalive
+                | ForceToken
+                | QuasiimmutField
+        )
+        || (opcode.removable_when_unused() && !opcode.has(Flags::READ))
+        || (opcode.has(Flags::OVF) && !opcode.has(Flags::CALL))
+}

@@ -186,21 +186,15 @@ impl Optimizer<'_> {
             };
             let d = descr.expect("a heap place has a descr");
             let pure = self.never_changes(d);
-            let cache = &mut self.heap;
             match place {
                 Place::Field(p, d) => {
                     if written {
-                        let alias: Vec<_> = (cache.fields.keys())
-                            .filter(|(q, e)| *e == d && cache.may_alias(*q, p))
-                            .copied()
-                            .collect();
-                        for key in alias {
-                            cache.fields.remove(&key);
-                        }
+                        self.heap_forget_field(p, d);
                     }
-                    cache.fields.insert((p, d), (value, pure));
+                    self.heap.fields.insert((p, d), (value, pure));
                 }
                 Place::Item(p, i, d) => {
+                    let cache = &mut self.heap;
                     if written {
                         let alias: Vec<_> = (cache.items.keys())
                             .filter(|(q, j, e)| {

@@ -160,12 +160,19 @@ pub fn judge_optimized(
     solver: &mut Solver,
 ) -> Result<Judged, VerifyError> {
     let aligned = verify_aligned(before, &result.trace, &result.provenance, solver);
-    match aligned {
-        Ok(Verdict::Proved) => Ok(Judged::Proved),
+    let first = match aligned {
+        Ok(Verdict::Proved) => return Ok(Judged::Proved),
         Ok(Verdict::Refuted(cex)) if !cex.difference.contains(ENDS_ALIKE) => {
-            Ok(Judged::Refuted(cex.to_string()))
+            return Ok(Judged::Refuted(cex.to_string()))
         }
-        _ => judge(before, &result.trace, solver),
+        other => judged(other),
+    };
+    match (judge(before, &result.trace, solver)?, first) {
+        // Neither form decides: the aligned one says where it is stuck.
+        (Judged::Unknown(end_to_end), Ok(Judged::Unknown(aligned))) => Ok(Judged::Unknown(
+            format!("{aligned}; end to end: {end_to_end}"),
+        )),
+        (verdict, _) => Ok(verdict),
     }
 }
 

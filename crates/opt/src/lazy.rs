@@ -6,6 +6,9 @@
 //! a virtual ref and back) costs nothing, and the virtual ref stays
 //! virtual.
 //!
+//! A write of what the field holds (as the heap cache knew before the
+//! kept writes) is none, and drops the kept one.
+//!
 //! A kept write is emitted (its value forced) just before:
 //! - a write of its field descr to another object, or a read of it from
 //!   an object that may be the same one (`HeapCache::may_alias`);
@@ -31,6 +34,8 @@ pub(crate) struct LazyWrite {
     object: Arg,
     descr: DescrId,
     value: Mapped,
+    /// What the field holds meanwhile, if known: a write of that is none.
+    held: Option<Arg>,
     /// The input `setfield_gc` it stands for.
     input_index: usize,
 }
@@ -51,17 +56,25 @@ impl Optimizer<'_> {
                 let kept = self
                     .lazy
                     .iter()
-                    .any(|w| w.descr == descr && w.object == object);
-                if let (false, Mapped::Out(v)) = (kept, value) {
-                    if self.heap_field(object, descr) == Some(self.find(v)) {
-                        return true; // the field holds it already
+                    .find(|w| w.descr == descr && w.object == object);
+                let held = match kept {
+                    Some(w) => w.held,
+                    None => self.heap_field(object, descr),
+                };
+                self.lazy.retain(|w| w.descr != descr);
+                if let (Mapped::Out(v), Some(held)) = (value, held) {
+                    if self.find(v) == held {
+                        // The field holds it already (a write of it and
+                        // back, as around an inlined call, is none).
+                        self.heap_knows_field(object, descr, held);
+                        return true;
                     }
                 }
-                self.lazy.retain(|w| w.descr != descr);
                 self.lazy.push(LazyWrite {
                     object,
                     descr,
                     value,
+                    held,
                     input_index: index,
                 });
                 self.heap_forget_field(object, descr);

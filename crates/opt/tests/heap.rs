@@ -231,3 +231,22 @@ fn writes_wait_until_something_could_see_them() {
         );
     }
 }
+
+#[test]
+fn a_field_set_and_set_back_is_not_written() {
+    // The frame-chain pattern: read a field, set it to a new object, pass
+    // a guard, set it back. Nothing is written; the guard's resume data
+    // makes the write if it fails.
+    let before = "[p0, i1]\np2 = getfield_gc_r(p0, descr=nextdescr)\n\
+        p3 = new_with_vtable(descr=nodesize)\nsetfield_gc(p0, p3, descr=nextdescr)\n\
+        guard_true(i1) []\nsetfield_gc(p0, p2, descr=nextdescr)\njump(p0)\n";
+    let after = "[p0, i1]\nguard_true(i1) [] where p3 = new_with_vtable(descr=nodesize) {} \
+        writes setfield_gc(p0, p3, descr=nextdescr)\njump(p0)\n";
+    optimizes_with(Passes::default(), before, after);
+    // A wrong twin that leaves p0's field at the new object.
+    let twin = "[p0, i1]\nguard_true(i1) [] where p3 = new_with_vtable(descr=nodesize) {} \
+        writes setfield_gc(p0, p3, descr=nextdescr)\np3 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p0, p3, descr=nextdescr)\njump(p0)\n";
+    let verdict = verify(&parse(before), &parse(twin), &mut solver()).unwrap();
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
+}

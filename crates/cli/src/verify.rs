@@ -172,6 +172,10 @@ pub fn judge_optimized(
         (Judged::Unknown(end_to_end), Ok(Judged::Unknown(aligned))) => Ok(Judged::Unknown(
             format!("{aligned}; end to end: {end_to_end}"),
         )),
+        // Guards that do not line up, where the runs end alike.
+        (Judged::Unknown(end_to_end), Ok(Judged::Refuted(aligned))) => Ok(Judged::Unknown(
+            format!("{end_to_end}; guard by guard: {aligned}"),
+        )),
         (verdict, _) => Ok(verdict),
     }
 }

@@ -46,6 +46,9 @@ impl Optimizer<'_> {
     /// first emits the kept writes it could see.
     pub(crate) fn lazy_op(&mut self, index: usize, op: &Op) -> bool {
         use Opcode::*;
+        if self.lazy.is_empty() && op.opcode != SetfieldGc {
+            return false;
+        }
         let descr = op.descr.map(|d| self.output_descr(d));
         match (op.opcode, descr) {
             (SetfieldGc, Some(descr)) if !self.never_changes(descr) => {
@@ -119,10 +122,10 @@ impl Optimizer<'_> {
         &mut self,
         which: impl Fn(&LazyWrite, &crate::heap::HeapCache) -> bool,
     ) {
-        let (now, later): (Vec<_>, Vec<_>) = self.lazy.iter().partition(|w| which(w, &self.heap));
-        if now.is_empty() {
+        if !self.lazy.iter().any(|w| which(w, &self.heap)) {
             return;
         }
+        let (now, later): (Vec<_>, Vec<_>) = self.lazy.iter().partition(|w| which(w, &self.heap));
         self.lazy = later;
         for w in now {
             let value = self.forced_arg(w.value);

@@ -436,7 +436,7 @@ impl Optimizer<'_> {
             w.index = w.index.map(|i| self.arg(i));
             w.value = self.resume_item(w.value, &mut virtuals, &mut described);
         }
-        if out.opcode.is_guard() {
+        if out.opcode.is_guard() && !self.lazy.is_empty() {
             pending.extend(
                 self.pending_writes(|me, m| me.resume_value(m, &mut virtuals, &mut described)),
             );

@@ -424,6 +424,15 @@ impl Optimizer<'_> {
         ) {
             self.call_removed = false;
         }
+        // A conditional call whose condition is 0 calls nothing (and its
+        // arguments need not exist).
+        if op.opcode == Opcode::CondCallN && self.passes.fold {
+            let condition = self.arg(op.args[0]);
+            if self.as_int(condition) == Some(0) {
+                self.call_removed = true;
+                return Ok(());
+            }
+        }
         if self.passes.virtuals && self.virtual_op(index, op)? {
             return Ok(());
         }

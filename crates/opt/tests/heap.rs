@@ -250,3 +250,26 @@ fn a_field_set_and_set_back_is_not_written() {
     let verdict = verify(&parse(before), &parse(twin), &mut solver()).unwrap();
     assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }
+
+#[test]
+fn a_conditional_call_of_condition_zero_calls_nothing() {
+    // It goes, with the guard on its exception, and the object it would
+    // have been given stays virtual.
+    let before =
+        "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+        cond_call(0, 123, p2, descr=plaincalldescr)\nguard_no_exception() []\n\
+        i3 = getfield_gc_i(p2, descr=valuedescr)\nfinish(i3)\n";
+    optimizes_with(Passes::default(), before, "[p0, i1]\nfinish(i1)\n");
+    // With a condition that may hold, the call may change the field.
+    let maybe = before.replace("cond_call(0,", "cond_call(i1,");
+    let verdict = verify(
+        &parse(&maybe),
+        &parse("[p0, i1]\nfinish(i1)\n"),
+        &mut solver(),
+    )
+    .unwrap();
+    assert!(
+        matches!(verdict, Verdict::Refuted(_) | Verdict::Unreplayed(_)),
+        "{verdict:?}"
+    );
+}

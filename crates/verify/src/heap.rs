@@ -1827,6 +1827,9 @@ pub(crate) fn encode_heap_op(
             }
             e.value = (opcode.result_type() != Type::Void).then_some(v);
         }
+        // A conditional call whose condition is 0 calls nothing, and
+        // leaves no exception pending.
+        CondCallN if args[0] == Term::word(0) => memory.exception_taken = true,
         _ if opcode.has(Flags::CALL) => {
             let result = opcode.result_type() != Type::Void;
             let mut e = memory.call(world, solver, descr, args, result)?;

@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use traceopt_ir::{Arg, Flags, Op, Opcode, Trace, Type};
+use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Trace, Type};
 use traceopt_smt::{Fun, Term};
 
 use crate::heap::{cell_of, pair, Cell};
@@ -136,8 +136,12 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Rea
         // Which argument positions only use the object in place (a
         // stored value is followed above).
         let reads_strings = helper(trace, op).is_some();
+        let never_calls = op.opcode == CondCallN
+            && matches!(op.args[0], Arg::Const(c) if *trace.constant(c) == Const::Int(0));
         let in_place = |k: usize| {
             Some(k) == value_at
+                // A conditional call of condition 0 takes nothing.
+                || never_calls
                 // A string helper reads its strings (past the function).
                 || (reads_strings && k > 0)
                 || match op.opcode {

@@ -21,11 +21,6 @@ impl Optimizer<'_> {
         op: &Op,
         args: Vec<Arg>,
     ) -> Result<(), Infeasible> {
-        let infeasible = |reason: &str| Infeasible {
-            op_index: index,
-            line: self.input.op_pos.get(index).map_or(0, |p| p.line),
-            reason: format!("{} always fails: {reason}", op.opcode.name()),
-        };
         match op.opcode {
             Opcode::GuardNoException | Opcode::GuardNotForced if self.call_removed => {
                 return Ok(());
@@ -33,7 +28,11 @@ impl Optimizer<'_> {
             Opcode::GuardNoOverflow | Opcode::GuardOverflow if self.drop_overflow_guard => {
                 self.drop_overflow_guard = false;
                 if op.opcode == Opcode::GuardOverflow {
-                    return Err(infeasible("the operation before it cannot overflow"));
+                    return Err(self.infeasible(
+                        index,
+                        op,
+                        "the operation before it cannot overflow",
+                    ));
                 }
                 return Ok(());
             }
@@ -67,7 +66,11 @@ impl Optimizer<'_> {
                     return Ok(());
                 }
                 if (want && known_false) || (!want && known_true) {
-                    return Err(infeasible(&format!("its value is known to be {bound}")));
+                    return Err(self.infeasible(
+                        index,
+                        op,
+                        &format!("its value is known to be {bound}"),
+                    ));
                 }
             }
             Opcode::GuardNonnull
@@ -90,7 +93,11 @@ impl Optimizer<'_> {
                 }
                 if fails {
                     let what = if null { "null" } else { "not null" };
-                    return Err(infeasible(&format!("its reference is known to be {what}")));
+                    return Err(self.infeasible(
+                        index,
+                        op,
+                        &format!("its reference is known to be {what}"),
+                    ));
                 }
             }
             Opcode::GuardValue if self.passes.guards && args[0] == args[1] => return Ok(()),
@@ -107,9 +114,11 @@ impl Optimizer<'_> {
                         return Ok(());
                     }
                     if !bound.contains(c) {
-                        return Err(infeasible(&format!(
-                            "its value is known to be {bound}, not {c}"
-                        )));
+                        return Err(self.infeasible(
+                            index,
+                            op,
+                            &format!("its value is known to be {bound}, not {c}"),
+                        ));
                     }
                 }
             }

@@ -1,7 +1,7 @@
 //! The heap cache: what the trace has read from or written to the
 //! fields and array items of objects, so that a later read of the same
-//! place is the value already known (PyPy's `heap.py`, without delayed
-//! writes yet); and the results of the calls that give the same again
+//! place is the value already known (PyPy's `heap.py`; its delayed
+//! writes are `lazy.rs`); and the results of the calls that give the same again
 //! (`call_loopinvariant_*` in one run, `call_pure_*` of equal arguments).
 //!
 //! An entry is a place (an object and a field descr; or an array, an
@@ -191,7 +191,7 @@ impl Optimizer<'_> {
                     if written {
                         self.heap_forget_field(p, d);
                     }
-                    self.heap.fields.insert((p, d), (value, pure));
+                    self.heap_knows_field(p, d, value);
                 }
                 Place::Item(p, i, d) => {
                     let cache = &mut self.heap;

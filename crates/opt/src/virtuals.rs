@@ -419,14 +419,15 @@ impl Optimizer<'_> {
             *item = self.resume_item(*item, &mut virtuals, &mut described);
         }
         for i in 0..copied {
-            let mut v = std::mem::replace(&mut virtuals[i], placeholder());
-            for (_, item) in &mut v.fields {
+            let mut fields = std::mem::take(&mut virtuals[i].fields);
+            for (_, item) in &mut fields {
                 *item = self.resume_item(*item, &mut virtuals, &mut described);
             }
-            for item in &mut v.items {
+            let mut items = std::mem::take(&mut virtuals[i].items);
+            for item in &mut items {
                 *item = self.resume_item(*item, &mut virtuals, &mut described);
             }
-            virtuals[i] = v;
+            (virtuals[i].fields, virtuals[i].items) = (fields, items);
         }
         // The input's pending writes, then the kept writes of virtuals
         // (`lazy.rs`), which the guard makes if it fails.
@@ -504,16 +505,5 @@ impl Optimizer<'_> {
         v.fields = fields;
         v.items = items;
         FailArg::Virtual(i)
-    }
-}
-
-/// A virtual taken out of a list while its contents are rewritten.
-fn placeholder() -> Virtual {
-    Virtual {
-        name: "".into(),
-        opcode: Opcode::New,
-        descr: None,
-        fields: Vec::new(),
-        items: Vec::new(),
     }
 }

@@ -155,8 +155,6 @@ struct Guard {
     /// What the interpreter resumes with if it fails (`None` where a fail
     /// argument has no word: the guard's resume data is not compared).
     resume: Option<Resume>,
-    /// The objects nothing can reach when it fails (none is in resume
-    /// data, and no store so far holds one).
     /// What the interpreter that resumes can see of the fresh objects.
     sight: Sight,
 }

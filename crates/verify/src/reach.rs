@@ -372,8 +372,8 @@ impl Sight {
     /// objects out of sight hold what they held before the traces
     /// (`initial`).
     pub fn seen(&self, array: &Term, initial: &Term, cell: &Cell, key: &Term) -> Seen {
-        if matches!(cell, Cell::Raw(_)) || (self.slots == 0 && self.also_hidden.is_empty()) {
-            return Seen::whole(array, key); // raw memory holds no objects
+        if self.sees_all(cell) {
+            return Seen::whole(array, key);
         }
         let hidden = self.hides(&key_object(key, cell));
         // Without the stores to objects out of sight, the same where in
@@ -393,43 +393,39 @@ impl Sight {
             return None;
         };
         let below = self.in_sight(&parts[0], cell);
-        if self.surely_hides(&key_object(&parts[1], cell)) == Some(true) {
+        if self.surely_hides(&key_object(&parts[1], cell)) {
             return Some(below.unwrap_or_else(|| parts[0].clone()));
         }
         below.map(|below| below.store(&parts[1], &parts[2]))
     }
 
     /// Whether `obj`, one of the trace's objects named as such, is surely
-    /// out of sight (or surely not); `None` where that depends.
-    fn surely_hides(&self, obj: &Term) -> Option<bool> {
-        if self.also_hidden.contains(obj) {
-            return Some(true);
-        }
-        match self.reached.iter().find(|(o, _)| o == obj)?.1 {
-            Term::Bool(reached) => Some(!reached),
-            _ => None,
-        }
+    /// out of sight (not where that depends).
+    fn surely_hides(&self, obj: &Term) -> bool {
+        self.also_hidden.contains(obj)
+            || (self.reached.iter()).any(|(o, when)| o == obj && *when == Term::Bool(false))
     }
 
     /// The array a call that wrote `after` leaves: the cells of the
     /// objects out of its sight keep what they held (`before`), since a
     /// call cannot write what it cannot reach.
     pub fn keep(&self, before: &Term, after: &Term, cell: &Cell) -> Term {
-        self.merge(before, after, cell)
-    }
-
-    /// `seen` where the object of a key is in sight, else `unseen`.
-    fn merge(&self, unseen: &Term, seen: &Term, cell: &Cell) -> Term {
-        if matches!(cell, Cell::Raw(_)) || (self.slots == 0 && self.also_hidden.is_empty()) {
-            return seen.clone(); // raw memory holds no objects
+        if self.sees_all(cell) {
+            return after.clone();
         }
         let key = Term::var("sight_key");
         let body = Term::ite(
             &self.hides(&key_object(&key, cell)),
-            &unseen.select(&key),
-            &seen.select(&key),
+            &before.select(&key),
+            &after.select(&key),
         );
         Term::lambda("sight_key", cell.sort_index(), &body)
+    }
+
+    /// Whether everything of `cell` is in sight: raw memory holds no
+    /// objects, and without fresh slots nothing is hidden.
+    fn sees_all(&self, cell: &Cell) -> bool {
+        matches!(cell, Cell::Raw(_)) || (self.slots == 0 && self.also_hidden.is_empty())
     }
 }
 

@@ -167,8 +167,10 @@ pub(crate) fn agree(
     let mut virtual_writes = Vec::new();
     for (side, resume) in [b, a].into_iter().enumerate() {
         for (cell, key, value) in &resume.pending {
+            // (`Resume::at` registered the cell; were it missing, the
+            // write could not be made, and nothing would be shown alike.)
             let Some(k) = cells.iter().position(|c| c == cell) else {
-                continue;
+                return Ok(Term::Bool(false));
             };
             let heap = if side == 0 { &mut b_heap } else { &mut a_heap };
             match value {

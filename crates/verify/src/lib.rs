@@ -443,7 +443,9 @@ fn prove(
 ) -> Result<Outcome, SolverError> {
     let mut names: Vec<Name> = vars.iter().map(|v| Name::invented(v)).collect();
     names.extend(world.watched());
-    if world.beyond_bitvectors() {
+    if world.span_mode != SpanMode::Witness {
+        solver.prove_smt_keeping_equations(goal, &names)
+    } else if world.beyond_bitvectors() {
         solver.prove_smt(goal, &names)
     } else {
         solver.prove_bv_names(goal, &names)

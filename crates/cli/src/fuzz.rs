@@ -64,9 +64,16 @@ pub struct FuzzArgs {
     /// traces, peer sets, logs) instead of generating new ones.
     #[arg(long, value_name = "DIR")]
     mutate: Vec<String>,
+    /// Heap traces: objects given (aliasing or not) and allocated, field
+    /// and array traffic, calls of chosen effect info, escapes, guards on
+    /// references and resume data with objects.
+    #[arg(long)]
+    heap: bool,
     /// Testing the fuzzer: switch on a known miscompilation
     /// (wrapping-add, neg-minint, mul-inverse, lshift-inverse,
-    /// sub-ovf-after-add).
+    /// sub-ovf-after-add; on heap traces, which a heap bug implies:
+    /// call-keeps-cache, alias-forward, resume-drops-field,
+    /// write-after-aliasing-read).
     #[arg(long, hide = true)]
     inject_bug: Option<String>,
 }
@@ -93,6 +100,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         jobs: args.jobs.max(1),
         config: Config {
             length: args.length.max(1),
+            heap: args.heap || bug.is_some_and(Bug::is_heap),
             ..Config::default()
         },
         passes: Passes {
@@ -252,8 +260,24 @@ fn write_reproducer(
         .iter()
         .map(|(n, v)| format!("{n}={v}"))
         .collect();
+    let heap = match report.reproducer.heap.is_empty() {
+        true => String::new(),
+        false => {
+            // The namespace the trace's descrs come from, beside it.
+            let descrs = dir.join("descrs.txt");
+            std::fs::write(&descrs, traceopt_fuzz::heapgen::NAMESPACE)
+                .map_err(|e| format!("{}: {e}", descrs.display()))?;
+            let objects: Vec<String> = (report.reproducer.heap.iter().enumerate())
+                .map(|(k, o)| format!("object {k} = {o:?}"))
+                .collect();
+            format!(
+                "# example heap (references are object numbers, -1 null): {}\n",
+                objects.join("; ")
+            )
+        }
+    };
     let text = format!(
-        "{}# traceopt fuzz finding, seed {}: {}\n# example inputs: {}\n{}",
+        "{}# traceopt fuzz finding, seed {}: {}\n# example inputs: {}\n{heap}{}",
         injected.map(|w| format!("# {w}\n")).unwrap_or_default(),
         report.seed,
         report.finding.to_string().replace('\n', " "),

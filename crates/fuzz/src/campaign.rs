@@ -117,20 +117,40 @@ impl Summary {
     }
 }
 
-/// Input vectors for the differential runs, from the trace's seed.
-pub fn samples(seed: u64, inputs: usize, count: usize, example: &[i64]) -> Vec<Vec<i64>> {
+/// Input vectors for the differential runs, from the trace's seed: ints
+/// near the example's and at the ends; references moved to other objects
+/// of the example heap of the same kind (making and breaking aliasing),
+/// now and then null.
+pub fn samples(seed: u64, sketch: &Sketch, count: usize) -> Vec<Vec<i64>> {
     let mut rng = StdRng::seed_from_u64(seed ^ SAMPLE_SALT);
+    let example = sketch.example();
+    let same_kind = |object: i64| -> Vec<i64> {
+        let kind = |i: i64| usize::try_from(i).ok().map(|i| sketch.heap[i].kind());
+        (0..sketch.heap.len() as i64)
+            .filter(|&o| kind(o) == kind(object))
+            .collect()
+    };
     (0..count)
         .map(|_| {
-            (0..inputs)
-                .map(|i| match rng.random_range(0..5) {
-                    0 => example[i].wrapping_add(rng.random_range(-3..4)),
-                    1 => [0, 1, -1, i64::MIN, i64::MAX][rng.random_range(0..5)],
-                    // Near the ends, where sums and differences wrap.
-                    2 => [i64::MIN, i64::MAX][rng.random_range(0..2)]
-                        .wrapping_add(rng.random_range(-20..20)),
-                    3 => rng.random_range(-300..300),
-                    _ => rng.random::<i64>(),
+            (sketch.inputs.iter().zip(&example))
+                .map(|((name, _), &v)| match name.starts_with('p') {
+                    true => match rng.random_range(0..10) {
+                        0 => -1,
+                        1..=4 => v,
+                        _ => match same_kind(v).as_slice() {
+                            [] => v,
+                            choices => choices[rng.random_range(0..choices.len())],
+                        },
+                    },
+                    false => match rng.random_range(0..5) {
+                        0 => v.wrapping_add(rng.random_range(-3..4)),
+                        1 => [0, 1, -1, i64::MIN, i64::MAX][rng.random_range(0..5)],
+                        // Near the ends, where sums and differences wrap.
+                        2 => [i64::MIN, i64::MAX][rng.random_range(0..2)]
+                            .wrapping_add(rng.random_range(-20..20)),
+                        3 => rng.random_range(-300..300),
+                        _ => rng.random::<i64>(),
+                    },
                 })
                 .collect()
         })
@@ -165,8 +185,15 @@ pub fn check_seed(
     };
     let trace = sketch.trace().expect("generated and mutated traces parse");
     let example = sketch.example();
-    let extra = samples(seed, example.len(), options.samples, &example);
-    match check(&trace, &example, &extra, options.passes, solver) {
+    let extra = samples(seed, &sketch, options.samples);
+    match check(
+        &trace,
+        &sketch.heap,
+        &example,
+        &extra,
+        options.passes,
+        solver,
+    ) {
         Ok(cleared) => Ok(cleared),
         Err(finding) => Err(Box::new(Report {
             seed,
@@ -188,9 +215,10 @@ pub fn minimize(report: &mut Report, options: &Options, mut solver: Option<&mut 
             return false;
         };
         let example = candidate.example();
-        let extra = samples(seed, example.len(), options.samples, &example);
+        let extra = samples(seed, candidate, options.samples);
         match check(
             &trace,
+            &candidate.heap,
             &example,
             &extra,
             options.passes,

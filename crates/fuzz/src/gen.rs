@@ -29,6 +29,8 @@ pub struct Config {
     pub max_inputs: usize,
     /// Weight of each kind of step.
     pub mix: Mix,
+    /// Heap traces (`heapgen`) instead of integer ones.
+    pub heap: bool,
 }
 
 /// Weights of the kinds of steps.
@@ -73,6 +75,7 @@ impl Default for Config {
             length: 30,
             max_inputs: 4,
             mix: Mix::default(),
+            heap: false,
         }
     }
 }
@@ -222,6 +225,7 @@ impl Gen {
         let example = |g: &Gen, o: &Operand| match o {
             Operand::Const(c) => *c,
             Operand::Value(n) => g.values.iter().find(|(m, _)| m == n).map_or(0, |v| v.1),
+            Operand::Null | Operand::Class(_) => 0,
         };
         let (a, b) = (line.args[0].clone(), line.args[1].clone());
         let (x, y, r) = (example(self, &a), example(self, &b), example(self, &result));
@@ -269,11 +273,7 @@ impl Gen {
 
     fn push(&mut self, opcode: Opcode, args: Vec<Operand>, example: i64) -> Operand {
         let name = format!("i{}", self.values.len());
-        self.lines.push(Line {
-            result: Some(name.clone()),
-            opcode,
-            args,
-        });
+        self.lines.push(Line::new(Some(name.clone()), opcode, args));
         self.values.push((name.clone(), example));
         Operand::Value(name)
     }
@@ -290,11 +290,7 @@ impl Gen {
     }
 
     fn guard(&mut self, opcode: Opcode, args: Vec<Operand>) {
-        self.lines.push(Line {
-            result: None,
-            opcode,
-            args,
-        });
+        self.lines.push(Line::new(None, opcode, args));
     }
 
     fn binary(&mut self, ops: &[Opcode]) {
@@ -403,8 +399,11 @@ fn unary_example(op: Opcode, x: i64) -> i64 {
     }
 }
 
-/// Generates one trace from `seed`.
+/// Generates one trace from `seed`: a heap trace if `config.heap`.
 pub fn generate(seed: u64, config: &Config) -> Sketch {
+    if config.heap {
+        return crate::heapgen::generate_heap(seed, config.length);
+    }
     let mut g = Gen {
         rng: StdRng::seed_from_u64(seed),
         values: Vec::new(),
@@ -471,6 +470,7 @@ pub fn generate(seed: u64, config: &Config) -> Sketch {
     };
     Sketch {
         inputs: input_values,
+        heap: Vec::new(),
         lines: g.lines,
         end,
     }

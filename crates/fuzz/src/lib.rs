@@ -2,11 +2,14 @@
 //! sketches (`sketch`), checked by an oracle of differential runs and the
 //! SMT validator (`oracle`), cut down when they fail (`shrink`), in
 //! campaigns on several threads (`campaign`); or existing traces, mutated
-//! (`mutate`). Seed 000 did this by hand
+//! (`mutate`). Heap traces (`heapgen`) run with calls that do what their
+//! effect info allows (`env`). Seed 000 did this by hand
 //! "for many nights"; here it is a command.
 
 pub mod campaign;
+pub mod env;
 pub mod gen;
+pub mod heapgen;
 pub mod mutate;
 pub mod oracle;
 pub mod shrink;
@@ -15,4 +18,4 @@ pub mod sketch;
 pub use campaign::{run, Counters, Options, Report, Summary};
 pub use gen::{generate, Config, Mix};
 pub use oracle::{check, Cleared, Finding};
-pub use sketch::Sketch;
+pub use sketch::{ExampleObject, ExampleValue, Sketch};

@@ -54,17 +54,13 @@ pub fn from_trace(trace: &Trace) -> Option<Sketch> {
             Opcode::GuardTrue
             | Opcode::GuardFalse
             | Opcode::GuardValue
-            | Opcode::GuardNoOverflow => lines.push(Line {
-                result: None,
-                opcode: op.opcode,
-                args,
-            }),
+            | Opcode::GuardNoOverflow => lines.push(Line::new(None, op.opcode, args)),
             Opcode::DebugMergePoint => {}
-            opcode if is_integer_op(opcode) => lines.push(Line {
-                result: Some(trace.name(trace.value_of_op(k)).to_string()),
+            opcode if is_integer_op(opcode) => lines.push(Line::new(
+                Some(trace.name(trace.value_of_op(k)).to_string()),
                 opcode,
                 args,
-            }),
+            )),
             _ => return None,
         }
     }
@@ -73,6 +69,7 @@ pub fn from_trace(trace: &Trace) -> Option<Sketch> {
         .collect();
     Some(Sketch {
         inputs,
+        heap: Vec::new(),
         lines,
         end: end?,
     })
@@ -141,11 +138,11 @@ pub fn mutate(base: &Sketch, seed: u64) -> Sketch {
                 let a = values[rng.random_range(0..values.len())].clone();
                 let op = BINARY[rng.random_range(0..BINARY.len())];
                 let name = format!("i_m{}", s.lines.len());
-                s.lines.push(Line {
-                    result: Some(name.clone()),
-                    opcode: op,
-                    args: vec![Operand::Value(a), Operand::Const(special(&mut rng))],
-                });
+                s.lines.push(Line::new(
+                    Some(name.clone()),
+                    op,
+                    vec![Operand::Value(a), Operand::Const(special(&mut rng))],
+                ));
                 if rng.random_range(0..2) == 0 {
                     s.end = (Opcode::Finish, vec![Operand::Value(name)]);
                 }

@@ -18,12 +18,15 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use traceopt_interp::{
-    ending, run, same_ending, DefaultEnv, InterpError, Limits, Outcome, Run, Val,
+    ending, run_with_heap, same_ending, same_resume, InterpError, Limits, Outcome, Run,
 };
 use traceopt_ir::Trace;
 use traceopt_opt::{optimize, Passes};
 use traceopt_smt::Solver;
 use traceopt_verify::{verify, verify_never_ends, Verdict, VerifyError};
+
+use crate::env::FuzzEnv;
+use crate::sketch::{materialize, ExampleObject};
 
 /// What a check found wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,27 +100,59 @@ impl Cleared {
     }
 }
 
-/// A run of `trace` on integer inputs (an error: it is undefined there).
-fn run_on(trace: &Trace, inputs: &[i64]) -> Result<Run, InterpError> {
-    let vals: Vec<Val> = inputs.iter().map(|&v| Val::Int(v)).collect();
-    let limits = Limits { max_iterations: 50 };
-    run(trace, &vals, &mut DefaultEnv, limits)
+/// A run of `trace` on `inputs` (ints, and for references indexes into
+/// the example `heap`), with the fuzzer's calls (an error: it is
+/// undefined there).
+pub fn run_on(trace: &Trace, heap: &[ExampleObject], inputs: &[i64]) -> Result<Run, InterpError> {
+    run_limited(trace, heap, inputs, 50)
+}
+
+/// `run_on`, looping back at most `max_iterations` times.
+pub fn run_limited(
+    trace: &Trace,
+    heap: &[ExampleObject],
+    inputs: &[i64],
+    max_iterations: u64,
+) -> Result<Run, InterpError> {
+    let (vals, start) = materialize(&trace.inputs, heap, inputs);
+    let shared = start.len();
+    let limits = Limits { max_iterations };
+    run_with_heap(trace, &vals, start, &mut FuzzEnv::new(shared), limits)
 }
 
 /// Runs both traces on `inputs`: a finding if they end differently (as
-/// `same_ending` compares runs: values, and objects up to renaming).
-pub fn differential(before: &Trace, after: &Trace, inputs: &[i64]) -> Option<Finding> {
-    let expected = run_on(before, inputs).ok()?;
+/// `same_ending` compares runs: values, and objects up to renaming), or
+/// fail guards that stand for the same guard (`provenance`) with
+/// different resume state (`same_resume`: fail values, rebuilt virtuals
+/// and the objects from before). Where they fail different guards (an
+/// optimizer may fail earlier, at a guard standing for an earlier one),
+/// only the validator compares them.
+pub fn differential(
+    before: &Trace,
+    after: &Trace,
+    provenance: &[Option<usize>],
+    heap: &[ExampleObject],
+    inputs: &[i64],
+) -> Option<Finding> {
+    let expected = run_on(before, heap, inputs).ok()?;
     let finding = |after: String| Finding::Differential {
         inputs: inputs.to_vec(),
         before: ending(&expected),
         after,
     };
-    let Ok(got) = run_on(after, inputs) else {
+    let Ok(got) = run_on(after, heap, inputs) else {
         return Some(finding("stops on an undefined op".into()));
     };
-    let why = same_ending(&expected, &got, 0).err()?;
-    Some(if ending(&expected) == ending(&got) {
+    let shared = heap.len();
+    let (why, resumed) = match (&expected.outcome, &got.outcome) {
+        (Outcome::GuardFailed { op_index: b, .. }, Outcome::GuardFailed { op_index: a, .. })
+            if provenance.get(*a) == Some(&Some(*b)) =>
+        {
+            (same_resume(&expected, &got, shared).err()?, true)
+        }
+        _ => (same_ending(&expected, &got, shared).err()?, false),
+    };
+    Some(if resumed || ending(&expected) == ending(&got) {
         finding(format!("{}, but {why}", ending(&got)))
     } else {
         finding(ending(&got))
@@ -144,10 +179,12 @@ pub fn optimize_caught(
     }
 }
 
-/// The whole oracle on one trace. `samples` are extra input vectors for
-/// the differential runs (the example is always tried first).
+/// The whole oracle on one trace, whose reference inputs point into
+/// `heap`. `samples` are extra input vectors for the differential runs
+/// (the example is always tried first).
 pub fn check(
     trace: &Trace,
+    heap: &[ExampleObject],
     example: &[i64],
     samples: &[Vec<i64>],
     passes: Passes,
@@ -157,7 +194,7 @@ pub fn check(
         // Claimed infeasible: the input must fail a guard (or be undefined)
         // on every input we try.
         for inputs in std::iter::once(example).chain(samples.iter().map(Vec::as_slice)) {
-            match run_on(trace, inputs) {
+            match run_on(trace, heap, inputs) {
                 Ok(r) if !matches!(r.outcome, Outcome::GuardFailed { .. }) => {
                     return Err(Finding::Differential {
                         inputs: inputs.to_vec(),
@@ -175,7 +212,7 @@ pub fn check(
     };
     let after = &optimized.trace;
     for inputs in std::iter::once(example).chain(samples.iter().map(Vec::as_slice)) {
-        if let Some(finding) = differential(trace, after, inputs) {
+        if let Some(finding) = differential(trace, after, &optimized.provenance, heap, inputs) {
             return Err(finding);
         }
     }

@@ -1,13 +1,15 @@
 //! The shrinker: cuts a failing trace down while it still fails the same
-//! way. Steps, tried in turn until none helps: drop a guard; drop an op,
-//! its uses taking one of its arguments instead; turn an op into a new
+//! way. Steps, tried in turn until none helps: drop a guard or an unused
+//! op; drop an op, its uses taking one of its arguments instead; turn an op into a new
 //! input (with its example value); make a constant simpler (0, 1, half);
-//! finish with a single value; drop unused inputs. Each step must keep
+//! drop a fail argument or a value of the end; finish with a single
+//! value; drop unused inputs. Each step must keep
 //! the trace well formed and the failure of the same kind.
 
-use traceopt_interp::{run, DefaultEnv, Limits, Val};
+use traceopt_interp::Val;
 use traceopt_ir::{check, CheckOptions, Opcode};
 
+use crate::oracle::run_limited;
 use crate::sketch::{Line, Operand, Sketch};
 
 /// The example value of every line's result, from a run on the example.
@@ -15,15 +17,9 @@ fn example_values(sketch: &Sketch) -> Vec<Option<i64>> {
     let Ok(trace) = sketch.trace() else {
         return vec![None; sketch.lines.len()];
     };
-    let inputs: Vec<Val> = sketch.example().into_iter().map(Val::Int).collect();
-    let values = run(
-        &trace,
-        &inputs,
-        &mut DefaultEnv,
-        Limits { max_iterations: 1 },
-    )
-    .map(|r| r.values)
-    .unwrap_or_default();
+    let values = run_limited(&trace, &sketch.heap, &sketch.example(), 1)
+        .map(|r| r.values)
+        .unwrap_or_default();
     (0..sketch.lines.len())
         .map(|k| {
             values
@@ -39,7 +35,7 @@ fn replace_uses(sketch: &mut Sketch, name: &str, by: &Operand) {
     let uses = sketch
         .lines
         .iter_mut()
-        .flat_map(|l| l.args.iter_mut())
+        .flat_map(|l| l.operands_mut())
         .chain(sketch.end.1.iter_mut());
     for arg in uses {
         if matches!(arg, Operand::Value(n) if n == name) {
@@ -66,6 +62,14 @@ fn candidates(sketch: &Sketch) -> Vec<Sketch> {
         match &removed.result {
             None => out.push(without),
             Some(name) => {
+                let used = (without.lines.iter())
+                    .flat_map(|l| l.args.iter().chain(&l.fail_args))
+                    .chain(&without.end.1)
+                    .any(|a| matches!(a, Operand::Value(n) if n == name));
+                if !used {
+                    out.push(without);
+                    continue;
+                }
                 for arg in &removed.args {
                     let mut s = without.clone();
                     replace_uses(&mut s, name, arg);
@@ -112,6 +116,18 @@ fn candidates(sketch: &Sketch) -> Vec<Sketch> {
             }
         }
     }
+    for (k, line) in sketch.lines.iter().enumerate() {
+        for f in 0..line.fail_args.len() {
+            let mut s = sketch.clone();
+            s.lines[k].fail_args.remove(f);
+            out.push(s);
+        }
+    }
+    for e in 0..sketch.end.1.len() {
+        let mut s = sketch.clone();
+        s.end.1.remove(e);
+        out.push(s);
+    }
     if sketch.end.0 != Opcode::Finish || sketch.end.1.len() != 1 {
         if let Some(first) = sketch.end.1.first() {
             let mut s = sketch.clone();
@@ -124,7 +140,7 @@ fn candidates(sketch: &Sketch) -> Vec<Sketch> {
         let used = sketch
             .lines
             .iter()
-            .flat_map(|l| &l.args)
+            .flat_map(|l| l.args.iter().chain(&l.fail_args))
             .chain(&sketch.end.1)
             .any(|a| matches!(a, Operand::Value(n) if n == name));
         if !used && sketch.inputs.len() > 1 {

@@ -1,15 +1,28 @@
 //! A trace in a form that is easy to generate and to cut down: inputs
 //! with example values, then lines of ops whose arguments are names or
 //! constants, then the final op. It renders to the test format.
+//!
+//! A heap trace also has an example heap: the objects its reference
+//! inputs point to (an input's example value is the index of its object,
+//! -1 for null; two inputs may share one), and its ops name descrs of the
+//! fuzzer's namespace (`heapgen::NAMESPACE`); its guards list fail
+//! arguments, which the resume data of removed allocations extends.
 
 use std::fmt::Write as _;
-use traceopt_ir::{parse_trace, Opcode, ParseError, Trace};
+use std::sync::Arc;
+
+use traceopt_interp::{stable_address, Heap, ObjId, Val};
+use traceopt_ir::{parse_trace, parse_trace_with, Namespace, Opcode, ParseError, Trace, Type};
 
 /// An argument: a value defined earlier, or a constant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operand {
     Value(String),
     Const(i64),
+    /// The null reference.
+    Null,
+    /// A class of the namespace (`ConstClass(name)`).
+    Class(String),
 }
 
 impl Operand {
@@ -17,46 +30,126 @@ impl Operand {
         match self {
             Operand::Value(name) => name.clone(),
             Operand::Const(c) => c.to_string(),
+            Operand::Null => "NULL".into(),
+            Operand::Class(name) => format!("ConstClass({name})"),
         }
     }
 }
 
-/// One op: its result name (none for guards), opcode and arguments.
+/// One op: its result name (none for guards and void ops), opcode,
+/// arguments, descr (by namespace name) and, for guards, fail arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
     pub result: Option<String>,
     pub opcode: Opcode,
     pub args: Vec<Operand>,
+    pub descr: Option<String>,
+    pub fail_args: Vec<Operand>,
+}
+
+impl Line {
+    /// An op without descr or fail arguments.
+    pub fn new(result: Option<String>, opcode: Opcode, args: Vec<Operand>) -> Line {
+        Line {
+            result,
+            opcode,
+            args,
+            descr: None,
+            fail_args: Vec::new(),
+        }
+    }
+
+    /// Every operand the line uses: arguments, then fail arguments.
+    pub fn operands_mut(&mut self) -> impl Iterator<Item = &mut Operand> {
+        self.args.iter_mut().chain(self.fail_args.iter_mut())
+    }
+}
+
+/// A value in the example heap: an int, or an object of it (by index)
+/// or null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExampleValue {
+    Int(i64),
+    Ref(Option<usize>),
+}
+
+/// An object of the example heap: an instance of a class of the
+/// namespace with field values (by descr name), or an int array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExampleObject {
+    Instance {
+        class: String,
+        fields: Vec<(String, ExampleValue)>,
+    },
+    Array(Vec<i64>),
+}
+
+impl ExampleObject {
+    /// Its class, or "array".
+    pub fn kind(&self) -> &str {
+        match self {
+            ExampleObject::Instance { class, .. } => class,
+            ExampleObject::Array(_) => "array",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sketch {
-    /// Input names and the example value of each.
+    /// Input names and the example value of each (for a reference, the
+    /// index of its object in `heap`, or -1 for null).
     pub inputs: Vec<(String, i64)>,
+    /// The objects that reference inputs point to; empty for an integer
+    /// trace.
+    pub heap: Vec<ExampleObject>,
     pub lines: Vec<Line>,
     /// `finish` or `jump`, and its arguments.
     pub end: (Opcode, Vec<Operand>),
 }
 
 impl Sketch {
+    /// Whether this is a heap trace (its text needs the namespace).
+    pub fn has_heap(&self) -> bool {
+        !self.heap.is_empty() || self.lines.iter().any(|l| l.descr.is_some())
+    }
+
     pub fn text(&self) -> String {
         let names: Vec<&str> = self.inputs.iter().map(|(n, _)| n.as_str()).collect();
         let mut out = format!("[{}]\n", names.join(", "));
+        let list = |operands: &[Operand]| -> String {
+            operands
+                .iter()
+                .map(Operand::text)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for line in &self.lines {
-            let args: Vec<String> = line.args.iter().map(Operand::text).collect();
+            let mut args = list(&line.args);
+            if let Some(descr) = &line.descr {
+                if !args.is_empty() {
+                    args.push_str(", ");
+                }
+                write!(args, "descr={descr}").unwrap();
+            }
+            let call = format!("{}({args})", line.opcode.name());
             match &line.result {
-                Some(r) => writeln!(out, "{r} = {}({})", line.opcode.name(), args.join(", ")),
-                None => writeln!(out, "{}({}) []", line.opcode.name(), args.join(", ")),
+                Some(r) => writeln!(out, "{r} = {call}"),
+                None if line.opcode.is_guard() => {
+                    writeln!(out, "{call} [{}]", list(&line.fail_args))
+                }
+                None => writeln!(out, "{call}"),
             }
             .unwrap();
         }
-        let args: Vec<String> = self.end.1.iter().map(Operand::text).collect();
-        writeln!(out, "{}({})", self.end.0.name(), args.join(", ")).unwrap();
+        writeln!(out, "{}({})", self.end.0.name(), list(&self.end.1)).unwrap();
         out
     }
 
     pub fn trace(&self) -> Result<Trace, ParseError> {
-        parse_trace(&self.text(), "fuzz")
+        match self.has_heap() {
+            true => parse_trace_with(&self.text(), "fuzz", Some(crate::heapgen::namespace())),
+            false => parse_trace(&self.text(), "fuzz"),
+        }
     }
 
     /// The example input values, in order.
@@ -68,4 +161,44 @@ impl Sketch {
     pub fn op_count(&self) -> usize {
         self.lines.len()
     }
+}
+
+/// The interpreter's inputs and heap for input values `values` of
+/// `types` (ints, and for references indexes into `heap`, -1 for null).
+pub fn materialize(types: &[Type], heap: &[ExampleObject], values: &[i64]) -> (Vec<Val>, Heap) {
+    let namespace: Arc<Namespace> = crate::heapgen::namespace();
+    let mut out = Heap::new();
+    let ids: Vec<ObjId> = heap
+        .iter()
+        .map(|object| match object {
+            ExampleObject::Instance { class, .. } => out.alloc_object(stable_address(class)),
+            ExampleObject::Array(items) => {
+                out.alloc_array(items.iter().map(|&v| Val::Int(v)).collect())
+            }
+        })
+        .collect();
+    let reference = |index: Option<usize>| Val::Ref(index.and_then(|i| ids.get(i).copied()));
+    for (object, &id) in heap.iter().zip(&ids) {
+        if let ExampleObject::Instance { fields, .. } = object {
+            for (name, value) in fields {
+                let key = namespace
+                    .descr(name)
+                    .map_or(name.as_str().into(), |d| d.text.clone());
+                let value = match *value {
+                    ExampleValue::Int(v) => Val::Int(v),
+                    ExampleValue::Ref(r) => reference(r),
+                };
+                out.set_field(id, &key, value);
+            }
+        }
+    }
+    let inputs = types
+        .iter()
+        .zip(values)
+        .map(|(ty, &v)| match ty {
+            Type::Ref => reference(usize::try_from(v).ok()),
+            _ => Val::Int(v),
+        })
+        .collect();
+    (inputs, out)
 }

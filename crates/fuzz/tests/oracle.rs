@@ -18,6 +18,7 @@ fn a_pair_beyond_the_validator_is_counted_as_such() {
     let trace = parse_trace(text, "t").unwrap();
     let cleared = check(
         &trace,
+        &[],
         &[0, 0, 5],
         &[],
         Passes::default(),
@@ -28,7 +29,7 @@ fn a_pair_beyond_the_validator_is_counted_as_such() {
     };
     assert!(why.contains("not supported"), "{why}");
     // Without a solver, only the runs were asked.
-    let cleared = check(&trace, &[0, 0, 5], &[], Passes::default(), None);
+    let cleared = check(&trace, &[], &[0, 0, 5], &[], Passes::default(), None);
     assert_eq!(cleared, Ok(Cleared::RunsAgree { infeasible: false }));
 }
 
@@ -39,12 +40,13 @@ fn an_infeasibility_claim_is_proved_by_the_validator() {
     let samples = vec![vec![3], vec![-1]];
     let cleared = check(
         &trace,
+        &[],
         &[0],
         &samples,
         Passes::default(),
         Some(&mut solver()),
     );
     assert_eq!(cleared, Ok(Cleared::Proved { infeasible: true }));
-    let cleared = check(&trace, &[0], &samples, Passes::default(), None);
+    let cleared = check(&trace, &[], &[0], &samples, Passes::default(), None);
     assert_eq!(cleared, Ok(Cleared::RunsAgree { infeasible: true }));
 }

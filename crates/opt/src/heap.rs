@@ -27,6 +27,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use traceopt_ir::{Arg, DescrId, DescrKind, Flags, Op, Opcode, Type, ValueId};
 
 use crate::driver::Optimizer;
+use crate::inject::Bug;
 
 /// The known contents of the heap.
 #[derive(Default)]
@@ -108,9 +109,10 @@ impl Optimizer<'_> {
     /// A write of field `d` of `object` (kept, not emitted yet): the
     /// entries of objects that may be the same one go.
     pub(crate) fn heap_forget_field(&mut self, object: Arg, d: DescrId) {
+        let same_only = self.bug(Bug::AliasForward);
         let cache = &mut self.heap;
         let alias: Vec<_> = (cache.fields.keys())
-            .filter(|(q, e)| *e == d && cache.may_alias(*q, object))
+            .filter(|(q, e)| *e == d && (*q == object || !same_only && cache.may_alias(*q, object)))
             .copied()
             .collect();
         for key in alias {
@@ -220,6 +222,9 @@ impl Optimizer<'_> {
             self.heap.not_invalidated = false;
         }
         if opcode.has(Flags::CALL) {
+            if self.bug(Bug::CallKeepsCache) {
+                return;
+            }
             let info = descr.and_then(|d| self.out.descr(d).as_call().cloned());
             let writes = info.map(|c| c.writes);
             let touches = |d: DescrId, out: &traceopt_ir::Trace| {

@@ -12,6 +12,19 @@
 //!   no bits were shifted out;
 //! - `sub-ovf-after-add`: after `z = int_add(x, y)`, reuse `x` for
 //!   `int_sub_ovf(z, y)` and drop its overflow check.
+//!
+//! And four allocation-removal and heap-cache mistakes (`Bug::is_heap`),
+//! which the fuzzer's heap traces must find:
+//!
+//! - `call-keeps-cache`: a call, whatever its effect info, leaves the
+//!   known fields and items as they were (no invalidation);
+//! - `alias-forward`: a field write forgets only what was known of the
+//!   same reference, so a load is forwarded across a write to an object
+//!   that may be the same one;
+//! - `resume-drops-field`: a virtual in resume data loses its last field;
+//! - `write-after-aliasing-read`: a kept (lazy) field write is not
+//!   emitted before a read of that field from an object that may be the
+//!   same one, but later, after the read.
 
 use traceopt_domains::IntBound;
 use traceopt_ir::{Arg, Opcode};
@@ -25,16 +38,35 @@ pub enum Bug {
     MulInverse,
     LshiftInverse,
     SubOvfAfterAdd,
+    CallKeepsCache,
+    AliasForward,
+    ResumeDropsField,
+    WriteAfterAliasingRead,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 5] = [
+    pub const ALL: [Bug; 9] = [
         Bug::WrappingAdd,
         Bug::NegMinint,
         Bug::MulInverse,
         Bug::LshiftInverse,
         Bug::SubOvfAfterAdd,
+        Bug::CallKeepsCache,
+        Bug::AliasForward,
+        Bug::ResumeDropsField,
+        Bug::WriteAfterAliasingRead,
     ];
+
+    /// A heap bug, which only traces with objects can show.
+    pub fn is_heap(self) -> bool {
+        matches!(
+            self,
+            Bug::CallKeepsCache
+                | Bug::AliasForward
+                | Bug::ResumeDropsField
+                | Bug::WriteAfterAliasingRead
+        )
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -43,6 +75,10 @@ impl Bug {
             Bug::MulInverse => "mul-inverse",
             Bug::LshiftInverse => "lshift-inverse",
             Bug::SubOvfAfterAdd => "sub-ovf-after-add",
+            Bug::CallKeepsCache => "call-keeps-cache",
+            Bug::AliasForward => "alias-forward",
+            Bug::ResumeDropsField => "resume-drops-field",
+            Bug::WriteAfterAliasingRead => "write-after-aliasing-read",
         }
     }
 
@@ -52,6 +88,11 @@ impl Bug {
 }
 
 impl Optimizer<'_> {
+    /// Whether injected bug `bug` is on.
+    pub(crate) fn bug(&self, bug: Bug) -> bool {
+        self.passes.bug == Some(bug)
+    }
+
     /// The injected wrong inverses (`inject`): narrows the argument of
     /// op `index` as the bug would, and says whether it did.
     pub(crate) fn injected_inverse(

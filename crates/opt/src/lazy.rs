@@ -25,6 +25,7 @@
 use traceopt_ir::{Arg, DescrId, Flags, Op, Opcode, PendingWrite};
 
 use crate::driver::Optimizer;
+use crate::inject::Bug;
 use crate::virtuals::Mapped;
 
 /// A write not emitted yet.
@@ -98,8 +99,10 @@ impl Optimizer<'_> {
                     self.bind(result, w.value);
                     return true;
                 }
+                let same_only = self.bug(Bug::WriteAfterAliasingRead);
                 self.emit_lazy_where(|w, cache| {
-                    w.descr == descr && cache.may_alias(w.object, object)
+                    w.descr == descr
+                        && (w.object == object || !same_only && cache.may_alias(w.object, object))
                 });
                 false
             }

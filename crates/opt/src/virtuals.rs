@@ -26,6 +26,7 @@ use traceopt_ir::{
 };
 
 use crate::driver::{Infeasible, Optimizer};
+use crate::inject::Bug;
 
 /// The longest array kept virtual (a longer one is allocated as recorded).
 const MAX_VIRTUAL_ITEMS: i64 = 256;
@@ -492,9 +493,12 @@ impl Optimizer<'_> {
             fields: Vec::new(),
             items: Vec::new(),
         });
-        let fields = (object.fields.iter())
+        let mut fields: Vec<_> = (object.fields.iter())
             .map(|&(d, value)| (d, self.resume_value(value, virtuals, described)))
             .collect();
+        if self.bug(Bug::ResumeDropsField) {
+            fields.pop();
+        }
         let items = (object.items.iter())
             .map(|item| match item {
                 Some(value) => self.resume_value(*value, virtuals, described),

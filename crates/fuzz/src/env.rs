@@ -1,0 +1,152 @@
+//! What calls do in the fuzzer's runs (`FuzzEnv`): what their effect
+//! info allows, to the objects they can reach, the same in every run
+//! that makes the same calls.
+//!
+//! A call that is not elidable is the k-th such call of its run. It
+//! returns a hash of k, the function and its integer arguments, and
+//! writes, into every int field and int array item its effect info lets
+//! it write, a hash of k and the field, but only in objects it can reach:
+//! the objects the trace was given, every object passed to a call or an
+//! `escape_*` so far, and what those hold. An object the trace allocated
+//! and kept to itself is out of its reach, which is what lets an
+//! optimizer keep it virtual across the call. An elidable call returns a
+//! hash of its function and integer arguments, and writes nothing.
+//!
+//! Object identities differ between the runs of a trace and of its
+//! optimized version (one allocates what the other keeps virtual), so
+//! nothing here depends on them.
+
+use std::collections::BTreeSet;
+
+use traceopt_interp::{
+    default_escape, stable_address, stable_hash, Call, CallOutcome, Env, Fault, Heap, HeapObject,
+    ObjId, Val,
+};
+use traceopt_ir::{HeapSet, Type};
+
+use crate::heapgen::{INT_ARRAY, INT_FIELDS};
+
+pub struct FuzzEnv {
+    /// Objects of the heap the run was given (ids below this).
+    shared: u32,
+    /// Objects handed to calls or escapes.
+    escaped: Vec<ObjId>,
+    /// Calls that are not elidable, so far.
+    calls: u64,
+}
+
+impl FuzzEnv {
+    pub fn new(shared: usize) -> FuzzEnv {
+        FuzzEnv {
+            shared: shared as u32,
+            escaped: Vec::new(),
+            calls: 0,
+        }
+    }
+
+    fn escape_all(&mut self, args: &[Val]) {
+        self.escaped.extend(args.iter().filter_map(|v| match v {
+            Val::Ref(Some(id)) => Some(*id),
+            _ => None,
+        }));
+    }
+
+    /// The objects a call can reach now.
+    fn reachable(&self, heap: &Heap) -> BTreeSet<u32> {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<ObjId> = (0..self.shared).map(ObjId).collect();
+        stack.extend(&self.escaped);
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id.0) {
+                continue;
+            }
+            let held: Vec<&Val> = match heap.get(id) {
+                Some(HeapObject::Object { fields, .. }) => fields.values().collect(),
+                Some(HeapObject::Array { items, .. }) => items.iter().collect(),
+                _ => Vec::new(),
+            };
+            stack.extend(held.into_iter().filter_map(|v| match v {
+                Val::Ref(Some(o)) => Some(*o),
+                _ => None,
+            }));
+        }
+        seen
+    }
+}
+
+fn hash_of(parts: &[i64]) -> i64 {
+    let bytes: Vec<u8> = parts.iter().flat_map(|p| p.to_le_bytes()).collect();
+    stable_hash(&bytes) as i64
+}
+
+impl Env for FuzzEnv {
+    fn call(&mut self, heap: &mut Heap, call: &Call<'_>) -> Result<CallOutcome, Fault> {
+        let info = call.descr.and_then(|d| d.as_call());
+        let elidable = info
+            .and_then(|c| c.effect)
+            .is_some_and(|e| e.ignores_writes());
+        let func = match call.func {
+            Some(Val::Int(f)) => f,
+            _ => 0,
+        };
+        let ints = call.args.iter().filter_map(|v| match v {
+            Val::Int(i) => Some(*i),
+            _ => None,
+        });
+        let mut parts = vec![func];
+        if !elidable {
+            self.calls += 1;
+            parts.push(self.calls as i64);
+            self.escape_all(call.args);
+            let writes = info.map_or(HeapSet::All, |c| c.writes.clone());
+            self.write(heap, &writes);
+        }
+        parts.extend(ints);
+        let result = match call.result {
+            Type::Int => Val::Int(hash_of(&parts)),
+            other => Val::zero(other),
+        };
+        Ok(CallOutcome::Returned(result))
+    }
+
+    fn escape(&mut self, heap: &mut Heap, op_index: usize, result: Type, args: &[Val]) -> Val {
+        let _ = (heap, op_index);
+        self.escape_all(args);
+        default_escape(result, args)
+    }
+}
+
+impl FuzzEnv {
+    /// The k-th call's writes: every int field or int array item of an
+    /// object in reach that `writes` names.
+    fn write(&self, heap: &mut Heap, writes: &HeapSet) {
+        let k = self.calls as i64;
+        let fields: Vec<(&str, i64)> = INT_FIELDS
+            .iter()
+            .filter(|(field, _)| writes.may_touch(field))
+            .map(|&(field, class)| (field, stable_address(class)))
+            .collect();
+        let arrays = writes.may_touch(INT_ARRAY);
+        for id in self.reachable(heap) {
+            match heap.get_mut(ObjId(id)) {
+                Some(HeapObject::Object {
+                    class,
+                    fields: held,
+                }) => {
+                    for &(field, owner) in &fields {
+                        if owner == *class {
+                            let value = hash_of(&[k, stable_hash(field.as_bytes()) as i64]);
+                            held.insert(field.into(), Val::Int(value));
+                        }
+                    }
+                }
+                Some(HeapObject::Array { items, .. }) if arrays => {
+                    for (i, item) in items.iter_mut().enumerate() {
+                        *item = Val::Int(hash_of(&[k, i as i64]));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,522 @@
+//! Random heap traces: objects given and allocated, field and array
+//! traffic, aliasing inputs, calls of chosen effect info, escapes, guards
+//! on references, and guards whose fail arguments hold objects (so that
+//! removed allocations end up in resume data).
+//!
+//! As for integer traces, every guard passes on the example: the
+//! generator runs what it has built so far in the interpreter, on the
+//! example heap and with the fuzzer's calls (`FuzzEnv`), reads the values
+//! it needs (an object's class, a field, a comparison's result) from that
+//! run, and keeps a new op only where the run still reaches the end.
+//!
+//! The example heap holds one to three objects (boxes with two int fields
+//! and a link, a pair, an int array); one to three reference inputs point
+//! to them, two of them to the same object in about a third of the
+//! traces. The differential runs then move the inputs to other objects of
+//! the same kind, which makes and breaks aliasing.
+
+use std::sync::{Arc, OnceLock};
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use traceopt_interp::{stable_address, Outcome, Val};
+use traceopt_ir::{Namespace, Opcode, ValueId};
+
+use crate::oracle::run_on;
+use crate::sketch::{ExampleObject, ExampleValue, Line, Operand, Sketch};
+
+/// The fuzzer's namespace: its classes, fields, array and call descrs.
+pub const NAMESPACE: &str = "\
+box_vtable = class vtable name=BOX struct=BOX sizedescr=boxsize
+pair_vtable = class vtable name=PAIR struct=PAIR sizedescr=pairsize
+boxsize = size BOX size=32 object vtable=box_vtable fields=[headdescr,taildescr,linkdescr]
+pairsize = size PAIR size=16 object vtable=pair_vtable fields=[leftdescr]
+headdescr = field BOX.head type=int cell=S size=8 offset=8 index=0 owner=boxsize
+taildescr = field BOX.tail type=int cell=S size=8 offset=16 index=1 owner=boxsize
+linkdescr = field BOX.link type=ref cell=P size=8 offset=24 index=2 owner=boxsize points_to=BOX
+leftdescr = field PAIR.left type=int cell=S size=8 offset=8 index=0 owner=pairsize
+intsdescr = array gc item=int cell=S itemsize=8
+opaquecalldescr = call args=i result=i ressize=8 effect=7/random_effects reads=all writes=all
+headcalldescr = call args=i result=i ressize=8 effect=2/cannot_raise reads=all writes=fields[headdescr]
+quietcalldescr = call args=i result=i ressize=8 effect=2/cannot_raise reads=all writes=none
+purecalldescr = call args=i result=i ressize=8 effect=0/elidable_cannot_raise reads=all writes=none
+";
+
+/// The int fields of the namespace and the class that has each.
+pub const INT_FIELDS: [(&str, &str); 3] = [
+    ("headdescr", "box_vtable"),
+    ("taildescr", "box_vtable"),
+    ("leftdescr", "pair_vtable"),
+];
+
+/// The int array descr.
+pub const INT_ARRAY: &str = "intsdescr";
+
+/// The namespace, parsed once.
+pub fn namespace() -> Arc<Namespace> {
+    static PARSED: OnceLock<Arc<Namespace>> = OnceLock::new();
+    PARSED
+        .get_or_init(|| Arc::new(Namespace::parse(NAMESPACE, "fuzz namespace").unwrap()))
+        .clone()
+}
+
+/// What a value is in the example run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Int(i64),
+    Null,
+    Box,
+    Pair,
+    /// An int array of this length.
+    Array(usize),
+}
+
+struct HeapGen {
+    rng: StdRng,
+    sketch: Sketch,
+    /// Every value of the last good run: name, and what it is.
+    values: Vec<(String, Kind)>,
+    /// Results made so far (names are unique).
+    made: usize,
+}
+
+impl HeapGen {
+    fn chance(&mut self, percent: u32) -> bool {
+        self.rng.random_range(0..100) < percent
+    }
+
+    fn pick<T: Clone>(&mut self, items: &[T]) -> Option<T> {
+        (!items.is_empty()).then(|| items[self.rng.random_range(0..items.len())].clone())
+    }
+
+    /// Values of the kinds `wanted` accepts, the recent ones more often.
+    fn some(&mut self, wanted: impl Fn(Kind) -> bool) -> Option<(Operand, Kind)> {
+        let fit: Vec<(String, Kind)> = (self.values.iter())
+            .filter(|(_, k)| wanted(*k))
+            .cloned()
+            .collect();
+        let n = fit.len();
+        if n == 0 {
+            return None;
+        }
+        let i = match self.chance(60) {
+            true => n - 1 - self.rng.random_range(0..n.min(4)),
+            false => self.rng.random_range(0..n),
+        };
+        Some((Operand::Value(fit[i].0.clone()), fit[i].1))
+    }
+
+    fn int(&mut self) -> Operand {
+        match self.some(|k| matches!(k, Kind::Int(_))) {
+            Some((v, _)) if !self.chance(25) => v,
+            _ => Operand::Const(self.rng.random_range(-3..20)),
+        }
+    }
+
+    fn object(&mut self, kind: Kind) -> Option<Operand> {
+        self.some(|k| k == kind).map(|(v, _)| v)
+    }
+
+    fn new_name(&mut self, letter: char) -> String {
+        self.made += 1;
+        format!("{letter}{}", self.made)
+    }
+
+    fn line(&mut self, result: Option<String>, opcode: Opcode, args: Vec<Operand>) -> Line {
+        Line::new(result, opcode, args)
+    }
+
+    fn with_descr(mut line: Line, descr: &str) -> Line {
+        line.descr = Some(descr.into());
+        line
+    }
+
+    /// Fail arguments for a guard: a few live values, objects first.
+    fn fail_args(&mut self) -> Vec<Operand> {
+        let count = self.rng.random_range(0..4);
+        let mut out = Vec::new();
+        for _ in 0..count {
+            let wanted_ref = self.chance(70);
+            let v = self.some(|k| matches!(k, Kind::Int(_)) != wanted_ref && k != Kind::Null);
+            if let Some((v, _)) = v {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
+    fn guard(&mut self, opcode: Opcode, args: Vec<Operand>) -> Line {
+        let mut line = self.line(None, opcode, args);
+        line.fail_args = self.fail_args();
+        line
+    }
+
+    /// Tries `lines` at the end: kept if the example still runs to the
+    /// end, with the values of the new run.
+    fn try_lines(&mut self, lines: Vec<Line>) -> bool {
+        let before = self.sketch.lines.len();
+        self.sketch.lines.extend(lines);
+        match example_run(&self.sketch) {
+            Some(values) => {
+                self.values = values;
+                true
+            }
+            None => {
+                self.sketch.lines.truncate(before);
+                false
+            }
+        }
+    }
+
+    /// The kind of value `name` has in the last run.
+    fn kind_of(&self, name: &str) -> Option<Kind> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, k)| *k)
+    }
+
+    /// Builds a guard that passes on the example for a fresh comparison
+    /// result `name`, once its value is known.
+    fn guard_on(&mut self, name: &str) -> Option<Line> {
+        let Kind::Int(v) = self.kind_of(name)? else {
+            return None;
+        };
+        let opcode = match v {
+            0 => Opcode::GuardFalse,
+            _ => Opcode::GuardTrue,
+        };
+        Some(self.guard(opcode, vec![Operand::Value(name.into())]))
+    }
+
+    /// One step: a few ops of one kind.
+    fn step(&mut self) {
+        use Opcode::*;
+        match self.rng.random_range(0..15) {
+            0 | 1 => {
+                let (descr, letter) = match self.rng.random_range(0..5) {
+                    0..=2 => ("boxsize", 'p'),
+                    3 => ("pairsize", 'p'),
+                    _ => {
+                        let name = self.new_name('p');
+                        let length = self.rng.random_range(1..4);
+                        let line = self.line(Some(name), NewArray, vec![Operand::Const(length)]);
+                        self.try_lines(vec![Self::with_descr(line, "intsdescr")]);
+                        return;
+                    }
+                };
+                let name = self.new_name(letter);
+                let line = self.line(Some(name), NewWithVtable, vec![]);
+                self.try_lines(vec![Self::with_descr(line, descr)]);
+            }
+            2..=4 => self.write_field(),
+            5..=7 => self.read_field(),
+            8 => self.array_item(),
+            9 => self.call(),
+            10 => {
+                if let Some((p, _)) = self.some(|k| !matches!(k, Kind::Int(_) | Kind::Null)) {
+                    let line = self.line(None, EscapeN, vec![p]);
+                    self.try_lines(vec![line]);
+                }
+            }
+            11 => self.ref_guard(),
+            12 => self.compare_refs(),
+            _ => self.int_step(),
+        }
+    }
+
+    fn write_field(&mut self) {
+        let target = self.some(|k| matches!(k, Kind::Box | Kind::Pair));
+        let Some((p, kind)) = target else { return };
+        let (descr, value) = match kind {
+            Kind::Pair => ("leftdescr", self.int()),
+            _ => match self.rng.random_range(0..3) {
+                0 => ("headdescr", self.int()),
+                1 => ("taildescr", self.int()),
+                _ => {
+                    let link = match self.chance(20) {
+                        true => Some(Operand::Null),
+                        false => self.object(Kind::Box),
+                    };
+                    let Some(link) = link else { return };
+                    ("linkdescr", link)
+                }
+            },
+        };
+        let line = self.line(None, Opcode::SetfieldGc, vec![p, value]);
+        self.try_lines(vec![Self::with_descr(line, descr)]);
+    }
+
+    fn read_field(&mut self) {
+        use Opcode::*;
+        let target = self.some(|k| matches!(k, Kind::Box | Kind::Pair));
+        let Some((p, kind)) = target else { return };
+        let (descr, ref_read) = match kind {
+            Kind::Pair => ("leftdescr", false),
+            _ => match self.rng.random_range(0..5) {
+                0 | 1 => ("headdescr", false),
+                2 | 3 => ("taildescr", false),
+                _ => ("linkdescr", true),
+            },
+        };
+        let (opcode, letter) = match ref_read {
+            true => (GetfieldGcR, 'p'),
+            false => (GetfieldGcI, 'i'),
+        };
+        let name = self.new_name(letter);
+        let line = self.line(Some(name.clone()), opcode, vec![p]);
+        if !self.try_lines(vec![Self::with_descr(line, descr)]) || !ref_read {
+            return;
+        }
+        // What was read: known null or not, or of its class, from here on.
+        let read = Operand::Value(name.clone());
+        let guard = match self.kind_of(&name) {
+            Some(Kind::Null) => self.guard(GuardIsnull, vec![read]),
+            _ if self.chance(50) => self.guard(GuardNonnull, vec![read]),
+            _ => self.guard(
+                GuardNonnullClass,
+                vec![read, Operand::Class("box_vtable".into())],
+            ),
+        };
+        self.try_lines(vec![guard]);
+    }
+
+    fn array_item(&mut self) {
+        use Opcode::*;
+        let target = self.some(|k| matches!(k, Kind::Array(_)));
+        let Some((a, Kind::Array(length))) = target else {
+            return;
+        };
+        let index =
+            match self.some(|k| matches!(k, Kind::Int(v) if (0..length as i64).contains(&v))) {
+                Some((v, _)) if self.chance(30) => v,
+                _ => Operand::Const(self.rng.random_range(0..length as i64)),
+            };
+        let line = match self.rng.random_range(0..5) {
+            0 | 1 => {
+                let value = self.int();
+                self.line(None, SetarrayitemGc, vec![a, index, value])
+            }
+            2 | 3 => {
+                let name = self.new_name('i');
+                self.line(Some(name), GetarrayitemGcI, vec![a, index])
+            }
+            _ => {
+                let name = self.new_name('i');
+                self.line(Some(name), ArraylenGc, vec![a])
+            }
+        };
+        self.try_lines(vec![Self::with_descr(line, INT_ARRAY)]);
+    }
+
+    fn call(&mut self) {
+        use Opcode::*;
+        let (descr, opcode) = match self.rng.random_range(0..5) {
+            0 | 1 => ("opaquecalldescr", CallI),
+            2 => ("headcalldescr", CallI),
+            3 => ("quietcalldescr", CallI),
+            _ => ("purecalldescr", CallPureI),
+        };
+        let mut args = vec![Operand::Const(self.rng.random_range(1..4))];
+        for _ in 0..self.rng.random_range(0..3) {
+            let object = self.some(|k| !matches!(k, Kind::Int(_) | Kind::Null));
+            match object {
+                Some((p, _)) if opcode == CallI && self.chance(40) => args.push(p),
+                _ => args.push(self.int()),
+            }
+        }
+        let name = self.new_name('i');
+        let mut lines = vec![Self::with_descr(self.line(Some(name), opcode, args), descr)];
+        if descr == "opaquecalldescr" {
+            lines.push(self.guard(GuardNoException, vec![]));
+        }
+        self.try_lines(lines);
+    }
+
+    fn ref_guard(&mut self) {
+        use Opcode::*;
+        let Some((p, kind)) = self.some(|k| !matches!(k, Kind::Int(_))) else {
+            return;
+        };
+        let class = match kind {
+            Kind::Box => Some("box_vtable"),
+            Kind::Pair => Some("pair_vtable"),
+            _ => None,
+        };
+        let line = match (kind, class) {
+            (Kind::Null, _) => self.guard(GuardIsnull, vec![p]),
+            (_, Some(class)) if self.chance(70) => {
+                let opcode = self.pick(&[GuardClass, GuardNonnullClass]).unwrap();
+                self.guard(opcode, vec![p, Operand::Class(class.into())])
+            }
+            _ => self.guard(GuardNonnull, vec![p]),
+        };
+        self.try_lines(vec![line]);
+    }
+
+    fn compare_refs(&mut self) {
+        use Opcode::*;
+        let refs = |k: Kind| !matches!(k, Kind::Int(_));
+        let (Some((a, _)), Some((b, _))) = (self.some(refs), self.some(refs)) else {
+            return;
+        };
+        let opcode = self.pick(&[PtrEq, PtrNe, InstancePtrEq]).unwrap();
+        let name = self.new_name('i');
+        let compare = self.line(Some(name.clone()), opcode, vec![a, b]);
+        if self.try_lines(vec![compare]) {
+            if let Some(guard) = self.guard_on(&name) {
+                self.try_lines(vec![guard]);
+            }
+        }
+    }
+
+    fn int_step(&mut self) {
+        use Opcode::*;
+        let (a, b) = (self.int(), self.int());
+        let opcode = self.pick(&[IntAdd, IntSub, IntLt, IntEq, IntGt]).unwrap();
+        let name = self.new_name('i');
+        let line = self.line(Some(name.clone()), opcode, vec![a, b]);
+        if self.try_lines(vec![line]) && matches!(opcode, IntLt | IntEq | IntGt) {
+            if let Some(guard) = self.guard_on(&name) {
+                self.try_lines(vec![guard]);
+            }
+        }
+    }
+}
+
+/// Runs a sketch on its example: every value by name and kind, or `None`
+/// if the run does not reach the end.
+fn example_run(sketch: &Sketch) -> Option<Vec<(String, Kind)>> {
+    let trace = sketch.trace().ok()?;
+    let run = run_on(&trace, &sketch.heap, &sketch.example()).ok()?;
+    if !matches!(run.outcome, Outcome::Finished { .. }) {
+        return None;
+    }
+    let box_class = stable_address("box_vtable");
+    let kind = |v: Val| -> Option<Kind> {
+        Some(match v {
+            Val::Int(i) => Kind::Int(i),
+            Val::Ref(None) => Kind::Null,
+            Val::Ref(Some(id)) => match run.heap.get(id)? {
+                traceopt_interp::HeapObject::Object { class, .. } if *class == box_class => {
+                    Kind::Box
+                }
+                traceopt_interp::HeapObject::Object { .. } => Kind::Pair,
+                traceopt_interp::HeapObject::Array { items, .. } => Kind::Array(items.len()),
+                _ => return None,
+            },
+            Val::Float(_) => return None,
+        })
+    };
+    let mut values = Vec::new();
+    for (i, value) in run.values.iter().enumerate() {
+        let name = trace.name(ValueId(i as u32));
+        if let Some(k) = value.and_then(kind) {
+            values.push((name.to_string(), k));
+        }
+    }
+    Some(values)
+}
+
+/// The example heap: one to three objects, boxes linked to each other or
+/// not, a pair, an int array.
+fn example_heap(rng: &mut StdRng) -> Vec<ExampleObject> {
+    let count = rng.random_range(1..4);
+    let mut heap = Vec::new();
+    for _ in 0..count {
+        heap.push(match rng.random_range(0..6) {
+            0..=3 => ExampleObject::Instance {
+                class: "box_vtable".into(),
+                fields: vec![
+                    (
+                        "headdescr".into(),
+                        ExampleValue::Int(rng.random_range(-2..10)),
+                    ),
+                    (
+                        "taildescr".into(),
+                        ExampleValue::Int(rng.random_range(-2..10)),
+                    ),
+                    (
+                        "linkdescr".into(),
+                        ExampleValue::Ref(rng.random_range(0..count + 1usize).checked_sub(1)),
+                    ),
+                ],
+            },
+            4 => ExampleObject::Instance {
+                class: "pair_vtable".into(),
+                fields: vec![(
+                    "leftdescr".into(),
+                    ExampleValue::Int(rng.random_range(0..5)),
+                )],
+            },
+            _ => ExampleObject::Array((0..rng.random_range(1..4)).map(|i| i * 3).collect()),
+        });
+    }
+    // A link only to a box.
+    let boxes: Vec<bool> = heap
+        .iter()
+        .map(|o| matches!(o, ExampleObject::Instance { class, .. } if class == "box_vtable"))
+        .collect();
+    for object in &mut heap {
+        if let ExampleObject::Instance { fields, .. } = object {
+            for (_, value) in fields.iter_mut() {
+                if let ExampleValue::Ref(Some(i)) = *value {
+                    if !boxes[i] {
+                        *value = ExampleValue::Ref(None);
+                    }
+                }
+            }
+        }
+    }
+    heap
+}
+
+/// Generates one heap trace of about `length` ops from `seed`.
+pub fn generate_heap(seed: u64, length: usize) -> Sketch {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let heap = example_heap(&mut rng);
+    let mut inputs = Vec::new();
+    let refs = rng.random_range(1..4);
+    let mut used: Vec<i64> = Vec::new();
+    for k in 0..refs {
+        let object = match used.last() {
+            Some(&o) if rng.random_range(0..3) == 0 => o,
+            _ => rng.random_range(0..heap.len() as i64),
+        };
+        used.push(object);
+        inputs.push((format!("p{k}"), object));
+    }
+    for k in 0..rng.random_range(1..3) {
+        inputs.push((format!("i{k}"), rng.random_range(-5..30)));
+    }
+    let mut g = HeapGen {
+        rng,
+        sketch: Sketch {
+            inputs,
+            heap,
+            lines: Vec::new(),
+            end: (Opcode::Finish, vec![]),
+        },
+        values: Vec::new(),
+        made: 0,
+    };
+    g.values = example_run(&g.sketch).unwrap_or_default();
+    let mut attempts = 0;
+    while g.sketch.lines.len() < length && attempts < length * 10 {
+        attempts += 1;
+        g.step();
+    }
+    // The end hands out a value or two (objects the trace kept virtual
+    // are then allocated): `finish` takes one, an escape before it more.
+    let mut out = Vec::new();
+    for _ in 0..g.rng.random_range(0..4) {
+        if let Some((v, _)) = g.some(|k| k != Kind::Null) {
+            out.push(v);
+        }
+    }
+    let end = out.pop().into_iter().collect();
+    if !out.is_empty() {
+        g.sketch.lines.push(Line::new(None, Opcode::EscapeN, out));
+    }
+    g.sketch.end = (Opcode::Finish, end);
+    g.sketch
+}

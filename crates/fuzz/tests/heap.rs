@@ -1,0 +1,174 @@
+//! Heap traces: what the generator builds, what calls do in the fuzzer's
+//! runs, and a clean optimizer through a short heap campaign.
+
+use std::time::Duration;
+
+use traceopt_fuzz::campaign::samples;
+use traceopt_fuzz::heapgen::generate_heap;
+use traceopt_fuzz::oracle::run_on;
+use traceopt_fuzz::sketch::Operand;
+use traceopt_fuzz::{run, Config, Counters, ExampleObject, ExampleValue, Options};
+use traceopt_interp::{Outcome, Val};
+use traceopt_ir::Opcode;
+use traceopt_opt::Passes;
+
+#[test]
+fn heap_traces_hold_objects_calls_aliasing_and_resume_data() {
+    let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+    for seed in 0..200 {
+        let sketch = generate_heap(seed, 30);
+        let trace = sketch
+            .trace()
+            .unwrap_or_else(|e| panic!("{e}\n{}", sketch.text()));
+        let errors = traceopt_ir::check(&trace, "fuzz", Default::default());
+        assert!(errors.is_empty(), "{}\n{}", errors[0], sketch.text());
+        // Every guard passes on the example.
+        let example = run_on(&trace, &sketch.heap, &sketch.example()).unwrap();
+        assert!(
+            matches!(example.outcome, Outcome::Finished { .. }),
+            "{}",
+            sketch.text()
+        );
+        let mut count = |what| *seen.entry(what).or_insert(0) += 1;
+        let refs: Vec<i64> = (sketch.inputs.iter())
+            .filter(|(n, _)| n.starts_with('p'))
+            .map(|(_, v)| *v)
+            .collect();
+        if (1..refs.len()).any(|k| refs[..k].contains(&refs[k])) {
+            count("aliasing inputs");
+        }
+        for line in &sketch.lines {
+            match line.opcode {
+                Opcode::NewWithVtable | Opcode::NewArray => count("allocation"),
+                Opcode::SetfieldGc | Opcode::SetarrayitemGc => count("write"),
+                Opcode::GetfieldGcI | Opcode::GetfieldGcR | Opcode::GetarrayitemGcI => {
+                    count("read")
+                }
+                Opcode::CallI | Opcode::CallPureI => count("call"),
+                Opcode::EscapeN => count("escape"),
+                Opcode::GuardClass | Opcode::GuardNonnullClass | Opcode::GuardIsnull => {
+                    count("guard on a reference")
+                }
+                _ => {}
+            }
+            if line.opcode.is_guard()
+                && (line.fail_args.iter())
+                    .any(|a| matches!(a, Operand::Value(n) if n.starts_with('p')))
+            {
+                count("guard holding an object");
+            }
+        }
+    }
+    for what in [
+        "aliasing inputs",
+        "allocation",
+        "write",
+        "read",
+        "call",
+        "escape",
+        "guard on a reference",
+        "guard holding an object",
+    ] {
+        let n = seen.get(what).copied().unwrap_or(0);
+        assert!(n >= 40, "only {n} of '{what}' in 200 traces: {seen:?}");
+    }
+}
+
+/// One box, whose head is 1.
+fn one_box() -> Vec<ExampleObject> {
+    vec![ExampleObject::Instance {
+        class: "box_vtable".into(),
+        fields: vec![("headdescr".into(), ExampleValue::Int(1))],
+    }]
+}
+
+#[test]
+fn calls_write_only_what_they_can_reach() {
+    let ns = Some(traceopt_fuzz::heapgen::namespace());
+    for escaped in [false, true] {
+        // A box given, and a box the trace makes, escaped or not, then a
+        // call that may write every head field.
+        let text = format!(
+            "[p0]\np1 = new_with_vtable(descr=boxsize)\nsetfield_gc(p1, 5, descr=headdescr)\n{}\
+             i2 = call_i(1, descr=opaquecalldescr)\ni3 = getfield_gc_i(p1, descr=headdescr)\n\
+             i4 = getfield_gc_i(p0, descr=headdescr)\nescape_n(i3, i4)\nfinish()\n",
+            if escaped { "escape_n(p1)\n" } else { "" }
+        );
+        let trace = traceopt_ir::parse_trace_with(&text, "t", ns.clone()).unwrap();
+        let run = run_on(&trace, &one_box(), &[0]).unwrap();
+        assert!(matches!(run.outcome, Outcome::Finished { .. }));
+        let values = &run.escaped.last().unwrap().1;
+        // The given box's head is the call's; the new box keeps 5 unless
+        // it escaped first.
+        assert_ne!(values[1], Val::Int(1), "the call wrote nothing it reaches");
+        assert_eq!(values[0] == Val::Int(5), !escaped, "escaped: {escaped}");
+    }
+    // A call that writes nothing leaves the given box alone.
+    let text = "[p0]\ni2 = call_i(1, descr=quietcalldescr)\n\
+        i4 = getfield_gc_i(p0, descr=headdescr)\nfinish(i4)\n";
+    let trace = traceopt_ir::parse_trace_with(text, "t", ns).unwrap();
+    let run = run_on(&trace, &one_box(), &[0]).unwrap();
+    assert!(matches!(run.outcome, Outcome::Finished { values } if values == [Val::Int(1)]));
+}
+
+#[test]
+fn samples_move_references_to_objects_of_their_kind() {
+    let sketch = (0..50)
+        .map(|seed| generate_heap(seed, 10))
+        .find(|s| {
+            let boxes = |i: i64| s.heap[i as usize].kind() == "box_vtable";
+            s.heap.iter().filter(|o| o.kind() == "box_vtable").count() >= 2
+                && (s.inputs.iter()).any(|(n, v)| n.starts_with('p') && boxes(*v))
+        })
+        .expect("a trace with two boxes");
+    let mut moved = false;
+    for sample in samples(7, &sketch, 40) {
+        for ((name, example), value) in sketch.inputs.iter().zip(&sample) {
+            if !name.starts_with('p') || *value == -1 {
+                continue;
+            }
+            let kind = |i: i64| sketch.heap[i as usize].kind();
+            assert_eq!(kind(*value), kind(*example), "{name}");
+            moved |= value != example;
+        }
+    }
+    assert!(moved, "no sample moved a reference");
+}
+
+#[test]
+fn a_clean_optimizer_survives_a_short_heap_campaign() {
+    let options = Options {
+        seed: 0,
+        count: Some(150),
+        time: None,
+        jobs: 1,
+        config: Config {
+            heap: true,
+            ..Config::default()
+        },
+        passes: Passes::default(),
+        solver_timeout: Some(Duration::from_millis(200)),
+        solver: None,
+        samples: 8,
+        stop_at_first: false,
+        bases: Vec::new(),
+    };
+    let summary = run(&options, &Counters::default());
+    let found: Vec<String> = (summary.reports.iter())
+        .map(|r| format!("seed {}: {}\n{}", r.seed, r.finding, r.reproducer.text()))
+        .collect();
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    assert_eq!(summary.generated, 150);
+    assert_eq!(
+        summary.validator_errors, 0,
+        "{:?}",
+        summary.first_validator_error
+    );
+    // The solver decides a good part of them (not only the runs).
+    assert!(
+        summary.proved * 3 >= summary.generated,
+        "only {} of {} proved",
+        summary.proved,
+        summary.generated
+    );
+}

@@ -64,6 +64,10 @@ pub struct FuzzArgs {
     /// traces, peer sets, logs) instead of generating new ones.
     #[arg(long, value_name = "DIR")]
     mutate: Vec<String>,
+    /// Print the traces the seeds give (with their example inputs and
+    /// heap) instead of checking them: --count of them, default 1.
+    #[arg(long)]
+    print: bool,
     /// Heap traces: objects given (aliasing or not) and allocated, field
     /// and array traffic, calls of chosen effect info, escapes, guards on
     /// references and resume data with objects.
@@ -89,6 +93,19 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
             ))
         })?),
     };
+    if args.print {
+        let config = Config {
+            length: args.length.max(1),
+            heap: args.heap || bug.is_some_and(Bug::is_heap),
+            ..Config::default()
+        };
+        for seed in args.seed..args.seed.saturating_add(args.count.unwrap_or(1)) {
+            let sketch = traceopt_fuzz::generate(seed, &config);
+            let comment = example_comment(&sketch);
+            writeln!(out, "# seed {seed}\n{comment}{}", sketch.text()).unwrap();
+        }
+        return Ok(());
+    }
     let time = match (args.time, args.count) {
         (None, None) => Some(Duration::from_secs(60)),
         (time, _) => time,
@@ -254,36 +271,40 @@ fn write_reproducer(
 ) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = dir.join(format!("seed-{}.trace", report.seed));
-    let inputs: Vec<String> = report
-        .reproducer
-        .inputs
-        .iter()
-        .map(|(n, v)| format!("{n}={v}"))
-        .collect();
-    let heap = match report.reproducer.heap.is_empty() {
-        true => String::new(),
-        false => {
-            // The namespace the trace's descrs come from, beside it.
-            let descrs = dir.join("descrs.txt");
-            std::fs::write(&descrs, traceopt_fuzz::heapgen::NAMESPACE)
-                .map_err(|e| format!("{}: {e}", descrs.display()))?;
-            let objects: Vec<String> = (report.reproducer.heap.iter().enumerate())
-                .map(|(k, o)| format!("object {k} = {o:?}"))
-                .collect();
-            format!(
-                "# example heap (references are object numbers, -1 null): {}\n",
-                objects.join("; ")
-            )
-        }
-    };
+    if report.reproducer.has_heap() {
+        // The namespace the trace's descrs come from, beside it.
+        let descrs = dir.join("descrs.txt");
+        std::fs::write(&descrs, traceopt_fuzz::heapgen::NAMESPACE)
+            .map_err(|e| format!("{}: {e}", descrs.display()))?;
+    }
     let text = format!(
-        "{}# traceopt fuzz finding, seed {}: {}\n# example inputs: {}\n{heap}{}",
+        "{}# traceopt fuzz finding, seed {}: {}\n{}{}",
         injected.map(|w| format!("# {w}\n")).unwrap_or_default(),
         report.seed,
         report.finding.to_string().replace('\n', " "),
-        inputs.join(" "),
+        example_comment(&report.reproducer),
         report.reproducer.text()
     );
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
+}
+
+/// Comment lines with a sketch's example inputs and heap.
+fn example_comment(sketch: &traceopt_fuzz::Sketch) -> String {
+    let inputs: Vec<String> = (sketch.inputs.iter())
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    let mut text = format!("# example inputs: {}\n", inputs.join(" "));
+    if !sketch.heap.is_empty() {
+        let objects: Vec<String> = (sketch.heap.iter().enumerate())
+            .map(|(k, o)| format!("object {k} = {o:?}"))
+            .collect();
+        writeln!(
+            text,
+            "# example heap (references are object numbers, -1 null): {}",
+            objects.join("; ")
+        )
+        .unwrap();
+    }
+    text
 }

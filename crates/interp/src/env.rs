@@ -34,7 +34,7 @@
 use crate::arith;
 use crate::error::Fault;
 use crate::heap::Heap;
-use crate::helpers::string_helper;
+use crate::helpers::known_helper;
 use crate::value::{ObjId, Val};
 use traceopt_ir::{Descr, Opcode, Type};
 
@@ -125,7 +125,7 @@ pub trait Env {
     }
 
     fn call(&mut self, heap: &mut Heap, call: &Call<'_>) -> Result<CallOutcome, Fault> {
-        string_helper(heap, call).unwrap_or_else(|| default_call(call))
+        known_helper(heap, call).unwrap_or_else(|| default_call(call))
     }
 
     fn raw_load(&mut self, heap: &mut Heap, access: &RawAccess<'_>) -> Result<Val, Fault> {

@@ -1,13 +1,16 @@
-//! The string helpers PyPy's optimizer knows the meaning of (a call whose
-//! descr has an `OS=N` oopspec of RPython's string support), run as they
-//! behave: concatenation, slices, conversion to unicode and the equality
-//! tests. The validator gives these calls the same meaning, so that a
-//! counterexample involving them replays.
+//! The helpers PyPy's optimizer knows the meaning of (a call whose descr
+//! has an `OS=N` oopspec), run as they behave: the array copy, and of
+//! RPython's string support concatenation, slices, conversion to unicode
+//! and the equality tests. The validator gives these calls the same
+//! meaning, so that a counterexample involving them replays.
 //!
 //! A concatenation, a slice and a conversion always make a new string; a
 //! slice out of bounds, or a null where a string is needed, is undefined
 //! (the real helpers would crash or raise). Equality results are the
-//! words 0 and 1.
+//! words 0 and 1. An array copy moves items as one step (the source
+//! read before the destination is written, so an overlapping copy within
+//! one array moves what was there); a span outside either array, or a
+//! null array, is undefined.
 
 use crate::env::{Call, CallOutcome};
 use crate::error::Fault;
@@ -15,6 +18,7 @@ use crate::heap::Heap;
 use crate::value::{ObjId, Val};
 use traceopt_ir::Descr;
 
+const OS_ARRAYCOPY: u32 = 1;
 const OS_STR2UNICODE: u32 = 2;
 const OS_STR_CONCAT: u32 = 22;
 const OS_STR_SLICE: u32 = 23;
@@ -27,8 +31,9 @@ const OS_STREQ_NONNULL_CHAR: u32 = 29;
 const OS_STREQ_CHECKNULL_CHAR: u32 = 30;
 const OS_STREQ_LENGTHOK: u32 = 31;
 
-/// The oopspecs of the string helpers run here.
-pub const STRING_HELPERS: [u32; 11] = [
+/// The oopspecs of the helpers run here.
+pub const KNOWN_HELPERS: [u32; 12] = [
+    OS_ARRAYCOPY,
     OS_STR2UNICODE,
     OS_STR_CONCAT,
     OS_STR_SLICE,
@@ -42,13 +47,13 @@ pub const STRING_HELPERS: [u32; 11] = [
     OS_STREQ_LENGTHOK,
 ];
 
-/// What a string helper call returns, or `None` if `call` is not one.
-pub fn string_helper(heap: &mut Heap, call: &Call<'_>) -> Option<Result<CallOutcome, Fault>> {
+/// What a known helper's call returns, or `None` if `call` is not one.
+pub fn known_helper(heap: &mut Heap, call: &Call<'_>) -> Option<Result<CallOutcome, Fault>> {
     let os = call
         .descr
         .and_then(Descr::as_call)
         .and_then(|c| c.oopspec)?;
-    STRING_HELPERS
+    KNOWN_HELPERS
         .contains(&os)
         .then(|| run(heap, os, call.args).map(CallOutcome::Returned))
 }
@@ -56,6 +61,10 @@ pub fn string_helper(heap: &mut Heap, call: &Call<'_>) -> Option<Result<CallOutc
 fn run(heap: &mut Heap, os: u32, args: &[Val]) -> Result<Val, Fault> {
     let flag = |b: bool| Ok(Val::Int(i64::from(b)));
     match (os, args) {
+        (OS_ARRAYCOPY, &[src, dst, Val::Int(from), Val::Int(to), Val::Int(n)]) => {
+            array_copy(heap, [src, dst], from, to, n)?;
+            Ok(Val::Int(0))
+        }
         (OS_STR_CONCAT, &[a, b]) => {
             let mut bytes = text(heap, a)?.to_vec();
             bytes.extend_from_slice(text(heap, b)?);
@@ -141,7 +150,43 @@ fn text(heap: &Heap, s: Val) -> Result<&[u8], Fault> {
 }
 
 fn undefined(what: String) -> Fault {
-    Fault::Undefined(format!("string helper: {what}"))
+    Fault::Undefined(format!("helper: {what}"))
+}
+
+/// `n` items of array `src` from index `from` into `dst` from `to`.
+fn array_copy(
+    heap: &mut Heap,
+    [src, dst]: [Val; 2],
+    from: i64,
+    to: i64,
+    n: i64,
+) -> Result<(), Fault> {
+    let array = |v: Val| match v {
+        Val::Ref(Some(id)) => Ok(id),
+        _ => Err(undefined("an array copy of a null array".into())),
+    };
+    let (src, dst) = (array(src)?, array(dst)?);
+    let span = |heap: &Heap, id: ObjId, start: i64| {
+        let len = heap.array_items(id).map(|items| items.len() as i64);
+        match len {
+            Some(len) if 0 <= start && 0 <= n && start + n <= len => {
+                Ok(start as usize..(start + n) as usize)
+            }
+            Some(len) => Err(undefined(format!(
+                "an array copy of {n} items at {start} in an array of {len}"
+            ))),
+            None => Err(undefined("an array copy of what is not an array".into())),
+        }
+    };
+    let (read, write) = (span(heap, src, from)?, span(heap, dst, to)?);
+    let moved = heap.array_items(src).map(|items| items[read].to_vec());
+    match (moved, heap.get_mut(dst)) {
+        (Some(moved), Some(crate::heap::HeapObject::Array { items, .. })) => {
+            items[write].copy_from_slice(&moved);
+            Ok(())
+        }
+        _ => Err(undefined("an array copy of what is not an array".into())),
+    }
 }
 
 #[cfg(test)]
@@ -159,7 +204,7 @@ mod tests {
             descr: Some(&descr),
             result,
         };
-        match string_helper(heap, &call).expect("a string helper")? {
+        match known_helper(heap, &call).expect("a known helper")? {
             CallOutcome::Returned(v) => Ok(v),
             other => panic!("{other:?}"),
         }
@@ -228,5 +273,37 @@ mod tests {
             panic!()
         };
         assert_eq!(heap.unicode_chars(id).unwrap(), &[97, 98]);
+    }
+
+    #[test]
+    fn an_array_copy_moves_a_span_of_items() {
+        let mut heap = Heap::new();
+        let ints = |v: &[i64]| v.iter().map(|&i| Val::Int(i)).collect::<Vec<_>>();
+        let a = heap.alloc_array(ints(&[1, 2, 3]));
+        let b = heap.alloc_array(ints(&[0, 0, 0, 0]));
+        let copy = |heap: &mut Heap, src, dst, from, to, n| {
+            let args = [
+                Val::Ref(src),
+                Val::Ref(dst),
+                Val::Int(from),
+                Val::Int(to),
+                Val::Int(n),
+            ];
+            call(heap, OS_ARRAYCOPY, &args, Type::Void)
+        };
+        copy(&mut heap, Some(a), Some(b), 1, 2, 2).unwrap();
+        assert_eq!(heap.array_items(b).unwrap(), ints(&[0, 0, 2, 3]));
+        // Within one array, what was there moves.
+        copy(&mut heap, Some(a), Some(a), 0, 1, 2).unwrap();
+        assert_eq!(heap.array_items(a).unwrap(), ints(&[1, 1, 2]));
+        for (src, from, n) in [
+            (Some(a), 2, 2),
+            (Some(a), -1, 1),
+            (None, 0, 1),
+            (Some(a), 0, -1),
+        ] {
+            let result = copy(&mut heap, src, Some(b), from, 0, n);
+            assert!(matches!(result, Err(Fault::Undefined(_))), "{from} {n}");
+        }
     }
 }

@@ -89,7 +89,7 @@ pub use env::{
 };
 pub use error::{ErrorKind, Fault, InterpError};
 pub use heap::{Heap, HeapObject};
-pub use helpers::{string_helper, STRING_HELPERS};
+pub use helpers::{known_helper, KNOWN_HELPERS};
 pub use machine::HEAP_BUDGET;
 pub use value::{ObjId, Val};
 

@@ -212,6 +212,37 @@ impl Optimizer<'_> {
         (0..len as i64).contains(&i).then_some(i as usize)
     }
 
+    /// An array copy (`OS_ARRAYCOPY`: function, source, destination,
+    /// source start, destination start, length) between virtual arrays,
+    /// at constant places inside both: the items move in the optimizer
+    /// and nothing is called. `false` where it is not one.
+    fn virtual_array_copy(&mut self, op: &Op) -> bool {
+        let [_, src, dst, src_start, dst_start, length] = op.args[..] else {
+            return false;
+        };
+        let (Mapped::Virtual(from), Mapped::Virtual(to)) = (self.mapped(src), self.mapped(dst))
+        else {
+            return false;
+        };
+        let mut constant = |a: Arg| {
+            let a = self.arg(a);
+            self.as_int(a).and_then(|n| usize::try_from(n).ok())
+        };
+        let (Some(from_start), Some(to_start), Some(n)) =
+            (constant(src_start), constant(dst_start), constant(length))
+        else {
+            return false;
+        };
+        let objects = &mut self.virtuals.objects;
+        let fits = |k: u32, start: usize| start + n <= objects[k as usize].items.len();
+        if !fits(from, from_start) || !fits(to, to_start) {
+            return false;
+        }
+        let moved = objects[from as usize].items[from_start..from_start + n].to_vec();
+        objects[to as usize].items[to_start..to_start + n].copy_from_slice(&moved);
+        true
+    }
+
     /// Handles an op that makes or uses a virtual without forcing it;
     /// `false` where the op is not one (it is then optimized as usual,
     /// forcing any virtual argument).
@@ -278,6 +309,13 @@ impl Optimizer<'_> {
                 self.bind(result, Mapped::Out(len));
             }
             (SameAsR, Some(object @ Mapped::Virtual(_))) => self.bind(result, object),
+            (CallN, _) if is_array_copy(self.input, op) => {
+                if !self.virtual_array_copy(op) {
+                    return Ok(false);
+                }
+                // It cannot raise (PyPy's effect info for it).
+                self.call_removed = true;
+            }
             // A virtual ref holds the frame's force token, not the frame
             // (PyPy's virtualize.py): an object of the vref class, itself
             // virtual, whose frame stays virtual.
@@ -510,4 +548,11 @@ impl Optimizer<'_> {
         v.items = items;
         FailArg::Virtual(i)
     }
+}
+
+/// Whether `op` calls PyPy's array copy helper (`OS_ARRAYCOPY`).
+fn is_array_copy(input: &traceopt_ir::Trace, op: &Op) -> bool {
+    const OS_ARRAYCOPY: u32 = 1;
+    let descr = op.descr.map(|d| input.descr(d));
+    descr.and_then(Descr::as_call).and_then(|c| c.oopspec) == Some(OS_ARRAYCOPY)
 }

@@ -111,3 +111,29 @@ fn a_virtual_ref_holds_the_force_token_and_leaves_its_frame_virtual() {
     optimizes_with(Passes::default(), before, after);
     twin_refuted(before, after, "virtual_ref_finish(p2, p1)\n", "");
 }
+
+#[test]
+fn an_array_copy_between_virtual_arrays_moves_the_items() {
+    // PyPy's list growth: a new array, the old items copied in. Nothing
+    // is called; what escapes is allocated with the moved items.
+    let before = "[i0, i1, p9]\np1 = new_array(2, descr=arraydescr)\n\
+        setarrayitem_gc(p1, 0, i0, descr=arraydescr)\nsetarrayitem_gc(p1, 1, i1, descr=arraydescr)\n\
+        p2 = new_array_clear(3, descr=arraydescr)\ncall_n(0, p1, p2, 0, 1, 2, descr=arraycopydescr)\n\
+        i2 = getarrayitem_gc_i(p2, 2, descr=arraydescr)\nsetfield_gc(p9, p2, descr=nextdescr)\n\
+        finish(i2)\n";
+    let after = "[i0, i1, p9]\np2 = new_array_clear(3, descr=arraydescr)\n\
+        setarrayitem_gc(p2, 1, i0, descr=arraydescr)\nsetarrayitem_gc(p2, 2, i1, descr=arraydescr)\n\
+        setfield_gc(p9, p2, descr=nextdescr)\nfinish(i1)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "p2, 1, i0", "p2, 0, i0");
+    twin_refuted(before, after, "finish(i1)", "finish(i0)");
+    // A copy out of bounds, or of an array that exists, is made.
+    for (from, to) in [("0, 1, 2", "0, 2, 2"), ("p1, p2", "p9, p2")] {
+        let input = parse(&before.replace(from, to));
+        let output = optimize(&input, Passes::default()).unwrap();
+        assert!(
+            print_trace(&output.trace).contains("call_n"),
+            "{from} -> {to}"
+        );
+    }
+}

@@ -413,9 +413,10 @@ impl Solver {
 
     /// `prove_smt` without z3's equation solving: where a query states
     /// many conditional equalities between array reads (strings compared
-    /// character by character), eliminating variables by them blows the
-    /// terms up; a cross-check query that this proves in 6 s is left
-    /// open after 5 minutes with it.
+    /// character by character), eliminating variables by them may blow
+    /// the terms up (a cross-check query that this proves in 6 s is left
+    /// open after 5 minutes with it), or be what decides it (another one:
+    /// 10 s with it, open after a minute without). A second try, then.
     pub fn prove_smt_keeping_equations(
         &mut self,
         goal: &Term,

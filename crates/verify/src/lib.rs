@@ -38,9 +38,9 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use traceopt_interp::{
-    default_call, ending, run_with_heap, same_ending, same_resume, stable_address, string_helper,
+    default_call, ending, known_helper, run_with_heap, same_ending, same_resume, stable_address,
     Alike, Call, CallOutcome, DefaultEnv, Env, Fault, Heap, InterpError, Limits, ObjId,
-    Outcome as Ended, Run, Val, STRING_HELPERS,
+    Outcome as Ended, Run, Val, KNOWN_HELPERS,
 };
 use traceopt_ir::{
     Arg, Const, Descr, Flags, Namespace, Op, Opcode, PureResult, Trace, Type, ValueId,
@@ -444,6 +444,13 @@ fn prove(
     let mut names: Vec<Name> = vars.iter().map(|v| Name::invented(v)).collect();
     names.extend(world.watched());
     if world.span_mode != SpanMode::Witness {
+        // Character-by-character string equalities: z3's equation
+        // solving decides some of these queries fast and blows others up,
+        // so where it gives up the query is asked once more without.
+        let outcome = solver.prove_smt(goal, &names)?;
+        if !matches!(outcome, Outcome::Unknown(_)) {
+            return Ok(outcome);
+        }
         solver.prove_smt_keeping_equations(goal, &names)
     } else if world.beyond_bitvectors() {
         solver.prove_smt(goal, &names)
@@ -797,7 +804,7 @@ fn check_once(
 /// refute what is right.
 fn helper_calls_differ(before: &Trace, after: &Trace) -> Option<String> {
     const MODELED: [u32; 3] = [0, 12, 14]; // none, py_div, py_mod
-    let modeled = |os: &u32| MODELED.contains(os) || STRING_HELPERS.contains(os);
+    let modeled = |os: &u32| MODELED.contains(os) || KNOWN_HELPERS.contains(os);
     let helpers = |trace: &Trace| -> Vec<(String, u32)> {
         (trace.ops.iter())
             .filter(|op| op.opcode.has(traceopt_ir::Flags::CALL))
@@ -1568,7 +1575,7 @@ impl Env for ReplayEnv<'_> {
             return Ok(CallOutcome::Returned(value));
         }
         // A string helper is no call for the validator: it is run.
-        if let Some(outcome) = string_helper(heap, call) {
+        if let Some(outcome) = known_helper(heap, call) {
             return outcome;
         }
         let words = vec![Term::word(0); call.args.len() + 1];

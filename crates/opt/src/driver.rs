@@ -478,6 +478,9 @@ impl Optimizer<'_> {
         let ref_test = (self.passes.guards && copy.args.len() == 2).then(|| copy.args.clone());
         let v = self.emit(copy, Some(input.name(input_value)));
         self.learn_allocation(op, v);
+        if self.passes.bounds {
+            self.learn_read_bound(v);
+        }
         if let Some(args) = ref_test {
             self.learn_ref_test(op.opcode, &args, v);
         }

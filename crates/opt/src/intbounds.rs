@@ -10,8 +10,7 @@
 
 use traceopt_domains::Operand;
 use traceopt_domains::{IntBound, Relation};
-use traceopt_ir::Arg;
-use traceopt_ir::Opcode;
+use traceopt_ir::{Arg, CellKind, Descr, DescrKind, Opcode, ValueId};
 
 use crate::driver::{Optimizer, MAX_BACKWARD_DEPTH};
 
@@ -106,7 +105,59 @@ pub fn relation(op: Opcode, truth: bool) -> Option<(Relation, bool)> {
     })
 }
 
+/// The values a cell of `size` bytes holds (`None`: a full word).
+fn cell_bound(cell: CellKind, size: i64) -> Option<IntBound> {
+    if !(1..8).contains(&size) {
+        return None;
+    }
+    let bits = 8 * size as u32;
+    match cell {
+        CellKind::Unsigned => Some(IntBound::range(0, (1i64 << bits) - 1)),
+        CellKind::Signed => Some(IntBound::range(
+            -(1i64 << (bits - 1)),
+            (1i64 << (bits - 1)) - 1,
+        )),
+        _ => None,
+    }
+}
+
+/// What an op that reads the heap gives: a length is not negative, a
+/// character is a byte or a code point, a narrow field or item holds
+/// what fits in it.
+fn read_bound(opcode: Opcode, descr: Option<&Descr>) -> Option<IntBound> {
+    use Opcode::*;
+    match opcode {
+        ArraylenGc | Strlen | Unicodelen => return Some(IntBound::range(0, i64::MAX)),
+        Strgetitem => return Some(IntBound::range(0, 255)),
+        Unicodegetitem => return Some(IntBound::range(0, 0x10ffff)),
+        GetfieldGcI | GetfieldRawI | GetarrayitemGcI | GetarrayitemRawI | GetarrayitemGcPureI
+        | GetinteriorfieldGcI => {}
+        _ => return None,
+    }
+    match &descr?.kind {
+        DescrKind::Field(f) => cell_bound(f.cell, i64::from(f.size?)),
+        DescrKind::Array(a) => cell_bound(a.cell, a.item_size),
+        DescrKind::InteriorField(i) => cell_bound(i.field.cell, i64::from(i.field.size?)),
+        _ => None,
+    }
+}
+
 impl Optimizer<'_> {
+    /// Output op `v` read the heap: what its result can be.
+    pub(crate) fn learn_read_bound(&mut self, v: ValueId) {
+        let Some(index) = self.out.op_index(v) else {
+            return;
+        };
+        let op = &self.out.ops[index];
+        let descr = op.descr.map(|d| self.out.descr(d));
+        if let Some(bound) = read_bound(op.opcode, descr) {
+            // A fresh result: nothing else is known of it yet.
+            if let Ok(bound) = self.value_bound(v).meet(bound) {
+                self.set_bound(v, bound);
+            }
+        }
+    }
+
     /// `arg` is known to lie in `narrowed` from here on: keep that, and
     /// pass it back to the arguments of the op that produced it (seed
     /// 000: through `+` and `-` only where no wrap is possible, which the

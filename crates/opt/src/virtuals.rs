@@ -213,13 +213,18 @@ impl Optimizer<'_> {
     }
 
     /// An array copy (`OS_ARRAYCOPY`: function, source, destination,
-    /// source start, destination start, length) between virtual arrays,
-    /// at constant places inside both: the items move in the optimizer
-    /// and nothing is called. `false` where it is not one.
+    /// source start, destination start, length) of nothing, or between
+    /// virtual arrays at constant places inside both: the items move in
+    /// the optimizer and nothing is called. `false` where it is not one.
     fn virtual_array_copy(&mut self, op: &Op) -> bool {
         let [_, src, dst, src_start, dst_start, length] = op.args[..] else {
             return false;
         };
+        let length_arg = self.arg(length);
+        if self.as_int(length_arg) == Some(0) {
+            // Nothing to copy, whatever the arrays.
+            return true;
+        }
         let (Mapped::Virtual(from), Mapped::Virtual(to)) = (self.mapped(src), self.mapped(dst))
         else {
             return false;

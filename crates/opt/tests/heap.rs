@@ -273,3 +273,27 @@ fn a_conditional_call_of_condition_zero_calls_nothing() {
         "{verdict:?}"
     );
 }
+
+#[test]
+fn lengths_characters_and_narrow_cells_bound_what_is_read() {
+    // A length is not negative, a character is a byte, a one-byte field
+    // holds 0 to 255: guards that say so go.
+    let before = "[p0, p1, p2]\ni1 = arraylen_gc(p0, descr=arraydescr)\ni2 = int_ge(i1, 0)\n\
+        guard_true(i2) []\ni3 = strgetitem(p1, 0)\ni4 = int_lt(i3, 256)\nguard_true(i4) []\n\
+        i5 = getfield_gc_i(p2, descr=chardescr)\ni6 = int_le(i5, 255)\nguard_true(i6) []\n\
+        i7 = int_ge(i5, 0)\nguard_true(i7) []\njump(i1, i3, i5)\n";
+    let after = "[p0, p1, p2]\ni1 = arraylen_gc(p0, descr=arraydescr)\n\
+        i3 = strgetitem(p1, 0)\ni5 = getfield_gc_i(p2, descr=chardescr)\njump(i1, i3, i5)\n";
+    optimizes_with(Passes::default(), before, after);
+    // One past the bound is not known: the guard stays.
+    let past = before.replace("int_le(i5, 255)", "int_le(i5, 254)");
+    let kept = after.replace("jump(", "i6 = int_le(i5, 254)\nguard_true(i6) []\njump(");
+    optimizes_with(Passes::default(), &past, &kept);
+    // Without the integer domain, the guards stay.
+    let without = Passes {
+        bounds: false,
+        ..Passes::default()
+    };
+    let output = optimize(&parse(before), without).unwrap();
+    assert!(traceopt_ir::print_trace(&output.trace).contains("int_ge(i1, 0)"));
+}

@@ -127,6 +127,9 @@ fn an_array_copy_between_virtual_arrays_moves_the_items() {
     optimizes_with(Passes::default(), before, after);
     twin_refuted(before, after, "p2, 1, i0", "p2, 0, i0");
     twin_refuted(before, after, "finish(i1)", "finish(i0)");
+    // A copy of nothing is none.
+    let nothing = "[p0, p1]\ncall_n(0, p0, p1, 0, 0, 0, descr=arraycopydescr)\nfinish()\n";
+    optimizes_with(Passes::default(), nothing, "[p0, p1]\nfinish()\n");
     // A copy out of bounds, or of an array that exists, is made.
     for (from, to) in [("0, 1, 2", "0, 2, 2"), ("p1, p2", "p9, p2")] {
         let input = parse(&before.replace(from, to));

@@ -433,6 +433,21 @@ impl Optimizer<'_> {
                 return Ok(());
             }
         }
+        // Python's division by 1 is the dividend, its modulo 0.
+        let division =
+            crate::intbounds::python_division(op.opcode, op.descr.map(|d| self.input.descr(d)));
+        if let (Some(os), true, 3) = (division, self.passes.fold, op.args.len()) {
+            let divisor = self.arg(op.args[2]);
+            if self.as_int(divisor) == Some(1) {
+                let value = match os {
+                    Opcode::IntPydiv => self.arg(op.args[1]),
+                    _ => self.int_const(0),
+                };
+                self.map[input_value.0 as usize] = Some(value);
+                self.call_removed = true;
+                return Ok(());
+            }
+        }
         if self.passes.virtuals && self.virtual_op(index, op)? {
             return Ok(());
         }
@@ -456,6 +471,12 @@ impl Optimizer<'_> {
                 return Ok(());
             }
             Opcode::QuasiimmutField if self.passes.heap => return Ok(()),
+            // Null there is undefined: from here on it is not null, and
+            // nothing needs doing.
+            Opcode::AssertNotNone if self.passes.guards => {
+                self.learn_ptr(args[0], true, None);
+                return Ok(());
+            }
             _ => {}
         }
         if self.passes.guards && args.len() == 2 {

@@ -142,15 +142,35 @@ fn read_bound(opcode: Opcode, descr: Option<&Descr>) -> Option<IntBound> {
     }
 }
 
+/// The integer op a call of Python's integer division or modulo helper
+/// (`OS=12`, `OS=14`: function, dividend, divisor) computes.
+pub(crate) fn python_division(opcode: Opcode, descr: Option<&Descr>) -> Option<Opcode> {
+    const OS_INT_PY_DIV: u32 = 12;
+    const OS_INT_PY_MOD: u32 = 14;
+    if !matches!(opcode, Opcode::CallI | Opcode::CallPureI) {
+        return None;
+    }
+    match descr?.as_call()?.oopspec? {
+        OS_INT_PY_DIV => Some(Opcode::IntPydiv),
+        OS_INT_PY_MOD => Some(Opcode::IntPymod),
+        _ => None,
+    }
+}
+
 impl Optimizer<'_> {
-    /// Output op `v` read the heap: what its result can be.
+    /// Output op `v` read the heap or divided: what its result can be.
     pub(crate) fn learn_read_bound(&mut self, v: ValueId) {
         let Some(index) = self.out.op_index(v) else {
             return;
         };
         let op = &self.out.ops[index];
         let descr = op.descr.map(|d| self.out.descr(d));
-        if let Some(bound) = read_bound(op.opcode, descr) {
+        let bound = read_bound(op.opcode, descr).or_else(|| {
+            let os = python_division(op.opcode, descr)?;
+            let (a, b) = (self.bound(op.args[1]), self.bound(op.args[2]));
+            forward(os, &[a, b])
+        });
+        if let Some(bound) = bound {
             // A fresh result: nothing else is known of it yet.
             if let Ok(bound) = self.value_bound(v).meet(bound) {
                 self.set_bound(v, bound);

@@ -56,6 +56,9 @@ fn known_classes_and_nullness_remove_later_guards() {
         "[i0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, i0, descr=valuedescr)\n\
         jump(p1, 0, 0)\n";
     optimizes_with(Passes::default(), before, after);
+    // An assertion that a reference is not null teaches it and goes.
+    let before = "[p0]\nassert_not_none(p0)\nguard_nonnull(p0) []\nfinish()\n";
+    optimizes_with(Passes::default(), before, "[p0]\nfinish()\n");
     // guard_isnull makes later uses null.
     let before =
         "[p0]\nguard_isnull(p0) []\ni1 = ptr_eq(p0, NULL)\nguard_isnull(p0) []\njump(i1)\n";
@@ -296,4 +299,24 @@ fn lengths_characters_and_narrow_cells_bound_what_is_read() {
     };
     let output = optimize(&parse(before), without).unwrap();
     assert!(traceopt_ir::print_trace(&output.trace).contains("int_ge(i1, 0)"));
+}
+
+#[test]
+fn python_division_by_one_and_the_bound_of_a_quotient() {
+    // Division by one is the dividend, modulo one is zero: no call.
+    let before = "[i0]\ni1 = call_pure_i(321, i0, 1, descr=int_py_div_descr)\n\
+        i2 = call_pure_i(321, i0, 1, descr=int_py_mod_descr)\njump(i1, i2)\n";
+    optimizes_with(Passes::default(), before, "[i0]\njump(i0, 0)\n");
+    // A quotient by at least 3 cannot overflow when 50 is added.
+    let before = "[i0, i1]\ni4 = int_ge(i1, 3)\nguard_true(i4) []\n\
+        i2 = call_pure_i(321, i0, i1, descr=int_py_div_descr)\ni3 = int_add_ovf(i2, 50)\n\
+        guard_no_overflow() []\njump(i3, i1)\n";
+    let after = "[i0, i1]\ni4 = int_ge(i1, 3)\nguard_true(i4) []\n\
+        i2 = call_pure_i(321, i0, i1, descr=int_py_div_descr)\ni3 = int_add(i2, 50)\n\
+        jump(i3, i1)\n";
+    optimizes_with(Passes::default(), before, after);
+    // By 1 or more, it can: the check stays.
+    let weaker = before.replace("int_ge(i1, 3)", "int_ge(i1, 1)");
+    let output = optimize(&parse(&weaker), Passes::default()).unwrap();
+    assert!(traceopt_ir::print_trace(&output.trace).contains("int_add_ovf"));
 }

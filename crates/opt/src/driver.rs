@@ -18,7 +18,14 @@
 //!   4. `relations`: a comparison that known orderings decide;
 //!   5. `cse`: a pure op equal to an earlier one is replaced by it;
 //! - a guard: `guards` (removed where known to pass; else it teaches);
-//! - any other op is copied with its arguments forwarded, never moved.
+//! - any other op, in this order: a `cond_call` of condition 0 and
+//!   Python's division by 1 fold; `virtuals` (allocations delayed, their
+//!   fields and items kept, array copies between them made); `lazy`
+//!   (field writes delayed); a reference comparison `values` decides;
+//!   `floats` (identities and common subexpressions of float ops); the
+//!   `heap` cache (a read or pure call already known); else it is copied
+//!   with its arguments forwarded, never moved, and teaches the heap
+//!   cache and `intbounds` (what a read or a division gives).
 //!
 //! After the pass, `dce` drops what nothing uses. Each output op records
 //! the input op it stands for (`provenance`), so that the validator can
@@ -485,6 +492,16 @@ impl Optimizer<'_> {
                 return Ok(());
             }
         }
+        let float_args = match self.passes.cse && op.opcode.result_type() == Type::Float {
+            true => {
+                if let Some(known) = self.float_op(op.opcode, &args) {
+                    self.map[input_value.0 as usize] = Some(known);
+                    return Ok(());
+                }
+                Some(args.clone())
+            }
+            false => None,
+        };
         let copy = self.output_op(op, args);
         if self.passes.heap {
             if let HeapStep::Known(value) = self.heap_before(copy.opcode, &copy.args, copy.descr) {
@@ -501,6 +518,9 @@ impl Optimizer<'_> {
         self.learn_allocation(op, v);
         if self.passes.bounds {
             self.learn_read_bound(v);
+        }
+        if let Some(args) = float_args {
+            self.remember_float(op.opcode, &args, Arg::Value(v));
         }
         if let Some(args) = ref_test {
             self.learn_ref_test(op.opcode, &args, v);

@@ -6,6 +6,7 @@ pub mod confluence;
 mod cse;
 pub mod dce;
 pub mod driver;
+mod floats;
 mod fold;
 mod guards;
 mod heap;

@@ -101,9 +101,18 @@ impl Optimizer<'_> {
         let (pa, pb) = (self.ptr_info(a), self.ptr_info(b));
         let null_and_not = |x: Arg, y: &PtrInfo| self.is_null(x) && y.nonnull;
         let classes_differ = matches!((&pa.class, &pb.class), (Some(x), Some(y)) if x != y);
+        // String constants of different texts are different objects.
+        let text = |x: Arg| match x {
+            Arg::Const(c) => match self.out.constant(c) {
+                Const::String { unicode, text } => Some((*unicode, text.clone())),
+                _ => None,
+            },
+            _ => None,
+        };
+        let texts_differ = matches!((text(a), text(b)), (Some(x), Some(y)) if x != y);
         let same = if a == b {
             true
-        } else if null_and_not(a, &pb) || null_and_not(b, &pa) || classes_differ {
+        } else if null_and_not(a, &pb) || null_and_not(b, &pa) || classes_differ || texts_differ {
             false
         } else {
             let &(earlier, earlier_equal) = self.ref_tests.get(&unordered(a, b))?;

@@ -320,3 +320,20 @@ fn python_division_by_one_and_the_bound_of_a_quotient() {
     let output = optimize(&parse(&weaker), Passes::default()).unwrap();
     assert!(traceopt_ir::print_trace(&output.trace).contains("int_add_ovf"));
 }
+
+#[test]
+fn float_identities_and_common_float_ops() {
+    let before = "[f0, f1]\nf2 = float_mul(1.0, f0)\nf3 = float_mul(f0, f1)\n\
+        f4 = float_mul(f1, f0)\nf5 = float_abs(f3)\nf6 = float_abs(f5)\nf7 = float_neg(f6)\n\
+        f8 = float_neg(f7)\nescape_n(f2, f4, f6, f8)\nfinish()\n";
+    let after = "[f0, f1]\nf3 = float_mul(f0, f1)\nf5 = float_abs(f3)\n\
+        escape_n(f0, f3, f5, f5)\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
+    // Times 2.0 is no identity, and subtraction does not commute.
+    let other = "[f0, f1]\nf2 = float_mul(2.0, f0)\nf3 = float_sub(f0, f1)\n\
+        f4 = float_sub(f1, f0)\nescape_n(f2, f3, f4)\nfinish()\n";
+    optimizes_with(Passes::default(), other, other);
+    // String constants of different texts are different objects.
+    let strings = "[]\ni0 = ptr_eq(s\"abc\", s\" \")\ni1 = ptr_ne(s\"a\", s\"b\")\nfinish(i0)\n";
+    optimizes_with(Passes::default(), strings, "[]\nfinish(0)\n");
+}

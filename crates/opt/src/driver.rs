@@ -440,6 +440,15 @@ impl Optimizer<'_> {
                 return Ok(());
             }
         }
+        // A copy of no characters does nothing.
+        if matches!(op.opcode, Opcode::Copystrcontent | Opcode::Copyunicodecontent)
+            && self.passes.heap
+        {
+            let length = self.arg(op.args[4]);
+            if self.as_int(length) == Some(0) {
+                return Ok(());
+            }
+        }
         // Python's division by 1 is the dividend, its modulo 0.
         let division =
             crate::intbounds::python_division(op.opcode, op.descr.map(|d| self.input.descr(d)));

@@ -145,6 +145,9 @@ impl Optimizer<'_> {
                 None => HeapStep::Emit,
             };
         }
+        if let Some(length) = self.length_of_allocation(opcode, args) {
+            return HeapStep::Known(length);
+        }
         if !opcode.has(Flags::READ) || opcode.has(Flags::WRITE) {
             return HeapStep::Emit;
         }
@@ -157,6 +160,21 @@ impl Optimizer<'_> {
             Some(&(value, _)) => HeapStep::Known(self.find(value)),
             None => HeapStep::Emit,
         }
+    }
+
+    /// The length of a string or array this trace allocated (never
+    /// changes): what `strlen`, `unicodelen` or `arraylen_gc` of it gives.
+    fn length_of_allocation(&self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
+        use Opcode::*;
+        let Some(&Arg::Value(v)) = args.first() else {
+            return None;
+        };
+        let made = &self.out.ops[self.out.op_index(v)?];
+        let fits = matches!(
+            (opcode, made.opcode),
+            (Strlen, Newstr) | (Unicodelen, Newunicode) | (ArraylenGc, NewArray | NewArrayClear)
+        );
+        fits.then(|| made.args[0])
     }
 
     /// After an op is emitted (its result `result`, if any): what it

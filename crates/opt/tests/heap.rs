@@ -337,3 +337,19 @@ fn float_identities_and_common_float_ops() {
     let strings = "[]\ni0 = ptr_eq(s\"abc\", s\" \")\ni1 = ptr_ne(s\"a\", s\"b\")\nfinish(i0)\n";
     optimizes_with(Passes::default(), strings, "[]\nfinish(0)\n");
 }
+
+#[test]
+fn lengths_of_allocations_and_copies_of_nothing() {
+    // A new string's or array's length is what it was made with, even
+    // after it escaped; a copy of no characters is none.
+    let before = "[i0, p5, p6]\np0 = newstr(i0)\nescape_n(p0)\ni1 = strlen(p0)\n\
+        p2 = new_array(i0, descr=arraydescr)\nescape_n(p2)\ni3 = arraylen_gc(p2, descr=arraydescr)\n\
+        i4 = int_eq(i0, 0)\nguard_true(i4) []\ncopystrcontent(p5, p6, 0, 0, i0)\njump(i1, i3)\n";
+    let after = "[i0, p5, p6]\np0 = newstr(i0)\nescape_n(p0)\n\
+        p2 = new_array(i0, descr=arraydescr)\nescape_n(p2)\ni4 = int_eq(i0, 0)\n\
+        guard_true(i4) []\njump(0, 0)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Another string's length is read.
+    let other = "[i0, p1]\np0 = newstr(i0)\ni1 = strlen(p1)\njump(i1)\n";
+    optimizes_with(Passes::default(), other, "[i0, p1]\ni1 = strlen(p1)\njump(i1)\n");
+}

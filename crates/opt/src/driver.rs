@@ -441,8 +441,10 @@ impl Optimizer<'_> {
             }
         }
         // A copy of no characters does nothing.
-        if matches!(op.opcode, Opcode::Copystrcontent | Opcode::Copyunicodecontent)
-            && self.passes.heap
+        if matches!(
+            op.opcode,
+            Opcode::Copystrcontent | Opcode::Copyunicodecontent
+        ) && self.passes.heap
         {
             let length = self.arg(op.args[4]);
             if self.as_int(length) == Some(0) {

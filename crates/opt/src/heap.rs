@@ -40,6 +40,10 @@ pub(crate) struct HeapCache {
     /// result: a `call_loopinvariant_*` gives the same in one run, and a
     /// `call_pure_*` of the same arguments the same.
     calls: HashMap<(bool, Vec<Arg>), Arg>,
+    /// (`strgetitem` or `unicodegetitem`, string, index) -> the
+    /// character: known until a character of any string is written or a
+    /// call runs.
+    chars: HashMap<(Opcode, Arg, Arg), Arg>,
     /// The objects this trace allocated.
     fresh: HashSet<ValueId>,
     /// A `guard_not_invalidated` passed, and no call has run since (the
@@ -148,6 +152,11 @@ impl Optimizer<'_> {
         if let Some(length) = self.length_of_allocation(opcode, args) {
             return HeapStep::Known(length);
         }
+        if let (Opcode::Strgetitem | Opcode::Unicodegetitem, &[s, i]) = (opcode, args) {
+            if let Some(&c) = self.heap.chars.get(&(opcode, s, i)) {
+                return HeapStep::Known(self.find(c));
+            }
+        }
         if !opcode.has(Flags::READ) || opcode.has(Flags::WRITE) {
             return HeapStep::Emit;
         }
@@ -191,6 +200,29 @@ impl Optimizer<'_> {
                 self.heap.fresh.insert(v);
             }
             return;
+        }
+        match (opcode, &args[..], result) {
+            (Opcode::Strgetitem | Opcode::Unicodegetitem, &[s, i], Some(v)) => {
+                self.heap.chars.insert((opcode, s, i), Arg::Value(v));
+                return;
+            }
+            (Opcode::Strsetitem | Opcode::Unicodesetitem, &[s, i, c], _) => {
+                let read = match opcode {
+                    Opcode::Strsetitem => Opcode::Strgetitem,
+                    _ => Opcode::Unicodegetitem,
+                };
+                self.heap.chars.clear();
+                self.heap.chars.insert((read, s, i), c);
+                return;
+            }
+            (Opcode::Copystrcontent | Opcode::Copyunicodecontent, _, _) => {
+                self.heap.chars.clear();
+                return;
+            }
+            _ => {}
+        }
+        if opcode.has(Flags::CALL) {
+            self.heap.chars.clear();
         }
         if let Some(place) = Self::heap_place(opcode, args, descr) {
             let object = match place {

@@ -351,5 +351,20 @@ fn lengths_of_allocations_and_copies_of_nothing() {
     optimizes_with(Passes::default(), before, after);
     // Another string's length is read.
     let other = "[i0, p1]\np0 = newstr(i0)\ni1 = strlen(p1)\njump(i1)\n";
-    optimizes_with(Passes::default(), other, "[i0, p1]\ni1 = strlen(p1)\njump(i1)\n");
+    optimizes_with(
+        Passes::default(),
+        other,
+        "[i0, p1]\ni1 = strlen(p1)\njump(i1)\n",
+    );
+}
+
+#[test]
+fn characters_read_or_written_are_known_until_a_string_changes() {
+    let before = "[p0, i0, p1]\ni1 = strgetitem(p0, i0)\ni2 = strgetitem(p0, i0)\n\
+        strsetitem(p1, 0, 65)\ni3 = strgetitem(p1, 0)\ni4 = strgetitem(p0, i0)\n\
+        escape_n(i1, i2, i3, i4)\nfinish()\n";
+    // The write to p1 (which may be p0) forgets p0's character.
+    let after = "[p0, i0, p1]\ni1 = strgetitem(p0, i0)\nstrsetitem(p1, 0, 65)\n\
+        i4 = strgetitem(p0, i0)\nescape_n(i1, i1, 65, i4)\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
 }

@@ -24,7 +24,10 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use traceopt_ir::{Arg, DescrId, DescrKind, Flags, Op, Opcode, Type, ValueId};
+use traceopt_ir::{
+    Arg, CellKind, Const, DescrId, DescrKind, FieldValue, Flags, NamedConst, Op, Opcode, Type,
+    ValueId,
+};
 
 use crate::driver::Optimizer;
 use crate::inject::Bug;
@@ -152,6 +155,13 @@ impl Optimizer<'_> {
         if let Some(length) = self.length_of_allocation(opcode, args) {
             return HeapStep::Known(length);
         }
+        if let (Some(Place::Field(object, d)), Opcode::GetfieldGcI) =
+            (Self::heap_place(opcode, args, descr), opcode)
+        {
+            if let Some(value) = self.constant_field(object, d) {
+                return HeapStep::Known(value);
+            }
+        }
         if let (Opcode::Strgetitem | Opcode::Unicodegetitem, &[s, i]) = (opcode, args) {
             if let Some(&c) = self.heap.chars.get(&(opcode, s, i)) {
                 return HeapStep::Known(self.find(c));
@@ -169,6 +179,37 @@ impl Optimizer<'_> {
             Some(&(value, _)) => HeapStep::Known(self.find(value)),
             None => HeapStep::Emit,
         }
+    }
+
+    /// An int field that never changes of a constant object, as the
+    /// namespace gives it (a field it does not list is zero).
+    fn constant_field(&mut self, object: Arg, d: DescrId) -> Option<Arg> {
+        let Arg::Const(c) = object else { return None };
+        let Const::Ptr(name) = self.out.constant(c) else {
+            return None;
+        };
+        if !self.never_changes(d) {
+            return None;
+        }
+        let DescrKind::Field(field) = &self.out.descr(d).kind else {
+            return None;
+        };
+        let namespace = self.input.namespace.clone()?;
+        let NamedConst::Ptr(ptr) = namespace.constant(name)? else {
+            return None;
+        };
+        let (owner, field_name) = field.name.split_once('.')?;
+        if field.cell != CellKind::Signed && field.cell != CellKind::Unsigned
+            || ptr.struct_name.as_deref() != Some(owner)
+        {
+            return None;
+        }
+        let value = match ptr.fields.iter().find(|(n, _)| &**n == field_name) {
+            Some((_, FieldValue::Int(v))) => *v,
+            Some((_, FieldValue::Object(_))) => return None,
+            None => 0,
+        };
+        Some(self.int_const(value))
     }
 
     /// The length of a string or array this trace allocated (never

@@ -289,7 +289,10 @@ impl Optimizer<'_> {
             }
             (SetarrayitemGc, Some(Mapped::Virtual(k))) => {
                 let Some(i) = self.virtual_index(k, op.args[1]) else {
-                    return Ok(false);
+                    // A constant index outside: the write is undefined,
+                    // and so the trace from here; nothing need be done.
+                    let index = self.arg(op.args[1]);
+                    return Ok(self.as_int(index).is_some());
                 };
                 let value = self.mapped(op.args[2]);
                 self.virtuals.objects[k as usize].items[i] = Some(value);

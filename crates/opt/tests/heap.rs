@@ -368,3 +368,23 @@ fn characters_read_or_written_are_known_until_a_string_changes() {
         i4 = strgetitem(p0, i0)\nescape_n(i1, i1, 65, i4)\nfinish()\n";
     optimizes_with(Passes::default(), before, after);
 }
+
+#[test]
+fn pure_fields_of_constant_objects_and_writes_outside_virtual_arrays() {
+    // myptr3's value is 7 in the namespace, and never changes; a field
+    // that may change is read.
+    let before = "[p0]\ni1 = getfield_gc_i(ConstPtr(myptr3), descr=valuedescr3)\n\
+        i2 = getfield_gc_i(ConstPtr(myptr), descr=valuedescr)\njump(i1, i2)\n";
+    let after = "[p0]\ni2 = getfield_gc_i(ConstPtr(myptr), descr=valuedescr)\njump(7, i2)\n";
+    optimizes_with(Passes::default(), before, after);
+    // A write outside a virtual array is undefined: nothing is done.
+    let before = "[i2]\np1 = new_array(10, descr=arraydescr)\n\
+        setarrayitem_gc(p1, 10, i2, descr=arraydescr)\njump()\n";
+    optimizes_with(Passes::default(), before, "[i2]\njump()\n");
+    // Inside, it is kept (and made when the array escapes).
+    let inside = before
+        .replace("p1, 10,", "p1, 9,")
+        .replace("jump()", "jump(p1)");
+    let output = optimize(&parse(&inside), Passes::default()).unwrap();
+    assert!(traceopt_ir::print_trace(&output.trace).contains("setarrayitem_gc(p1, 9, i2"));
+}

@@ -12,9 +12,11 @@
 //! A kept write is emitted (its value forced) just before:
 //! - a write of its field descr to another object, or a read of it from
 //!   an object that may be the same one (`HeapCache::may_alias`);
+//! - a plain call whose effect info says it may read or write its field
+//!   descr (one with no effect info: every kept write);
 //! - any op that may read or change fields some other way, or hand
-//!   objects out: calls, escapes, the end of the trace, labels, and every
-//!   op with an effect the heap cache does not know to keep fields;
+//!   objects out: other calls, escapes, the end of the trace, labels, and
+//!   every op with an effect the heap cache does not know to keep fields;
 //! - a guard, unless the value is a virtual object: then the guard's
 //!   resume data makes the write where it fails (a pending write), and the
 //!   object stays virtual.
@@ -113,6 +115,24 @@ impl Optimizer<'_> {
                 false
             }
             (opcode, _) if keeps_fields(opcode) => false,
+            // A plain call sees and changes only the fields its effect
+            // info names: the other kept writes stay kept.
+            (CallI | CallR | CallF | CallN, _) => {
+                let effects = (op.descr)
+                    .and_then(|d| self.input.descr(d).as_call())
+                    .map(|c| (c.reads.clone(), c.writes.clone()));
+                let seen: Vec<DescrId> = (self.lazy.iter())
+                    .map(|w| w.descr)
+                    .filter(|&d| {
+                        let name = &self.out.descr(d).text;
+                        effects
+                            .as_ref()
+                            .is_none_or(|(r, w)| r.may_touch(name) || w.may_touch(name))
+                    })
+                    .collect();
+                self.emit_lazy_where(|w, _| seen.contains(&w.descr));
+                false
+            }
             _ => {
                 self.emit_lazy_where(|_, _| true);
                 false

@@ -127,7 +127,7 @@ impl Optimizer<'_> {
                         let name = &self.out.descr(d).text;
                         effects
                             .as_ref()
-                            .is_none_or(|(r, w)| r.may_touch(name) || w.may_touch(name))
+                            .map_or(true, |(r, w)| r.may_touch(name) || w.may_touch(name))
                     })
                     .collect();
                 self.emit_lazy_where(|w, _| seen.contains(&w.descr));

@@ -12,6 +12,13 @@
 //! among the fail arguments (or inside another) goes into the resume
 //! data, to be built only if the guard fails.
 //!
+//! `newstr`/`newunicode` of a constant length make a virtual string the
+//! same way: characters set, copied in (from another virtual string or a
+//! string constant, at constant places) and read back, and its length.
+//! Resume data describes objects only, so a guard that holds a virtual
+//! string has it built first. An array copy (`OS_ARRAYCOPY`) between
+//! virtual arrays at constant places moves items and calls nothing.
+//!
 //! Any other use needs the object to exist: it is forced. Its allocation
 //! and the writes of its non-zero fields and items (in the order they
 //! were first written) are emitted just before the op that uses it, and
@@ -136,7 +143,8 @@ impl Optimizer<'_> {
         let alloc = &input.ops[object.alloc];
         let mut op = Op::new(object.opcode, Vec::new());
         op.descr = object.descr;
-        if matches!(object.opcode, Opcode::NewArray | Opcode::NewArrayClear) {
+        let text = matches!(object.opcode, Opcode::Newstr | Opcode::Newunicode);
+        if text || matches!(object.opcode, Opcode::NewArray | Opcode::NewArrayClear) {
             op.args.push(self.int_const(object.items.len() as i64));
         }
         let name = input.name(input.value_of_op(object.alloc));
@@ -155,12 +163,17 @@ impl Optimizer<'_> {
                 self.emit_write(set);
             }
         }
+        let set_item = match object.opcode {
+            Opcode::Newstr => Opcode::Strsetitem,
+            Opcode::Newunicode => Opcode::Unicodesetitem,
+            _ => Opcode::SetarrayitemGc,
+        };
         for (index, item) in object.items.into_iter().enumerate() {
             let Some(item) = item else { continue };
             let value = self.forced_arg(item);
             if !self.is_zero(value) {
                 let index = self.int_const(index as i64);
-                let mut set = Op::new(Opcode::SetarrayitemGc, vec![object_arg, index, value]);
+                let mut set = Op::new(set_item, vec![object_arg, index, value]);
                 set.descr = object.descr;
                 self.emit_write(set);
             }
@@ -248,6 +261,51 @@ impl Optimizer<'_> {
         true
     }
 
+    /// `copystrcontent`/`copyunicodecontent` (source, destination, source
+    /// start, destination start, length) into a virtual string, at
+    /// constant places, from a virtual string or a string constant: the
+    /// characters move in the optimizer. `false` where it is not one.
+    fn virtual_text_copy(&mut self, op: &Op) -> bool {
+        let [src, dst, src_start, dst_start, length] = op.args[..] else {
+            return false;
+        };
+        let Mapped::Virtual(to) = self.mapped(dst) else {
+            return false;
+        };
+        let mut constant = |a: Arg| {
+            let a = self.arg(a);
+            self.as_int(a).and_then(|n| usize::try_from(n).ok())
+        };
+        let (Some(from_start), Some(to_start), Some(n)) =
+            (constant(src_start), constant(dst_start), constant(length))
+        else {
+            return false;
+        };
+        let source: Vec<Option<Mapped>> = match self.mapped(src) {
+            Mapped::Virtual(from) => self.virtuals.objects[from as usize].items.clone(),
+            Mapped::Out(Arg::Const(c)) => match self.out.constant(c).clone() {
+                Const::String { unicode, text } => {
+                    let chars: Vec<i64> = match unicode {
+                        true => text.chars().map(|c| i64::from(u32::from(c))).collect(),
+                        false => text.bytes().map(i64::from).collect(),
+                    };
+                    (chars.into_iter())
+                        .map(|c| Some(Mapped::Out(self.int_const(c))))
+                        .collect()
+                }
+                _ => return false,
+            },
+            Mapped::Out(_) => return false,
+        };
+        let target_len = self.virtuals.objects[to as usize].items.len();
+        if from_start + n > source.len() || to_start + n > target_len {
+            return false;
+        }
+        let moved = source[from_start..from_start + n].to_vec();
+        self.virtuals.objects[to as usize].items[to_start..to_start + n].copy_from_slice(&moved);
+        true
+    }
+
     /// Handles an op that makes or uses a virtual without forcing it;
     /// `false` where the op is not one (it is then optimized as usual,
     /// forcing any virtual argument).
@@ -267,6 +325,40 @@ impl Optimizer<'_> {
                 }
                 _ => return Ok(false),
             },
+            (Newstr | Newunicode, Some(Mapped::Out(len))) => match self.as_int(len) {
+                Some(n) if (0..=MAX_VIRTUAL_ITEMS).contains(&n) => {
+                    self.new_virtual(index, op.opcode, None, n as usize);
+                }
+                _ => return Ok(false),
+            },
+            (Strsetitem | Unicodesetitem, Some(Mapped::Virtual(k))) => {
+                let Some(i) = self.virtual_index(k, op.args[1]) else {
+                    let index = self.arg(op.args[1]);
+                    return Ok(self.as_int(index).is_some());
+                };
+                let value = self.mapped(op.args[2]);
+                self.virtuals.objects[k as usize].items[i] = Some(value);
+            }
+            (Strgetitem | Unicodegetitem, Some(Mapped::Virtual(k))) => {
+                let Some(i) = self.virtual_index(k, op.args[1]) else {
+                    return Ok(false);
+                };
+                let value = match self.virtuals.objects[k as usize].items[i] {
+                    Some(value) => value,
+                    None => Mapped::Out(self.int_const(0)),
+                };
+                self.bind(result, value);
+            }
+            (Strlen | Unicodelen, Some(Mapped::Virtual(k))) => {
+                let len = self.virtuals.objects[k as usize].items.len() as i64;
+                let len = self.int_const(len);
+                self.bind(result, Mapped::Out(len));
+            }
+            (Copystrcontent | Copyunicodecontent, _) => {
+                if !self.virtual_text_copy(op) {
+                    return Ok(false);
+                }
+            }
             (SetfieldGc, Some(Mapped::Virtual(k))) => {
                 let Some(descr) = op.descr.map(|d| self.output_descr(d)) else {
                     return Ok(false);
@@ -527,6 +619,13 @@ impl Optimizer<'_> {
         };
         if let Some(&i) = described.get(&k) {
             return FailArg::Virtual(i);
+        }
+        // Resume data describes objects, not strings: a string is built.
+        if matches!(
+            self.virtuals.objects[k as usize].opcode,
+            Opcode::Newstr | Opcode::Newunicode
+        ) {
+            return FailArg::Arg(Arg::Value(self.force(k)));
         }
         let i = virtuals.len() as u32;
         described.insert(k, i);

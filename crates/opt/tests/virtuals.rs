@@ -140,3 +140,28 @@ fn an_array_copy_between_virtual_arrays_moves_the_items() {
         );
     }
 }
+
+#[test]
+fn strings_of_constant_length_are_virtual_until_they_escape() {
+    // Characters written, copied from a constant or read back, and the
+    // length: no string is made.
+    let before = "[i0]\np1 = newstr(3)\nstrsetitem(p1, 0, i0)\n\
+        copystrcontent(s\"xy\", p1, 0, 1, 2)\ni1 = strgetitem(p1, 0)\ni2 = strgetitem(p1, 2)\n\
+        i3 = strlen(p1)\nescape_n(i1, i2, i3)\nfinish()\n";
+    let after = "[i0]\nescape_n(i0, 121, 3)\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "i0, 121, 3", "i0, 120, 3");
+    // One that escapes is made with its characters just before; a guard
+    // that holds one has it made first (resume data holds objects).
+    let before = "[i0, i9]\np1 = newunicode(2)\nunicodesetitem(p1, 1, i0)\n\
+        guard_true(i9) [p1]\nescape_n(p1)\nfinish()\n";
+    let after = "[i0, i9]\np1 = newunicode(2)\nunicodesetitem(p1, 1, i0)\n\
+        guard_true(i9) [p1]\nescape_n(p1)\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(
+        before,
+        after,
+        "unicodesetitem(p1, 1, i0)",
+        "unicodesetitem(p1, 0, i0)",
+    );
+}

@@ -38,6 +38,10 @@ use crate::inject::Bug;
 /// The longest array kept virtual (a longer one is allocated as recorded).
 const MAX_VIRTUAL_ITEMS: i64 = 256;
 
+/// The longest copy of characters into a virtual string that keeps it
+/// virtual.
+const MAX_CHARS_COPIED: usize = 2;
+
 /// What an input value stands for in the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mapped {
@@ -281,6 +285,11 @@ impl Optimizer<'_> {
         else {
             return false;
         };
+        if n > MAX_CHARS_COPIED {
+            // Built later, the string would take a write per character
+            // where the copy is one op.
+            return false;
+        }
         let source: Vec<Option<Mapped>> = match self.mapped(src) {
             Mapped::Virtual(from) => self.virtuals.objects[from as usize].items.clone(),
             Mapped::Out(Arg::Const(c)) => match self.out.constant(c).clone() {

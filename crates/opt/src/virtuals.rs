@@ -15,8 +15,10 @@
 //! `newstr`/`newunicode` of a constant length make a virtual string the
 //! same way: characters set, copied in (from another virtual string or a
 //! string constant, at constant places) and read back, and its length.
-//! Resume data describes objects only, so a guard that holds a virtual
-//! string has it built first. An array copy (`OS_ARRAYCOPY`) between
+//! Concatenations, slices and equalities (PyPy's string helpers) of
+//! strings whose characters are all known are done here. Resume data
+//! describes objects only, so a guard that holds a virtual string has it
+//! built first. An array copy (`OS_ARRAYCOPY`) between
 //! virtual arrays at constant places moves items and calls nothing.
 //!
 //! Any other use needs the object to exist: it is forced. Its allocation
@@ -265,6 +267,120 @@ impl Optimizer<'_> {
         true
     }
 
+    /// The characters of a string argument the optimizer knows all of: a
+    /// virtual string's (zero where never written) or a constant's.
+    fn known_text(&mut self, arg: Arg) -> Option<Vec<Mapped>> {
+        match self.mapped(arg) {
+            Mapped::Virtual(k) => {
+                let object = &self.virtuals.objects[k as usize];
+                if !matches!(object.opcode, Opcode::Newstr | Opcode::Newunicode) {
+                    return None;
+                }
+                let items = object.items.clone();
+                Some(
+                    (items.into_iter())
+                        .map(|c| c.unwrap_or_else(|| Mapped::Out(self.int_const(0))))
+                        .collect(),
+                )
+            }
+            Mapped::Out(Arg::Const(c)) => match self.out.constant(c).clone() {
+                Const::String {
+                    unicode: false,
+                    text,
+                } => Some(
+                    (text.bytes())
+                        .map(|b| Mapped::Out(self.int_const(i64::from(b))))
+                        .collect(),
+                ),
+                _ => None,
+            },
+            Mapped::Out(_) => None,
+        }
+    }
+
+    /// A byte-string helper (`OS_STR_CONCAT`, `OS_STR_SLICE`,
+    /// `OS_STR_EQUAL`) on strings whose characters are all known: a
+    /// concatenation or slice is a new virtual string of them; an
+    /// equality of different lengths is 0, of no characters 1, of one
+    /// character an `int_eq` of the two. `false` where it is not one.
+    fn virtual_string_helper(&mut self, index: usize, op: &Op) -> bool {
+        const OS_STR_CONCAT: u32 = 22;
+        const OS_STR_SLICE: u32 = 23;
+        const OS_STR_EQUAL: u32 = 24;
+        let descr = op.descr.map(|d| self.input.descr(d));
+        let Some(os) = descr.and_then(Descr::as_call).and_then(|c| c.oopspec) else {
+            return false;
+        };
+        let result = self.input.value_of_op(index);
+        let new_string = |me: &mut Self, text: Vec<Mapped>| {
+            me.new_virtual(index, Opcode::Newstr, None, text.len());
+            let k = me.virtuals.objects.len() - 1;
+            me.virtuals.objects[k].items = text.into_iter().map(Some).collect();
+        };
+        match (os, &op.args[..]) {
+            (OS_STR_CONCAT, &[_, a, b]) => {
+                let (Some(mut x), Some(y)) = (self.known_text(a), self.known_text(b)) else {
+                    return false;
+                };
+                x.extend(y);
+                new_string(self, x);
+            }
+            (OS_STR_SLICE, &[_, s, start, stop]) => {
+                let Some(text) = self.known_text(s) else {
+                    return false;
+                };
+                let mut constant = |a: Arg| {
+                    let a = self.arg(a);
+                    self.as_int(a).and_then(|n| usize::try_from(n).ok())
+                };
+                match (constant(start), constant(stop)) {
+                    (Some(i), Some(j)) if i <= j && j <= text.len() => {
+                        new_string(self, text[i..j].to_vec())
+                    }
+                    _ => return false,
+                }
+            }
+            (OS_STR_EQUAL, &[_, a, b]) => {
+                let null =
+                    |me: &mut Self, x: Arg| matches!(me.mapped(x), Mapped::Out(c) if me.is_null(c));
+                let equal = match (null(self, a), null(self, b)) {
+                    (true, true) => Mapped::Out(self.int_const(1)),
+                    (true, false) | (false, true) => {
+                        // Null and a string known to exist.
+                        let other = if null(self, a) { b } else { a };
+                        if self.known_text(other).is_none() {
+                            return false;
+                        }
+                        Mapped::Out(self.int_const(0))
+                    }
+                    (false, false) => {
+                        let (Some(x), Some(y)) = (self.known_text(a), self.known_text(b)) else {
+                            return false;
+                        };
+                        match (x.len() == y.len(), &x[..], &y[..]) {
+                            (false, _, _) => Mapped::Out(self.int_const(0)),
+                            (true, [], []) => Mapped::Out(self.int_const(1)),
+                            (true, &[Mapped::Out(c)], &[Mapped::Out(d)]) => {
+                                let input = self.input;
+                                let name = Some(input.name(result));
+                                let eq = self.int_op(Opcode::IntEq, vec![c, d], name, 0);
+                                match eq {
+                                    Ok(v) => Mapped::Out(v),
+                                    Err(_) => return false,
+                                }
+                            }
+                            _ if x == y => Mapped::Out(self.int_const(1)),
+                            _ => return false,
+                        }
+                    }
+                };
+                self.bind(result, equal);
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// `copystrcontent`/`copyunicodecontent` (source, destination, source
     /// start, destination start, length) into a virtual string, at
     /// constant places, from a virtual string or a string constant: the
@@ -418,6 +534,10 @@ impl Optimizer<'_> {
                 self.bind(result, Mapped::Out(len));
             }
             (SameAsR, Some(object @ Mapped::Virtual(_))) => self.bind(result, object),
+            (CallR | CallI, _) if self.virtual_string_helper(index, op) => {
+                // Nothing called: nothing raised.
+                self.call_removed = true;
+            }
             (CallN, _) if is_array_copy(self.input, op) => {
                 if !self.virtual_array_copy(op) {
                     return Ok(false);

@@ -165,3 +165,21 @@ fn strings_of_constant_length_are_virtual_until_they_escape() {
         "unicodesetitem(p1, 0, i0)",
     );
 }
+
+#[test]
+fn string_helpers_on_virtual_strings_are_done_by_the_optimizer() {
+    // A concatenation and a slice of strings whose characters are known
+    // are new virtual strings; an equality of one character is an int_eq,
+    // of different lengths 0, with null 0.
+    let before = "[i0, i1]\np0 = newstr(1)\nstrsetitem(p0, 0, i0)\np1 = newstr(1)\n\
+        strsetitem(p1, 0, i1)\np2 = call_r(0, p0, p1, descr=strconcatdescr)\n\
+        p3 = call_r(0, p2, 1, 2, descr=strslicedescr)\ni2 = strgetitem(p3, 0)\n\
+        i3 = call_i(0, p3, s\"x\", descr=strequaldescr)\ni4 = call_i(0, p2, p0, descr=strequaldescr)\n\
+        i5 = call_i(0, NULL, p0, descr=strequaldescr)\nescape_n(i2, i3, i4, i5)\nfinish()\n";
+    let after = "[i0, i1]\ni3 = int_eq(i1, 120)\nescape_n(i1, i3, 0, 0)\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "int_eq(i1, 120)", "int_eq(i0, 120)");
+    // A string the optimizer does not know is compared by the helper.
+    let unknown = "[p0]\ni0 = call_i(0, p0, s\"x\", descr=strequaldescr)\nfinish(i0)\n";
+    optimizes_with(Passes::default(), unknown, unknown);
+}

@@ -382,15 +382,20 @@ impl Optimizer<'_> {
     }
 
     /// `copystrcontent`/`copyunicodecontent` (source, destination, source
-    /// start, destination start, length) into a virtual string, at
-    /// constant places, from a virtual string or a string constant: the
-    /// characters move in the optimizer. `false` where it is not one.
+    /// start, destination start, length) of a few characters at constant
+    /// places, from a virtual string or a string constant: into a virtual
+    /// string they move in the optimizer, into one that exists they are
+    /// written one by one. `false` where it is not one.
     fn virtual_text_copy(&mut self, op: &Op) -> bool {
         let [src, dst, src_start, dst_start, length] = op.args[..] else {
             return false;
         };
-        let Mapped::Virtual(to) = self.mapped(dst) else {
-            return false;
+        let to = match (self.mapped(dst), self.mapped(src)) {
+            (Mapped::Virtual(to), _) => Some(to),
+            // Only a virtual source is worth writing out character by
+            // character (a constant's copy is one op).
+            (Mapped::Out(_), Mapped::Virtual(_)) => None,
+            (Mapped::Out(_), Mapped::Out(_)) => return false,
         };
         let mut constant = |a: Arg| {
             let a = self.arg(a);
@@ -422,11 +427,29 @@ impl Optimizer<'_> {
             },
             Mapped::Out(_) => return false,
         };
-        let target_len = self.virtuals.objects[to as usize].items.len();
-        if from_start + n > source.len() || to_start + n > target_len {
+        if from_start + n > source.len() {
             return false;
         }
         let moved = source[from_start..from_start + n].to_vec();
+        let Some(to) = to else {
+            // Into a string that exists: a write per character.
+            let object = self.arg(dst);
+            let set = match op.opcode {
+                Opcode::Copystrcontent => Opcode::Strsetitem,
+                _ => Opcode::Unicodesetitem,
+            };
+            for (i, c) in moved.into_iter().enumerate() {
+                let c = c.unwrap_or_else(|| Mapped::Out(self.int_const(0)));
+                let value = self.forced_arg(c);
+                let index = self.int_const((to_start + i) as i64);
+                self.emit_write(Op::new(set, vec![object, index, value]));
+            }
+            return true;
+        };
+        let target_len = self.virtuals.objects[to as usize].items.len();
+        if to_start + n > target_len {
+            return false;
+        }
         self.virtuals.objects[to as usize].items[to_start..to_start + n].copy_from_slice(&moved);
         true
     }

@@ -183,3 +183,20 @@ fn string_helpers_on_virtual_strings_are_done_by_the_optimizer() {
     let unknown = "[p0]\ni0 = call_i(0, p0, s\"x\", descr=strequaldescr)\nfinish(i0)\n";
     optimizes_with(Passes::default(), unknown, unknown);
 }
+
+#[test]
+fn characters_of_a_virtual_string_copied_into_a_real_one_are_written() {
+    let before = "[i0]\np1 = newstr(1)\nstrsetitem(p1, 0, i0)\np2 = newstr(1)\nescape_n(p2)\n\
+        copystrcontent(p1, p2, 0, 0, 1)\nfinish()\n";
+    let after = "[i0]\np2 = newstr(1)\nescape_n(p2)\nstrsetitem(p2, 0, i0)\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(
+        before,
+        after,
+        "strsetitem(p2, 0, i0)",
+        "strsetitem(p2, 0, 0)",
+    );
+    // From a constant, the copy stays one op.
+    let constant = "[p2]\ncopystrcontent(s\"ab\", p2, 0, 0, 2)\nfinish()\n";
+    optimizes_with(Passes::default(), constant, constant);
+}

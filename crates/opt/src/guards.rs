@@ -101,6 +101,11 @@ impl Optimizer<'_> {
                 }
             }
             Opcode::GuardValue if self.passes.guards && args[0] == args[1] => return Ok(()),
+            Opcode::GuardGcType | Opcode::GuardIsObject
+                if self.passes.guards && self.gc_type_known(args[0], args.get(1).copied()) =>
+            {
+                return Ok(())
+            }
             Opcode::GuardNotInvalidated if self.passes.heap => {
                 if self.heap.not_invalidated {
                     return Ok(());

@@ -47,6 +47,9 @@ pub(crate) struct HeapCache {
     /// character: known until a character of any string is written or a
     /// call runs.
     chars: HashMap<(Opcode, Arg, Arg), Arg>,
+    /// Array or string -> its length (which never changes): from its
+    /// allocation or a read of it.
+    lengths: HashMap<Arg, Arg>,
     /// The objects this trace allocated.
     fresh: HashSet<ValueId>,
     /// A `guard_not_invalidated` passed, and no call has run since (the
@@ -152,8 +155,12 @@ impl Optimizer<'_> {
                 None => HeapStep::Emit,
             };
         }
-        if let Some(length) = self.length_of_allocation(opcode, args) {
-            return HeapStep::Known(length);
+        if let (Opcode::ArraylenGc | Opcode::Strlen | Opcode::Unicodelen, Some(object)) =
+            (opcode, args.first())
+        {
+            if let Some(&length) = self.heap.lengths.get(object) {
+                return HeapStep::Known(self.find(length));
+            }
         }
         if let (Some(Place::Field(object, d)), Opcode::GetfieldGcI) =
             (Self::heap_place(opcode, args, descr), opcode)
@@ -212,19 +219,13 @@ impl Optimizer<'_> {
         Some(self.int_const(value))
     }
 
-    /// The length of a string or array this trace allocated (never
-    /// changes): what `strlen`, `unicodelen` or `arraylen_gc` of it gives.
-    fn length_of_allocation(&self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
-        use Opcode::*;
-        let Some(&Arg::Value(v)) = args.first() else {
-            return None;
-        };
-        let made = &self.out.ops[self.out.op_index(v)?];
-        let fits = matches!(
-            (opcode, made.opcode),
-            (Strlen, Newstr) | (Unicodelen, Newunicode) | (ArraylenGc, NewArray | NewArrayClear)
-        );
-        fits.then(|| made.args[0])
+    /// Whether two references are surely different objects: arrays or
+    /// strings whose lengths cannot be equal.
+    pub(crate) fn lengths_apart(&self, a: Arg, b: Arg) -> bool {
+        match (self.heap.lengths.get(&a), self.heap.lengths.get(&b)) {
+            (Some(&x), Some(&y)) => self.bound(x).meet(self.bound(y)).is_err(),
+            _ => false,
+        }
     }
 
     /// After an op is emitted (its result `result`, if any): what it
@@ -239,7 +240,17 @@ impl Optimizer<'_> {
         if opcode.has(Flags::ALLOC) && opcode.result_type() == Type::Ref {
             if let Some(v) = result {
                 self.heap.fresh.insert(v);
+                use Opcode::{NewArray, NewArrayClear, Newstr, Newunicode};
+                if matches!(opcode, NewArray | NewArrayClear | Newstr | Newunicode) {
+                    self.heap.lengths.insert(Arg::Value(v), args[0]);
+                }
             }
+            return;
+        }
+        if let (Opcode::ArraylenGc | Opcode::Strlen | Opcode::Unicodelen, Some(v)) =
+            (opcode, result)
+        {
+            self.heap.lengths.entry(args[0]).or_insert(Arg::Value(v));
             return;
         }
         match (opcode, &args[..], result) {
@@ -269,8 +280,12 @@ impl Optimizer<'_> {
             let object = match place {
                 Place::Field(p, _) | Place::Item(p, _, _) => p,
             };
-            // A read or a write of an object's place: it is not null.
+            // A read or a write of an object's place: it is not null, and
+            // of the GC type the descr says.
             self.learn_ptr(object, true, None);
+            if let Some(d) = descr {
+                self.learn_layout(object, d);
+            }
             let written = opcode.has(Flags::WRITE);
             let value = match (written, result) {
                 (true, _) => *args.last().expect("a write has a value"),
@@ -287,21 +302,22 @@ impl Optimizer<'_> {
                     self.heap_knows_field(p, d, value);
                 }
                 Place::Item(p, i, d) => {
-                    let cache = &mut self.heap;
                     if written {
+                        let cache = &self.heap;
                         let alias: Vec<_> = (cache.items.keys())
                             .filter(|(q, j, e)| {
                                 *e == d
                                     && cache.may_alias(*q, p)
+                                    && !self.lengths_apart(*q, p)
                                     && self_may_equal(&self.out, *j, i)
                             })
                             .copied()
                             .collect();
                         for key in alias {
-                            cache.items.remove(&key);
+                            self.heap.items.remove(&key);
                         }
                     }
-                    cache.items.insert((p, i, d), (value, pure));
+                    self.heap.items.insert((p, i, d), (value, pure));
                 }
             }
             return;

@@ -8,7 +8,7 @@
 //! (an object's class never does).
 
 use traceopt_domains::IntBound;
-use traceopt_ir::{Arg, Const, DescrKind, Flags, Op, Opcode, Type, ValueId};
+use traceopt_ir::{Arg, Const, DescrId, DescrKind, Flags, NamedConst, Op, Opcode, Type, ValueId};
 
 use crate::driver::Optimizer;
 
@@ -27,6 +27,9 @@ pub(crate) struct PtrInfo {
     /// Its class, as the constant guards compare it with (an object
     /// with a known class is never null).
     pub class: Option<Const>,
+    /// The size or array descr (by name) its fields or items were read
+    /// or written by: its GC type.
+    pub layout: Option<Box<str>>,
 }
 
 impl Optimizer<'_> {
@@ -48,7 +51,7 @@ impl Optimizer<'_> {
         match arg {
             Arg::Const(c) => PtrInfo {
                 nonnull: !matches!(self.out.constant(c), Const::Null),
-                class: None,
+                ..PtrInfo::default()
             },
             Arg::Value(v) => match &self.info[v.0 as usize] {
                 Info::Ptr(info) => info.clone(),
@@ -101,7 +104,8 @@ impl Optimizer<'_> {
         let (pa, pb) = (self.ptr_info(a), self.ptr_info(b));
         let null_and_not = |x: Arg, y: &PtrInfo| self.is_null(x) && y.nonnull;
         let classes_differ = matches!((&pa.class, &pb.class), (Some(x), Some(y)) if x != y);
-        // String constants of different texts are different objects.
+        // String constants of different texts are different objects, as
+        // are arrays or strings of lengths that cannot be equal.
         let text = |x: Arg| match x {
             Arg::Const(c) => match self.out.constant(c) {
                 Const::String { unicode, text } => Some((*unicode, text.clone())),
@@ -109,10 +113,11 @@ impl Optimizer<'_> {
             },
             _ => None,
         };
-        let texts_differ = matches!((text(a), text(b)), (Some(x), Some(y)) if x != y);
+        let known_apart =
+            matches!((text(a), text(b)), (Some(x), Some(y)) if x != y) || self.lengths_apart(a, b);
         let same = if a == b {
             true
-        } else if null_and_not(a, &pb) || null_and_not(b, &pa) || classes_differ || texts_differ {
+        } else if null_and_not(a, &pb) || null_and_not(b, &pa) || classes_differ || known_apart {
             false
         } else {
             let &(earlier, earlier_equal) = self.ref_tests.get(&unordered(a, b))?;
@@ -138,6 +143,47 @@ impl Optimizer<'_> {
     }
 
     /// Adds to what is known of a reference value.
+    /// A field or item of `arg` of descr `d` was read or written: its GC
+    /// type is the descr's owner (a struct's size descr) or the array
+    /// descr itself.
+    pub(crate) fn learn_layout(&mut self, arg: Arg, d: DescrId) {
+        let Arg::Value(v) = arg else { return };
+        let descr = self.out.descr(d);
+        let layout = match &descr.kind {
+            DescrKind::Field(f) => f.owner.clone(),
+            DescrKind::Array(_) => Some(descr.text.clone()),
+            _ => None,
+        };
+        let mut info = self.ptr_info(arg);
+        if layout.is_some() {
+            info.layout = layout;
+        }
+        self.info[v.0 as usize] = Info::Ptr(info);
+    }
+
+    /// Whether a guard on the GC type of `p` (`guard_gc_type` against
+    /// `type_id`, or `guard_is_object` if `None`) is known to pass.
+    pub(crate) fn gc_type_known(&self, p: Arg, type_id: Option<Arg>) -> bool {
+        let (Some(layout), Some(namespace)) = (self.ptr_info(p).layout, &self.input.namespace)
+        else {
+            return false;
+        };
+        match type_id {
+            Some(Arg::Const(c)) => match self.out.constant(c) {
+                Const::IntName(name) => matches!(
+                    namespace.constant(name),
+                    Some(NamedConst::TypeId { of }) if *of == layout
+                ),
+                _ => false,
+            },
+            Some(Arg::Value(_)) => false,
+            None => matches!(
+                namespace.descr(&layout).map(|d| &d.kind),
+                Some(DescrKind::Size(size)) if size.is_object == Some(true)
+            ),
+        }
+    }
+
     pub(crate) fn learn_ptr(&mut self, arg: Arg, nonnull: bool, class: Option<Const>) {
         let Arg::Value(v) = arg else { return };
         let mut info = self.ptr_info(arg);

@@ -411,3 +411,37 @@ fn a_call_sees_only_the_waiting_writes_of_fields_it_reads_or_writes() {
         "{text}"
     );
 }
+
+#[test]
+fn the_gc_type_an_access_shows_removes_its_guards() {
+    // An item of gcarraydescr was written: the object is such an array.
+    // A field of NODE was read: it is an instance (NODE is an object).
+    let before = "[p0, p1, p2]\nsetarrayitem_gc(p0, 1, p1, descr=gcarraydescr)\n\
+        guard_gc_type(p0, ConstInt(gcarraydescr_tid)) []\ni1 = getfield_gc_i(p2, descr=valuedescr)\n\
+        guard_is_object(p2) []\nfinish(i1)\n";
+    let after = "[p0, p1, p2]\nsetarrayitem_gc(p0, 1, p1, descr=gcarraydescr)\n\
+        i1 = getfield_gc_i(p2, descr=valuedescr)\nfinish(i1)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Another type id is not known: its guard stays.
+    let other = before.replace("gcarraydescr_tid", "node_tid");
+    let output = optimize(&parse(&other), Passes::default()).unwrap();
+    assert!(traceopt_ir::print_trace(&output.trace).contains("guard_gc_type"));
+}
+
+#[test]
+fn arrays_of_different_lengths_are_different_objects() {
+    let before = "[p1, p2, p3, p4]\ni2 = arraylen_gc(p1, descr=arraydescr2)\nguard_value(i2, 10) []\n\
+        i3 = arraylen_gc(p2, descr=arraydescr2)\nguard_value(i3, 15) []\n\
+        setarrayitem_gc(p1, 0, p3, descr=arraydescr2)\nsetarrayitem_gc(p2, 0, p4, descr=arraydescr2)\n\
+        p5 = getarrayitem_gc_r(p1, 0, descr=arraydescr2)\ni1 = ptr_eq(p1, p2)\n\
+        i5 = arraylen_gc(p1, descr=arraydescr2)\njump(p5, i1, i5)\n";
+    let after = "[p1, p2, p3, p4]\ni2 = arraylen_gc(p1, descr=arraydescr2)\nguard_value(i2, 10) []\n\
+        i3 = arraylen_gc(p2, descr=arraydescr2)\nguard_value(i3, 15) []\n\
+        setarrayitem_gc(p1, 0, p3, descr=arraydescr2)\nsetarrayitem_gc(p2, 0, p4, descr=arraydescr2)\n\
+        jump(p3, 0, 10)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Lengths that may be equal say nothing.
+    let maybe = before.replace("guard_value(i3, 15)", "guard_value(i3, 10)");
+    let output = optimize(&parse(&maybe), Passes::default()).unwrap();
+    assert!(traceopt_ir::print_trace(&output.trace).contains("ptr_eq"));
+}

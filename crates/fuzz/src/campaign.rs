@@ -125,7 +125,10 @@ pub fn samples(seed: u64, sketch: &Sketch, count: usize) -> Vec<Vec<i64>> {
     let mut rng = StdRng::seed_from_u64(seed ^ SAMPLE_SALT);
     let example = sketch.example();
     let same_kind = |object: i64| -> Vec<i64> {
-        let kind = |i: i64| usize::try_from(i).ok().map(|i| sketch.heap[i].kind());
+        let kind = |i: i64| {
+            let object = usize::try_from(i).ok().and_then(|i| sketch.heap.get(i));
+            object.map(|o| o.kind())
+        };
         (0..sketch.heap.len() as i64)
             .filter(|&o| kind(o) == kind(object))
             .collect()

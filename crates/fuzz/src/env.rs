@@ -3,12 +3,15 @@
 //! that makes the same calls.
 //!
 //! A call that is not elidable is the k-th such call of its run. It
-//! returns a hash of k, the function and its integer arguments, and
-//! writes, into every int field and int array item its effect info lets
-//! it write, a hash of k and the field, but only in objects it can reach:
-//! the objects the trace was given, every object passed to a call or an
-//! `escape_*` so far, and what those hold. An object the trace allocated
-//! and kept to itself is out of its reach, which is what lets an
+//! returns a hash of k, the function, its integer arguments and the int
+//! fields its effect info lets it read, and writes, into every int field
+//! and int array item its effect info lets it write, a hash of k and the
+//! field, but only in objects it can reach: the objects the trace was
+//! given, every object passed to a call or an `escape_*` so far, and
+//! what those hold (through the fields it may read, for its reads).
+//! The helpers PyPy knows (array copy, string helpers, Python division)
+//! do what they do. An object the trace allocated and kept to itself is
+//! out of its reach, which is what lets an
 //! optimizer keep it virtual across the call. An elidable call returns a
 //! hash of its function and integer arguments, and writes nothing.
 //!
@@ -19,8 +22,8 @@
 use std::collections::BTreeSet;
 
 use traceopt_interp::{
-    default_escape, stable_address, stable_hash, Call, CallOutcome, Env, Fault, Heap, HeapObject,
-    ObjId, Val,
+    default_call, default_escape, known_helper, stable_address, stable_hash, Call, CallOutcome,
+    Env, Fault, Heap, HeapObject, ObjId, Val,
 };
 use traceopt_ir::{HeapSet, Type};
 
@@ -51,8 +54,9 @@ impl FuzzEnv {
         }));
     }
 
-    /// The objects a call can reach now.
-    fn reachable(&self, heap: &Heap) -> BTreeSet<u32> {
+    /// The objects a call that may read `reads` can reach now: through
+    /// the reference fields it may read.
+    fn reachable(&self, heap: &Heap, reads: &HeapSet) -> BTreeSet<u32> {
         let mut seen = BTreeSet::new();
         let mut stack: Vec<ObjId> = (0..self.shared).map(ObjId).collect();
         stack.extend(&self.escaped);
@@ -61,7 +65,10 @@ impl FuzzEnv {
                 continue;
             }
             let held: Vec<&Val> = match heap.get(id) {
-                Some(HeapObject::Object { fields, .. }) => fields.values().collect(),
+                Some(HeapObject::Object { fields, .. }) => (fields.iter())
+                    .filter(|(name, _)| reads.may_touch(name))
+                    .map(|(_, v)| v)
+                    .collect(),
                 Some(HeapObject::Array { items, .. }) => items.iter().collect(),
                 _ => Vec::new(),
             };
@@ -81,7 +88,14 @@ fn hash_of(parts: &[i64]) -> i64 {
 
 impl Env for FuzzEnv {
     fn call(&mut self, heap: &mut Heap, call: &Call<'_>) -> Result<CallOutcome, Fault> {
+        // The helpers PyPy knows, and Python's division, do what they do.
+        if let Some(outcome) = known_helper(heap, call) {
+            return outcome;
+        }
         let info = call.descr.and_then(|d| d.as_call());
+        if info.and_then(|c| c.oopspec).is_some() {
+            return default_call(call);
+        }
         let elidable = info
             .and_then(|c| c.effect)
             .is_some_and(|e| e.ignores_writes());
@@ -98,8 +112,11 @@ impl Env for FuzzEnv {
             self.calls += 1;
             parts.push(self.calls as i64);
             self.escape_all(call.args);
+            // What it reads of what it reaches decides its result.
+            let reads = info.map_or(HeapSet::All, |c| c.reads.clone());
+            parts.push(self.read_sum(heap, &reads));
             let writes = info.map_or(HeapSet::All, |c| c.writes.clone());
-            self.write(heap, &writes);
+            self.write(heap, &reads, &writes);
         }
         parts.extend(ints);
         let result = match call.result {
@@ -117,9 +134,31 @@ impl Env for FuzzEnv {
 }
 
 impl FuzzEnv {
-    /// The k-th call's writes: every int field or int array item of an
-    /// object in reach that `writes` names.
-    fn write(&self, heap: &mut Heap, writes: &HeapSet) {
+    /// A sum (so that no order of objects matters) of a hash of every
+    /// int field `reads` names, with its value, in the objects in reach.
+    fn read_sum(&self, heap: &Heap, reads: &HeapSet) -> i64 {
+        let mut sum = 0i64;
+        for id in self.reachable(heap, reads) {
+            if let Some(HeapObject::Object { fields, .. }) = heap.get(ObjId(id)) {
+                for (name, value) in fields {
+                    // A field never written reads 0, whether the run
+                    // has it in its map (once read) or not.
+                    if let (Val::Int(v @ 1..) | Val::Int(v @ ..=-1), true) =
+                        (value, reads.may_touch(name))
+                    {
+                        let h = hash_of(&[stable_hash(name.as_bytes()) as i64, *v]);
+                        sum = sum.wrapping_add(h);
+                    }
+                }
+            }
+        }
+        sum
+    }
+
+    /// The k-th call's writes: every int field or int array item that
+    /// `writes` names of an object in reach (through what `reads` names:
+    /// a call finds an object by reading a reference to it).
+    fn write(&self, heap: &mut Heap, reads: &HeapSet, writes: &HeapSet) {
         let k = self.calls as i64;
         let fields: Vec<(&str, i64)> = INT_FIELDS
             .iter()
@@ -127,7 +166,7 @@ impl FuzzEnv {
             .map(|&(field, class)| (field, stable_address(class)))
             .collect();
         let arrays = writes.may_touch(INT_ARRAY);
-        for id in self.reachable(heap) {
+        for id in self.reachable(heap, reads) {
             match heap.get_mut(ObjId(id)) {
                 Some(HeapObject::Object {
                     class,

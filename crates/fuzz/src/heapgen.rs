@@ -39,6 +39,7 @@ intsdescr = array gc item=int cell=S itemsize=8
 opaquecalldescr = call args=i result=i ressize=8 effect=7/random_effects reads=all writes=all
 headcalldescr = call args=i result=i ressize=8 effect=2/cannot_raise reads=all writes=fields[headdescr]
 quietcalldescr = call args=i result=i ressize=8 effect=2/cannot_raise reads=all writes=none
+tailreadercalldescr = call args=i result=i ressize=8 effect=2/cannot_raise reads=fields[taildescr] writes=none
 purecalldescr = call args=i result=i ressize=8 effect=0/elidable_cannot_raise reads=all writes=none
 ";
 
@@ -310,10 +311,11 @@ impl HeapGen {
 
     fn call(&mut self) {
         use Opcode::*;
-        let (descr, opcode) = match self.rng.random_range(0..5) {
+        let (descr, opcode) = match self.rng.random_range(0..6) {
             0 | 1 => ("opaquecalldescr", CallI),
             2 => ("headcalldescr", CallI),
             3 => ("quietcalldescr", CallI),
+            4 => ("tailreadercalldescr", CallI),
             _ => ("purecalldescr", CallPureI),
         };
         let mut args = vec![Operand::Const(self.rng.random_range(1..4))];

@@ -172,3 +172,23 @@ fn a_clean_optimizer_survives_a_short_heap_campaign() {
         summary.generated
     );
 }
+
+#[test]
+fn a_call_result_depends_on_what_it_may_read() {
+    let ns = Some(traceopt_fuzz::heapgen::namespace());
+    let result = |field: &str, value: i64| {
+        let text = format!(
+            "[p0]\nsetfield_gc(p0, {value}, descr={field})\n\
+             i1 = call_i(1, descr=tailreadercalldescr)\nfinish(i1)\n"
+        );
+        let trace = traceopt_ir::parse_trace_with(&text, "t", ns.clone()).unwrap();
+        let run = run_on(&trace, &one_box(), &[0]).unwrap();
+        match run.outcome {
+            Outcome::Finished { values } => values[0],
+            other => panic!("{other:?}"),
+        }
+    };
+    // It reads the tail field, not the head.
+    assert_ne!(result("taildescr", 3), result("taildescr", 4));
+    assert_eq!(result("headdescr", 3), result("headdescr", 4));
+}

@@ -8,7 +8,7 @@
 //!   order for addition and multiplication, which are commutative in
 //!   IEEE arithmetic) is the earlier one.
 
-use traceopt_ir::{Arg, Const, Flags, Opcode};
+use traceopt_ir::{Arg, Const, Opcode};
 
 use crate::driver::Optimizer;
 
@@ -48,18 +48,14 @@ impl Optimizer<'_> {
             _ => {}
         }
         let second = args.get(1).copied().unwrap_or(args[0]);
-        self.cse.get(&(opcode, args[0], second)).copied()
+        let known = self.cse.get(&(opcode, args[0], second)).copied()?;
+        Some(self.find(known))
     }
 
     /// Float op `opcode(args)` is `value` from here on.
     pub(crate) fn remember_float(&mut self, opcode: Opcode, args: &[Arg], value: Arg) {
-        if !is_float_op(opcode) {
-            return;
-        }
-        let second = args.get(1).copied().unwrap_or(args[0]);
-        self.cse.insert((opcode, args[0], second), value);
-        if opcode.has(Flags::COMM) {
-            self.cse.insert((opcode, second, args[0]), value);
+        if is_float_op(opcode) {
+            self.remember(opcode, args, value);
         }
     }
 }

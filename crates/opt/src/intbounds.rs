@@ -166,7 +166,7 @@ impl Optimizer<'_> {
         let op = &self.out.ops[index];
         let descr = op.descr.map(|d| self.out.descr(d));
         let bound = read_bound(op.opcode, descr).or_else(|| {
-            let os = python_division(op.opcode, descr)?;
+            let os = python_division(op.opcode, descr).filter(|_| op.args.len() == 3)?;
             let (a, b) = (self.bound(op.args[1]), self.bound(op.args[2]));
             forward(os, &[a, b])
         });

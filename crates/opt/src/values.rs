@@ -27,9 +27,12 @@ pub(crate) struct PtrInfo {
     /// Its class, as the constant guards compare it with (an object
     /// with a known class is never null).
     pub class: Option<Const>,
-    /// The size or array descr (by name) its fields or items were read
-    /// or written by: its GC type.
+    /// The array descr (by name) its items or length were read or
+    /// written by: its GC type.
     pub layout: Option<Box<str>>,
+    /// A field of a struct that is an object (has a vtable) was read or
+    /// written: it is an instance (of that class or a subclass).
+    pub is_object: bool,
 }
 
 impl Optimizer<'_> {
@@ -142,21 +145,25 @@ impl Optimizer<'_> {
             .or_insert((Arg::Value(v), equal));
     }
 
-    /// Adds to what is known of a reference value.
-    /// A field or item of `arg` of descr `d` was read or written: its GC
-    /// type is the descr's owner (a struct's size descr) or the array
-    /// descr itself.
+    /// A field or item of `arg` of descr `d` was read or written: an
+    /// array descr is its GC type; a field of an object struct makes it an
+    /// instance (of that struct or one that inherits the field, so not
+    /// its exact type).
     pub(crate) fn learn_layout(&mut self, arg: Arg, d: DescrId) {
         let Arg::Value(v) = arg else { return };
         let descr = self.out.descr(d);
-        let layout = match &descr.kind {
-            DescrKind::Field(f) => f.owner.clone(),
-            DescrKind::Array(_) => Some(descr.text.clone()),
-            _ => None,
-        };
         let mut info = self.ptr_info(arg);
-        if layout.is_some() {
-            info.layout = layout;
+        match &descr.kind {
+            DescrKind::Array(_) => info.layout = Some(descr.text.clone()),
+            DescrKind::Field(f) => {
+                let owner = f.owner.as_deref();
+                let namespace = self.input.namespace.as_deref();
+                let size = owner.and_then(|o| namespace?.descr(o)).map(|d| &d.kind);
+                if matches!(size, Some(DescrKind::Size(s)) if s.is_object == Some(true)) {
+                    info.is_object = true;
+                }
+            }
+            _ => return,
         }
         self.info[v.0 as usize] = Info::Ptr(info);
     }
@@ -164,26 +171,25 @@ impl Optimizer<'_> {
     /// Whether a guard on the GC type of `p` (`guard_gc_type` against
     /// `type_id`, or `guard_is_object` if `None`) is known to pass.
     pub(crate) fn gc_type_known(&self, p: Arg, type_id: Option<Arg>) -> bool {
-        let (Some(layout), Some(namespace)) = (self.ptr_info(p).layout, &self.input.namespace)
+        let info = self.ptr_info(p);
+        let Some(type_id) = type_id else {
+            return info.is_object;
+        };
+        let (Some(layout), Some(namespace), Arg::Const(c)) =
+            (info.layout, &self.input.namespace, type_id)
         else {
             return false;
         };
-        match type_id {
-            Some(Arg::Const(c)) => match self.out.constant(c) {
-                Const::IntName(name) => matches!(
-                    namespace.constant(name),
-                    Some(NamedConst::TypeId { of }) if *of == layout
-                ),
-                _ => false,
-            },
-            Some(Arg::Value(_)) => false,
-            None => matches!(
-                namespace.descr(&layout).map(|d| &d.kind),
-                Some(DescrKind::Size(size)) if size.is_object == Some(true)
+        match self.out.constant(c) {
+            Const::IntName(name) => matches!(
+                namespace.constant(name),
+                Some(NamedConst::TypeId { of }) if *of == layout
             ),
+            _ => false,
         }
     }
 
+    /// Adds to what is known of a reference value.
     pub(crate) fn learn_ptr(&mut self, arg: Arg, nonnull: bool, class: Option<Const>) {
         let Arg::Value(v) = arg else { return };
         let mut info = self.ptr_info(arg);

@@ -267,13 +267,13 @@ impl Optimizer<'_> {
         true
     }
 
-    /// The characters of a string argument the optimizer knows all of: a
-    /// virtual string's (zero where never written) or a constant's.
+    /// The characters of a byte-string argument the optimizer knows all
+    /// of: a virtual string's (zero where never written) or a constant's.
     fn known_text(&mut self, arg: Arg) -> Option<Vec<Mapped>> {
         match self.mapped(arg) {
             Mapped::Virtual(k) => {
                 let object = &self.virtuals.objects[k as usize];
-                if !matches!(object.opcode, Opcode::Newstr | Opcode::Newunicode) {
+                if object.opcode != Opcode::Newstr {
                     return None;
                 }
                 let items = object.items.clone();

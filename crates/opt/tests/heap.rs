@@ -445,3 +445,14 @@ fn arrays_of_different_lengths_are_different_objects() {
     let output = optimize(&parse(&maybe), Passes::default()).unwrap();
     assert!(traceopt_ir::print_trace(&output.trace).contains("ptr_eq"));
 }
+
+#[test]
+fn a_field_access_does_not_tell_the_exact_gc_type() {
+    // valuedescr is NODE's, which NODE2 inherits: the object may be a
+    // NODE2, so a guard on NODE's type id stays (an instance, though).
+    let before = "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\n\
+        guard_gc_type(p0, ConstInt(node_tid)) []\nguard_is_object(p0) []\nfinish(i1)\n";
+    let after = "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\n\
+        guard_gc_type(p0, ConstInt(node_tid)) []\nfinish(i1)\n";
+    optimizes_with(Passes::default(), before, after);
+}

@@ -248,13 +248,7 @@ impl Optimizer<'_> {
         else {
             return false;
         };
-        let mut constant = |a: Arg| {
-            let a = self.arg(a);
-            self.as_int(a).and_then(|n| usize::try_from(n).ok())
-        };
-        let (Some(from_start), Some(to_start), Some(n)) =
-            (constant(src_start), constant(dst_start), constant(length))
-        else {
+        let Some([from_start, to_start, n]) = self.places([src_start, dst_start, length]) else {
             return false;
         };
         let objects = &mut self.virtuals.objects;
@@ -265,6 +259,17 @@ impl Optimizer<'_> {
         let moved = objects[from as usize].items[from_start..from_start + n].to_vec();
         objects[to as usize].items[to_start..to_start + n].copy_from_slice(&moved);
         true
+    }
+
+    /// Arguments that are all constants not below zero (indexes and
+    /// lengths), as such.
+    fn places<const N: usize>(&mut self, args: [Arg; N]) -> Option<[usize; N]> {
+        let mut out = [0; N];
+        for (slot, a) in out.iter_mut().zip(args) {
+            let a = self.arg(a);
+            *slot = usize::try_from(self.as_int(a)?).ok()?;
+        }
+        Some(out)
     }
 
     /// The characters of a byte-string argument the optimizer knows all
@@ -329,12 +334,8 @@ impl Optimizer<'_> {
                 let Some(text) = self.known_text(s) else {
                     return false;
                 };
-                let mut constant = |a: Arg| {
-                    let a = self.arg(a);
-                    self.as_int(a).and_then(|n| usize::try_from(n).ok())
-                };
-                match (constant(start), constant(stop)) {
-                    (Some(i), Some(j)) if i <= j && j <= text.len() => {
+                match self.places([start, stop]) {
+                    Some([i, j]) if i <= j && j <= text.len() => {
                         new_string(self, text[i..j].to_vec())
                     }
                     _ => return false,
@@ -397,13 +398,7 @@ impl Optimizer<'_> {
             (Mapped::Out(_), Mapped::Virtual(_)) => None,
             (Mapped::Out(_), Mapped::Out(_)) => return false,
         };
-        let mut constant = |a: Arg| {
-            let a = self.arg(a);
-            self.as_int(a).and_then(|n| usize::try_from(n).ok())
-        };
-        let (Some(from_start), Some(to_start), Some(n)) =
-            (constant(src_start), constant(dst_start), constant(length))
-        else {
+        let Some([from_start, to_start, n]) = self.places([src_start, dst_start, length]) else {
             return false;
         };
         if n > MAX_CHARS_COPIED {

@@ -7,13 +7,11 @@
 //! 116 of 128, as its checker skips two more). The cases above PyPy are
 //! printed with both op counts.
 
+mod common;
+
 use std::sync::Arc;
-use std::time::Duration;
 use traceopt_ir::peer::read_peer;
-use traceopt_ir::{print_trace, Namespace, OpCounts};
-use traceopt_opt::{optimize, Passes};
-use traceopt_smt::Solver;
-use traceopt_verify::{verify, verify_aligned, Verdict};
+use traceopt_ir::Namespace;
 
 #[test]
 fn heap_peer_outputs_are_proved_and_most_no_longer_than_pypy() {
@@ -29,44 +27,13 @@ fn heap_peer_outputs_are_proved_and_most_no_longer_than_pypy() {
         .collect();
     let total = cases.len();
     assert!(total >= 128, "only {total} well-formed non-unrolled cases");
-    let mut solver = Solver::start(None, Duration::from_secs(20)).expect("an SMT solver");
-    let (mut at_or_below, mut above, mut failures) = (0, Vec::new(), Vec::new());
-    for case in cases {
-        // A trace the optimizer finds can never end is the validator's
-        // `verify_never_ends` question, tested elsewhere.
-        let Ok(result) = optimize(&case.ops, Passes::default()) else {
-            eprintln!("{} (line {}): never ends", case.name, case.line);
-            continue;
-        };
-        let aligned = verify_aligned(&case.ops, &result.trace, &result.provenance, &mut solver);
-        let verdict = match aligned {
-            Ok(Verdict::Proved) => Ok(Verdict::Proved),
-            _ => verify(&case.ops, &result.trace, &mut solver),
-        };
-        if !matches!(verdict, Ok(Verdict::Proved)) {
-            failures.push(format!(
-                "{} (line {}): {verdict:?}\n{}",
-                case.name,
-                case.line,
-                print_trace(&result.trace)
-            ));
-        }
-        let (ours, pypy) = (
-            OpCounts::of(&result.trace).ops,
-            OpCounts::of(&case.expected).ops,
-        );
-        match ours <= pypy {
-            true => at_or_below += 1,
-            false => above.push(format!(
-                "  line {} {}: {ours} ops, PyPy {pypy}",
-                case.line, case.name
-            )),
-        }
-    }
-    assert!(failures.is_empty(), "not proved:\n{}", failures.join("\n"));
+    let score = common::score_peer_cases(cases);
+    let not_proved = score.not_proved.join("\n");
+    assert!(score.not_proved.is_empty(), "not proved:\n{not_proved}");
+    let at_or_below = score.at_or_below;
     eprintln!(
         "{at_or_below} of {total} at or below PyPy's op count; above:\n{}",
-        above.join("\n")
+        score.above.join("\n")
     );
     assert!(
         at_or_below >= 118,

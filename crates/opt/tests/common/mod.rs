@@ -56,3 +56,53 @@ pub fn without_virtuals() -> Passes {
         ..Passes::default()
     }
 }
+
+/// How a peer set's cases fare: how many our output is no longer than
+/// PyPy's expected one for, the others (with both op counts), and the
+/// outputs not proved (guard by guard, else end to end). A case the
+/// optimizer finds can never end is left out (`verify_never_ends` is
+/// tested elsewhere).
+pub struct PeerScore {
+    pub at_or_below: usize,
+    pub above: Vec<String>,
+    pub not_proved: Vec<String>,
+}
+
+pub fn score_peer_cases<'c>(
+    cases: impl IntoIterator<Item = &'c traceopt_ir::peer::PeerCase>,
+) -> PeerScore {
+    let mut solver = solver();
+    let mut score = PeerScore {
+        at_or_below: 0,
+        above: Vec::new(),
+        not_proved: Vec::new(),
+    };
+    for case in cases {
+        let Ok(result) = optimize(&case.ops, Passes::default()) else {
+            eprintln!("{} (line {}): never ends", case.name, case.line);
+            continue;
+        };
+        let verdict =
+            match verify_aligned(&case.ops, &result.trace, &result.provenance, &mut solver) {
+                Ok(Verdict::Proved) => Ok(Verdict::Proved),
+                _ => verify(&case.ops, &result.trace, &mut solver),
+            };
+        if !matches!(verdict, Ok(Verdict::Proved)) {
+            let output = print_trace(&result.trace);
+            (score.not_proved).push(format!(
+                "{} (line {}): {verdict:?}\n{output}",
+                case.name, case.line
+            ));
+        }
+        let ours = traceopt_ir::OpCounts::of(&result.trace).ops;
+        let pypy = traceopt_ir::OpCounts::of(&case.expected).ops;
+        match ours <= pypy {
+            true => score.at_or_below += 1,
+            false => (score.above).push(format!(
+                "  line {} {}: {ours} ops, PyPy {pypy}",
+                case.line, case.name
+            )),
+        }
+    }
+    score
+}

@@ -537,6 +537,11 @@ fn cross_check_by(name: &str, family: fn(&mut Rng, usize) -> Group, seed: u64, g
                 values.join(", ")
             ),
         }
+        if k % 50 == 49 && std::env::var("HEAP_CASES").is_ok() {
+            // A long run says how far it got (rerun from there with
+            // HEAP_FROM).
+            eprintln!("{name}: batches up to {k} agree");
+        }
         if k == 0 {
             // The check can fail: one value off is refuted.
             let mut wrong = values.clone();

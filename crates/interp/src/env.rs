@@ -184,8 +184,7 @@ impl Env for DefaultEnv {}
 /// The default meaning of a call: the integer-division oopspecs, else
 /// zero of the result type and no exception.
 pub fn default_call(call: &Call<'_>) -> Result<CallOutcome, Fault> {
-    const OS_INT_PY_DIV: u32 = 12;
-    const OS_INT_PY_MOD: u32 = 14;
+    use traceopt_ir::oopspec::{INT_PY_DIV as OS_INT_PY_DIV, INT_PY_MOD as OS_INT_PY_MOD};
     let oopspec = call.descr.and_then(Descr::as_call).and_then(|c| c.oopspec);
     let value = match (oopspec, call.args) {
         (Some(os @ (OS_INT_PY_DIV | OS_INT_PY_MOD)), &[Val::Int(a), Val::Int(b)]) => {

@@ -7,6 +7,7 @@ pub mod error;
 pub mod file;
 pub mod log;
 pub mod namespace;
+pub mod oopspec;
 pub mod opcode;
 pub mod parse;
 pub mod peer;

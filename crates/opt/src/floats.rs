@@ -33,7 +33,7 @@ impl Optimizer<'_> {
             Arg::Value(v) => me
                 .out
                 .op_index(v)
-                .map(|i| (me.out.ops[i].opcode, me.out.ops[i].args[0])),
+                .and_then(|i| Some((me.out.ops[i].opcode, *me.out.ops[i].args.first()?))),
             Arg::Const(_) => None,
         };
         match (opcode, args) {

@@ -10,7 +10,7 @@
 
 use traceopt_domains::Operand;
 use traceopt_domains::{IntBound, Relation};
-use traceopt_ir::{Arg, CellKind, Descr, DescrKind, Opcode, ValueId};
+use traceopt_ir::{oopspec, Arg, CellKind, Descr, DescrKind, Opcode, ValueId};
 
 use crate::driver::{Optimizer, MAX_BACKWARD_DEPTH};
 
@@ -145,16 +145,9 @@ fn read_bound(opcode: Opcode, descr: Option<&Descr>) -> Option<IntBound> {
 /// The integer op a call of Python's integer division or modulo helper
 /// (`OS=12`, `OS=14`: function, dividend, divisor) computes.
 pub(crate) fn python_division(opcode: Opcode, descr: Option<&Descr>) -> Option<Opcode> {
-    const OS_INT_PY_DIV: u32 = 12;
-    const OS_INT_PY_MOD: u32 = 14;
-    if !matches!(opcode, Opcode::CallI | Opcode::CallPureI) {
-        return None;
-    }
-    match descr?.as_call()?.oopspec? {
-        OS_INT_PY_DIV => Some(Opcode::IntPydiv),
-        OS_INT_PY_MOD => Some(Opcode::IntPymod),
-        _ => None,
-    }
+    matches!(opcode, Opcode::CallI | Opcode::CallPureI)
+        .then(|| oopspec::python_division(descr))
+        .flatten()
 }
 
 impl Optimizer<'_> {

@@ -31,7 +31,8 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_ir::{
-    Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, Type, ValueId, Virtual, VrefLayout,
+    oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, Type, ValueId, Virtual,
+    VrefLayout,
 };
 
 use crate::driver::{Infeasible, Optimizer};
@@ -309,11 +310,8 @@ impl Optimizer<'_> {
     /// equality of different lengths is 0, of no characters 1, of one
     /// character an `int_eq` of the two. `false` where it is not one.
     fn virtual_string_helper(&mut self, index: usize, op: &Op) -> bool {
-        const OS_STR_CONCAT: u32 = 22;
-        const OS_STR_SLICE: u32 = 23;
-        const OS_STR_EQUAL: u32 = 24;
-        let descr = op.descr.map(|d| self.input.descr(d));
-        let Some(os) = descr.and_then(Descr::as_call).and_then(|c| c.oopspec) else {
+        use traceopt_ir::oopspec::{STR_CONCAT, STR_EQUAL, STR_SLICE};
+        let Some(os) = oopspec::of(op.descr.map(|d| self.input.descr(d))) else {
             return false;
         };
         let result = self.input.value_of_op(index);
@@ -323,14 +321,14 @@ impl Optimizer<'_> {
             me.virtuals.objects[k].items = text.into_iter().map(Some).collect();
         };
         match (os, &op.args[..]) {
-            (OS_STR_CONCAT, &[_, a, b]) => {
+            (STR_CONCAT, &[_, a, b]) => {
                 let (Some(mut x), Some(y)) = (self.known_text(a), self.known_text(b)) else {
                     return false;
                 };
                 x.extend(y);
                 new_string(self, x);
             }
-            (OS_STR_SLICE, &[_, s, start, stop]) => {
+            (STR_SLICE, &[_, s, start, stop]) => {
                 let Some(text) = self.known_text(s) else {
                     return false;
                 };
@@ -341,7 +339,7 @@ impl Optimizer<'_> {
                     _ => return false,
                 }
             }
-            (OS_STR_EQUAL, &[_, a, b]) => {
+            (STR_EQUAL, &[_, a, b]) => {
                 let null =
                     |me: &mut Self, x: Arg| matches!(me.mapped(x), Mapped::Out(c) if me.is_null(c));
                 let equal = match (null(self, a), null(self, b)) {
@@ -806,7 +804,5 @@ impl Optimizer<'_> {
 
 /// Whether `op` calls PyPy's array copy helper (`OS_ARRAYCOPY`).
 fn is_array_copy(input: &traceopt_ir::Trace, op: &Op) -> bool {
-    const OS_ARRAYCOPY: u32 = 1;
-    let descr = op.descr.map(|d| input.descr(d));
-    descr.and_then(Descr::as_call).and_then(|c| c.oopspec) == Some(OS_ARRAYCOPY)
+    oopspec::of(op.descr.map(|d| input.descr(d))) == Some(oopspec::ARRAYCOPY)
 }

@@ -17,10 +17,6 @@
 use crate::term::{Fun, Term};
 use traceopt_ir::{Descr, Opcode};
 
-/// PyPy's oopspec indices for Python integer division and modulo.
-pub const OOPSPEC_INT_PY_DIV: u32 = 12;
-pub const OOPSPEC_INT_PY_MOD: u32 = 14;
-
 /// The meaning of one op.
 #[derive(Clone, Debug)]
 pub struct Encoded {
@@ -70,11 +66,7 @@ pub fn is_integer_op(opcode: Opcode, descr: Option<&Descr>) -> bool {
 
 /// `IntPydiv` or `IntPymod` for a call descr with PyPy's oopspec for them.
 pub fn py_division_oopspec(descr: Option<&Descr>) -> Option<Opcode> {
-    match descr.and_then(Descr::as_call)?.oopspec? {
-        OOPSPEC_INT_PY_DIV => Some(Opcode::IntPydiv),
-        OOPSPEC_INT_PY_MOD => Some(Opcode::IntPymod),
-        _ => None,
-    }
+    traceopt_ir::oopspec::python_division(descr)
 }
 
 /// For `x // (1 << k)` (a divisor built by a shift of one): with k below

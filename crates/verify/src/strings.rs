@@ -68,20 +68,21 @@ impl Helper {
     /// The helper a call's descr names: byte-string helpers (PyPy's
     /// `OS_STR_*`; the unicode ones are not known yet) and array copies.
     pub fn of(descr: Option<&Descr>) -> Option<Helper> {
+        use traceopt_ir::oopspec as os;
         use Helper::*;
-        Some(match descr?.as_call()?.oopspec? {
-            1 | 9 if ArrayCopy.copied_items(descr).is_some() => ArrayCopy,
-            2 => ToUnicode,
-            22 => Concat,
-            23 => Slice,
-            24 => Equal,
-            25 => EqualSliceCheckNull,
-            26 => EqualSliceNonNull,
-            27 => EqualSliceChar,
-            28 => EqualNonNull,
-            29 => EqualNonNullChar,
-            30 => EqualCheckNullChar,
-            31 => EqualLengthOk,
+        Some(match os::of(descr)? {
+            os::ARRAYCOPY | os::ARRAYMOVE if ArrayCopy.copied_items(descr).is_some() => ArrayCopy,
+            os::STR2UNICODE => ToUnicode,
+            os::STR_CONCAT => Concat,
+            os::STR_SLICE => Slice,
+            os::STR_EQUAL => Equal,
+            os::STREQ_SLICE_CHECKNULL => EqualSliceCheckNull,
+            os::STREQ_SLICE_NONNULL => EqualSliceNonNull,
+            os::STREQ_SLICE_CHAR => EqualSliceChar,
+            os::STREQ_NONNULL => EqualNonNull,
+            os::STREQ_NONNULL_CHAR => EqualNonNullChar,
+            os::STREQ_CHECKNULL_CHAR => EqualCheckNullChar,
+            os::STREQ_LENGTHOK => EqualLengthOk,
             _ => return None,
         })
     }

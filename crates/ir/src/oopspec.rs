@@ -1,0 +1,37 @@
+//! PyPy's oopspec indexes (`OS=N` on a call descr) of the helpers
+//! traceopt gives a meaning: the interpreter runs them, the validator
+//! encodes them, the optimizer folds or removes their calls.
+
+use crate::descr::Descr;
+use crate::opcode::Opcode;
+
+pub const ARRAYCOPY: u32 = 1;
+pub const STR2UNICODE: u32 = 2;
+pub const ARRAYMOVE: u32 = 9;
+pub const INT_PY_DIV: u32 = 12;
+pub const INT_PY_MOD: u32 = 14;
+pub const STR_CONCAT: u32 = 22;
+pub const STR_SLICE: u32 = 23;
+pub const STR_EQUAL: u32 = 24;
+pub const STREQ_SLICE_CHECKNULL: u32 = 25;
+pub const STREQ_SLICE_NONNULL: u32 = 26;
+pub const STREQ_SLICE_CHAR: u32 = 27;
+pub const STREQ_NONNULL: u32 = 28;
+pub const STREQ_NONNULL_CHAR: u32 = 29;
+pub const STREQ_CHECKNULL_CHAR: u32 = 30;
+pub const STREQ_LENGTHOK: u32 = 31;
+
+/// The oopspec index a call descr names, if any.
+pub fn of(descr: Option<&Descr>) -> Option<u32> {
+    descr?.as_call()?.oopspec
+}
+
+/// `IntPydiv` or `IntPymod` for a call descr with PyPy's oopspec for
+/// Python's integer division or modulo.
+pub fn python_division(descr: Option<&Descr>) -> Option<Opcode> {
+    match of(descr)? {
+        INT_PY_DIV => Some(Opcode::IntPydiv),
+        INT_PY_MOD => Some(Opcode::IntPymod),
+        _ => None,
+    }
+}

@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{optimizes_with, parse, solver, without_virtuals};
+use common::{
+    optimizes_with, parse, proved_output, solver, twin_not_proved, twin_refuted, without_virtuals,
+};
 use traceopt_opt::{optimize, Passes};
 use traceopt_verify::{verify, verify_never_ends, Verdict};
 
@@ -60,6 +62,9 @@ fn known_classes_and_nullness_remove_later_guards() {
     // An assertion that a reference is not null teaches it and goes.
     let before = "[p0]\nassert_not_none(p0)\nguard_nonnull(p0) []\nfinish()\n";
     optimizes_with(Passes::default(), before, "[p0]\nfinish()\n");
+    // Without the assertion, the guard cannot go.
+    let unasserted = before.replace("assert_not_none(p0)\n", "");
+    twin_refuted(&unasserted, "[p0]\nfinish()\n", "finish()", "finish()");
     // guard_isnull makes later uses null.
     let before =
         "[p0]\nguard_isnull(p0) []\ni1 = ptr_eq(p0, NULL)\nguard_isnull(p0) []\njump(i1)\n";
@@ -293,13 +298,20 @@ fn lengths_characters_and_narrow_cells_bound_what_is_read() {
     let past = before.replace("int_le(i5, 255)", "int_le(i5, 254)");
     let kept = after.replace("jump(", "i6 = int_le(i5, 254)\nguard_true(i6) []\njump(");
     optimizes_with(Passes::default(), &past, &kept);
+    // A bound one too narrow (the guard dropped) is refuted.
+    twin_refuted(
+        &past,
+        &kept,
+        "i6 = int_le(i5, 254)\nguard_true(i6) []\n",
+        "",
+    );
     // Without the integer domain, the guards stay.
     let without = Passes {
         bounds: false,
         ..Passes::default()
     };
-    let output = optimize(&parse(before), without).unwrap();
-    assert!(traceopt_ir::print_trace(&output.trace).contains("int_ge(i1, 0)"));
+    let output = proved_output(without, before);
+    assert!(output.contains("int_ge(i1, 0)"));
 }
 
 #[test]
@@ -308,6 +320,7 @@ fn python_division_by_one_and_the_bound_of_a_quotient() {
     let before = "[i0]\ni1 = call_pure_i(321, i0, 1, descr=int_py_div_descr)\n\
         i2 = call_pure_i(321, i0, 1, descr=int_py_mod_descr)\njump(i1, i2)\n";
     optimizes_with(Passes::default(), before, "[i0]\njump(i0, 0)\n");
+    twin_refuted(before, "[i0]\njump(i0, 0)\n", "jump(i0, 0)", "jump(i0, 1)");
     // A quotient by at least 3 cannot overflow when 50 is added.
     let before = "[i0, i1]\ni4 = int_ge(i1, 3)\nguard_true(i4) []\n\
         i2 = call_pure_i(321, i0, i1, descr=int_py_div_descr)\ni3 = int_add_ovf(i2, 50)\n\
@@ -317,9 +330,17 @@ fn python_division_by_one_and_the_bound_of_a_quotient() {
         jump(i3, i1)\n";
     optimizes_with(Passes::default(), before, after);
     // By 1 or more, it can: the check stays.
+    // Where the divisor may be 1, dropping the check is refuted.
+    let weaker_dropped = after.replace("int_ge(i1, 3)", "int_ge(i1, 1)");
+    twin_refuted(
+        &before.replace("int_ge(i1, 3)", "int_ge(i1, 1)"),
+        &weaker_dropped,
+        "i4",
+        "i4",
+    );
     let weaker = before.replace("int_ge(i1, 3)", "int_ge(i1, 1)");
-    let output = optimize(&parse(&weaker), Passes::default()).unwrap();
-    assert!(traceopt_ir::print_trace(&output.trace).contains("int_add_ovf"));
+    let output = proved_output(Passes::default(), &weaker);
+    assert!(output.contains("int_add_ovf"));
 }
 
 #[test]
@@ -330,6 +351,7 @@ fn float_identities_and_common_float_ops() {
     let after = "[f0, f1]\nf3 = float_mul(f0, f1)\nf5 = float_abs(f3)\n\
         escape_n(f0, f3, f5, f5)\nfinish()\n";
     optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "f5, f5)", "f5, f3)");
     // Times 2.0 is no identity, and subtraction does not commute.
     let other = "[f0, f1]\nf2 = float_mul(2.0, f0)\nf3 = float_sub(f0, f1)\n\
         f4 = float_sub(f1, f0)\nescape_n(f2, f3, f4)\nfinish()\n";
@@ -337,6 +359,7 @@ fn float_identities_and_common_float_ops() {
     // String constants of different texts are different objects.
     let strings = "[]\ni0 = ptr_eq(s\"abc\", s\" \")\ni1 = ptr_ne(s\"a\", s\"b\")\nfinish(i0)\n";
     optimizes_with(Passes::default(), strings, "[]\nfinish(0)\n");
+    twin_refuted(strings, "[]\nfinish(0)\n", "finish(0)", "finish(1)");
 }
 
 #[test]
@@ -350,6 +373,7 @@ fn lengths_of_allocations_and_copies_of_nothing() {
         p2 = new_array(i0, descr=arraydescr)\nescape_n(p2)\ni4 = int_eq(i0, 0)\n\
         guard_true(i4) []\njump(0, 0)\n";
     optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "jump(0, 0)", "jump(0, 1)");
     // Another string's length is read.
     let other = "[i0, p1]\np0 = newstr(i0)\ni1 = strlen(p1)\njump(i1)\n";
     optimizes_with(
@@ -368,6 +392,8 @@ fn characters_read_or_written_are_known_until_a_string_changes() {
     let after = "[p0, i0, p1]\ni1 = strgetitem(p0, i0)\nstrsetitem(p1, 0, 65)\n\
         i4 = strgetitem(p0, i0)\nescape_n(i1, i1, 65, i4)\nfinish()\n";
     optimizes_with(Passes::default(), before, after);
+    // Forwarded across the write to p1, p0's character is refuted.
+    twin_refuted(before, after, "65, i4)", "65, i1)");
 }
 
 #[test]
@@ -378,6 +404,7 @@ fn pure_fields_of_constant_objects_and_writes_outside_virtual_arrays() {
         i2 = getfield_gc_i(ConstPtr(myptr), descr=valuedescr)\njump(i1, i2)\n";
     let after = "[p0]\ni2 = getfield_gc_i(ConstPtr(myptr), descr=valuedescr)\njump(7, i2)\n";
     optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "jump(7, i2)", "jump(8, i2)");
     // A write outside a virtual array is undefined: nothing is done.
     let before = "[i2]\np1 = new_array(10, descr=arraydescr)\n\
         setarrayitem_gc(p1, 10, i2, descr=arraydescr)\njump()\n";
@@ -386,8 +413,8 @@ fn pure_fields_of_constant_objects_and_writes_outside_virtual_arrays() {
     let inside = before
         .replace("p1, 10,", "p1, 9,")
         .replace("jump()", "jump(p1)");
-    let output = optimize(&parse(&inside), Passes::default()).unwrap();
-    assert!(traceopt_ir::print_trace(&output.trace).contains("setarrayitem_gc(p1, 9, i2"));
+    let output = proved_output(Passes::default(), &inside);
+    assert!(output.contains("setarrayitem_gc(p1, 9, i2"));
 }
 
 #[test]
@@ -402,10 +429,12 @@ fn a_call_sees_only_the_waiting_writes_of_fields_it_reads_or_writes() {
         i3 = call_i(i1, descr=readadescr)\nsetfield_gc(p1, i3, descr=valuedescr)\n\
         setfield_gc(p2, i3, descr=adescr)\njump(p1, i1, p2, i2)\n";
     optimizes_with(Passes::default(), before, after);
+    // The write readadescr reads, kept past it, is not proved (the call
+    // sees a different heap; the replay's calls ignore the heap).
+    twin_not_proved(before, after, "setfield_gc(p2, i2, descr=adescr)\n", "");
     // A call that may read every field sees both.
     let opaque = before.replace("readadescr", "plaincalldescr");
-    let output = optimize(&parse(&opaque), Passes::default()).unwrap();
-    let text = traceopt_ir::print_trace(&output.trace);
+    let text = proved_output(Passes::default(), &opaque);
     assert!(
         text.contains("setfield_gc(p1, i1, descr=valuedescr)"),
         "{text}"
@@ -424,8 +453,8 @@ fn the_gc_type_an_access_shows_removes_its_guards() {
     optimizes_with(Passes::default(), before, after);
     // Another type id is not known: its guard stays.
     let other = before.replace("gcarraydescr_tid", "node_tid");
-    let output = optimize(&parse(&other), Passes::default()).unwrap();
-    assert!(traceopt_ir::print_trace(&output.trace).contains("guard_gc_type"));
+    let output = proved_output(Passes::default(), &other);
+    assert!(output.contains("guard_gc_type"));
 }
 
 #[test]
@@ -440,10 +469,11 @@ fn arrays_of_different_lengths_are_different_objects() {
         setarrayitem_gc(p1, 0, p3, descr=arraydescr2)\nsetarrayitem_gc(p2, 0, p4, descr=arraydescr2)\n\
         jump(p3, 0, 10)\n";
     optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "jump(p3, 0, 10)", "jump(p3, 1, 10)");
     // Lengths that may be equal say nothing.
     let maybe = before.replace("guard_value(i3, 15)", "guard_value(i3, 10)");
-    let output = optimize(&parse(&maybe), Passes::default()).unwrap();
-    assert!(traceopt_ir::print_trace(&output.trace).contains("ptr_eq"));
+    let output = proved_output(Passes::default(), &maybe);
+    assert!(output.contains("ptr_eq"));
 }
 
 #[test]
@@ -455,4 +485,10 @@ fn a_field_access_does_not_tell_the_exact_gc_type() {
     let after = "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\n\
         guard_gc_type(p0, ConstInt(node_tid)) []\nfinish(i1)\n";
     optimizes_with(Passes::default(), before, after);
+    twin_refuted(
+        before,
+        after,
+        "guard_gc_type(p0, ConstInt(node_tid)) []\n",
+        "",
+    );
 }

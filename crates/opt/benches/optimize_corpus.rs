@@ -1,6 +1,6 @@
 //! Optimizer time per input op over every recorded trace of the shared
 //! corpus (17 PYPYLOG files, 74,145 ops without debug_merge_point), in
-//! release mode on one thread. Target: under 200 ns per op. Run with
+//! release mode on one thread. Target: under 150 ns per op. Run with
 //! `cargo bench -p traceopt-opt --bench optimize_corpus`; the time
 //! criterion reports is per input op. A second benchmark leaves the
 //! relational facts out, to show what they cost.

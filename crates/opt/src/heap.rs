@@ -16,11 +16,17 @@
 //! call since the last one goes, and `quasiimmut_field` (a note for
 //! PyPy's dependency tracking, which does nothing when run) too.
 //!
+//! Besides: the characters of strings read or written (dropped when any
+//! character is written or a call runs); the length of every array or
+//! string allocated or measured (lengths never change); and the int
+//! fields PyPy marks pure of a namespace constant, as the namespace
+//! gives them.
+//!
 //! Two references are the same object only if they are the same value;
 //! they are surely different objects when one was allocated in this
 //! trace and the other existed before that allocation (an input, a
-//! constant, or a value made earlier), or both are distinct
-//! allocations.
+//! constant, or a value made earlier), both are distinct allocations,
+//! or their lengths cannot be equal (`lengths_apart`).
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 

@@ -539,7 +539,10 @@ fn named_inputs(trace: &Trace, values: &[i64]) -> Vec<(String, i64)> {
 /// stated exactly where short (`strings::SpanMode::ShortExact`): a larger
 /// query, which decides them where the first leaves them open; and last
 /// with every such span assumed short (`ShortOnly`), whose refutation
-/// alone counts, as its proof covers short spans only.
+/// alone counts, as its proof covers short spans only. Where the exact
+/// query gives up, the verdict is unknown (the solver's limit) rather
+/// than the first query's counterexample that does not replay (which
+/// reads as an encoding bug).
 fn check(
     before: &Trace,
     after: &Trace,
@@ -557,8 +560,14 @@ fn check(
         return Ok(again);
     }
     let (short_only, _) = once(SpanMode::ShortOnly)?;
-    Ok(match short_only {
-        Verdict::Refuted(_) => short_only,
+    Ok(match (short_only, again) {
+        (refuted @ Verdict::Refuted(_), _) => refuted,
+        // The exact query gave up: the solver's limit, not a sign of an
+        // encoding bug, which the first counterexample alone would suggest.
+        (_, Verdict::Unknown(why)) => Verdict::Unknown(format!(
+            "{why} (asked again with short strings compared character by character, after a \
+             counterexample that needed them and did not replay)"
+        )),
         _ => verdict,
     })
 }

@@ -299,6 +299,15 @@ impl Trace {
         ValueId(self.names.len() as u32 - 1)
     }
 
+    /// Starts this trace's constants and descrs as `other`'s, with the
+    /// same ids.
+    pub fn share_interned(&mut self, other: &Trace) {
+        self.consts = other.consts.clone();
+        self.const_index = other.const_index.clone();
+        self.descrs = other.descrs.clone();
+        self.descr_index = other.descr_index.clone();
+    }
+
     /// Interns a constant.
     pub fn add_const(&mut self, c: Const) -> ConstId {
         if let Some(&id) = self.const_index.get(&c) {

@@ -198,9 +198,8 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) virtuals: Virtuals,
     /// The output's null constant, once made.
     pub(crate) null: Option<ConstId>,
-    /// Input constant and descr -> output ones (interned once each).
-    pub(crate) const_map: Vec<Option<ConstId>>,
-    pub(crate) descr_map: Vec<Option<DescrId>>,
+    /// The output descrs of the virtual ref layout, once looked up.
+    pub(crate) vref_descrs: Option<Option<[DescrId; 3]>>,
     pub(crate) relations: Relations,
     /// Reference tests emitted: (a, b) -> (the test, whether it is
     /// `ptr_eq` rather than `ptr_ne`).
@@ -245,10 +244,10 @@ pub fn optimize_without(
         out: Trace::new(),
         provenance: Vec::new(),
         map: vec![None; input.num_values()],
-        replaced: Vec::new(),
-        info: Vec::new(),
-        no_overflow: Vec::new(),
-        cse: HashMap::default(),
+        replaced: Vec::with_capacity(input.num_values()),
+        info: Vec::with_capacity(input.num_values()),
+        no_overflow: Vec::with_capacity(input.num_values()),
+        cse: HashMap::with_capacity_and_hasher(input.ops.len(), Default::default()),
         int_consts: HashMap::default(),
         null: None,
         heap: HeapCache::default(),
@@ -257,8 +256,7 @@ pub fn optimize_without(
         } else {
             Virtuals::default()
         },
-        const_map: vec![None; input.consts.len()],
-        descr_map: vec![None; input.descrs.len()],
+        vref_descrs: None,
         relations: Relations::default(),
         ref_tests: HashMap::default(),
         rule_counts: vec![0; RULES.len()],
@@ -276,6 +274,9 @@ pub fn optimize_without(
     opt.out.input_pos = input.input_pos;
     // The same names mean the same descrs and constants (the vref layout).
     opt.out.namespace = input.namespace.clone();
+    // The output's constants and descrs are the input's, with the same
+    // ids (new ones are added after them).
+    opt.out.share_interned(input);
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());
     opt.out.names.reserve(input.ops.len());
@@ -341,20 +342,10 @@ impl Optimizer<'_> {
                     }
                 },
             },
-            Arg::Const(c) => Arg::Const(self.output_const(c)),
+            // The output's constants are the input's, with the same ids.
+            constant => constant,
         };
         self.find(mapped)
-    }
-
-    pub(crate) fn output_const(&mut self, c: ConstId) -> ConstId {
-        match self.const_map[c.0 as usize] {
-            Some(out) => out,
-            None => {
-                let out = self.out.add_const(self.input.constant(c).clone());
-                self.const_map[c.0 as usize] = Some(out);
-                out
-            }
-        }
     }
 
     pub(crate) fn int_const(&mut self, value: i64) -> Arg {
@@ -550,18 +541,12 @@ impl Optimizer<'_> {
         let mut out = Op {
             opcode: op.opcode,
             args,
-            descr: op.descr.map(|d| self.output_descr(d)),
+            descr: op.descr,
             fail_args: op.fail_args.clone(),
             virtuals: op.virtuals.clone(),
             pending: op.pending.clone(),
             offset: op.offset,
         };
-        for v in &mut out.virtuals {
-            v.descr = v.descr.map(|d| self.output_descr(d));
-            for (field, _) in &mut v.fields {
-                *field = self.output_descr(*field);
-            }
-        }
         self.resume_data(&mut out);
         out
     }
@@ -572,18 +557,6 @@ impl Optimizer<'_> {
             op_index: index,
             line: self.input.op_pos.get(index).map_or(0, |p| p.line),
             reason: format!("{} always fails: {reason}", op.opcode.name()),
-        }
-    }
-
-    /// The output trace's id of an input descr.
-    pub(crate) fn output_descr(&mut self, d: DescrId) -> DescrId {
-        match self.descr_map[d.0 as usize] {
-            Some(out) => out,
-            None => {
-                let out = self.out.add_descr(self.input.descr(d).clone());
-                self.descr_map[d.0 as usize] = Some(out);
-                out
-            }
         }
     }
 

@@ -52,7 +52,7 @@ impl Optimizer<'_> {
         if self.lazy.is_empty() && op.opcode != SetfieldGc {
             return false;
         }
-        let descr = op.descr.map(|d| self.output_descr(d));
+        let descr = op.descr;
         match (op.opcode, descr) {
             (SetfieldGc, Some(descr)) if !self.never_changes(descr) => {
                 let object = self.arg(op.args[0]);

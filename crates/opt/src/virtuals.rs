@@ -456,12 +456,12 @@ impl Optimizer<'_> {
         let first = op.args.first().map(|&a| self.mapped(a));
         match (op.opcode, first) {
             (New | NewWithVtable, _) => {
-                let descr = op.descr.map(|d| self.output_descr(d));
+                let descr = op.descr;
                 self.new_virtual(index, op.opcode, descr, 0);
             }
             (NewArray | NewArrayClear, Some(Mapped::Out(len))) => match self.as_int(len) {
                 Some(n) if (0..=MAX_VIRTUAL_ITEMS).contains(&n) => {
-                    let descr = op.descr.map(|d| self.output_descr(d));
+                    let descr = op.descr;
                     self.new_virtual(index, op.opcode, descr, n as usize);
                 }
                 _ => return Ok(false),
@@ -501,14 +501,14 @@ impl Optimizer<'_> {
                 }
             }
             (SetfieldGc, Some(Mapped::Virtual(k))) => {
-                let Some(descr) = op.descr.map(|d| self.output_descr(d)) else {
+                let Some(descr) = op.descr else {
                     return Ok(false);
                 };
                 let value = self.mapped(op.args[1]);
                 self.set_virtual_field(k, descr, value);
             }
             (GetfieldGcI | GetfieldGcR | GetfieldGcF, Some(Mapped::Virtual(k))) => {
-                let Some(descr) = op.descr.map(|d| self.output_descr(d)) else {
+                let Some(descr) = op.descr else {
                     return Ok(false);
                 };
                 let known = (self.virtuals.objects[k as usize].fields.iter())
@@ -659,8 +659,17 @@ impl Optimizer<'_> {
 
     /// The output descrs of the virtual ref layout: the vref class's size
     /// descr, the token field and the forced field, from the input's
-    /// descrs, its namespace, or the layout PyPy prints.
+    /// descrs, its namespace, or the layout PyPy prints (looked up once).
     fn vref_descrs(&mut self) -> Option<[DescrId; 3]> {
+        if let Some(found) = self.vref_descrs {
+            return found;
+        }
+        let found = self.find_vref_descrs();
+        self.vref_descrs = Some(found);
+        found
+    }
+
+    fn find_vref_descrs(&mut self) -> Option<[DescrId; 3]> {
         let layout = self.input.vref_layout();
         let class =
             |d: &Descr| matches!(d.kind, DescrKind::Size(_)) && *d.class_name() == *layout.class;
@@ -676,13 +685,17 @@ impl Optimizer<'_> {
     fn descr_where(&mut self, wanted: impl Fn(&Descr) -> bool) -> Option<DescrId> {
         let input = self.input;
         if let Some(i) = input.descrs.iter().position(&wanted) {
-            return Some(self.output_descr(DescrId(i as u32)));
+            return Some(DescrId(i as u32));
         }
         let named = input.namespace.iter().flat_map(|ns| ns.descrs());
-        let pypy = VrefLayout::default();
-        let printed = [pypy.class, pypy.token, pypy.forced].map(|t| Descr::parse(&t).ok());
-        let descr = (named.into_iter().find(|d| wanted(d)).cloned())
-            .or_else(|| printed.into_iter().flatten().find(|d| wanted(d)))?;
+        let printed = || {
+            let pypy = VrefLayout::default();
+            [pypy.class, pypy.token, pypy.forced]
+                .into_iter()
+                .filter_map(|t| Descr::parse(&t).ok())
+                .find(|d| wanted(d))
+        };
+        let descr = (named.into_iter().find(|d| wanted(d)).cloned()).or_else(printed)?;
         Some(match self.out.descrs.iter().position(|d| *d == descr) {
             Some(i) => DescrId(i as u32),
             None => self.out.add_descr(descr),

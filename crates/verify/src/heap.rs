@@ -112,6 +112,8 @@ pub(crate) struct World {
     cells: Vec<Cell>,
     /// The cells of pure fields and arrays, which calls never write.
     unchanged_by_calls: HashSet<Cell>,
+    /// The cells a trace reads references from.
+    ref_cells: HashSet<Cell>,
     /// Facts about the shared names (constants are distinct objects from
     /// before, ...), to assume.
     pub lemmas: Vec<Term>,
@@ -461,6 +463,9 @@ impl World {
             if let Some(cell @ (Cell::Field(_) | Cell::Item(_))) = cell_of(opcode, descr) {
                 self.unchanged_by_calls.insert(cell);
             }
+        }
+        if opcode.result_type() == Type::Ref {
+            self.ref_cells.extend(cell_of(opcode, descr));
         }
         if let Some(helper) = Helper::of(descr).filter(|_| opcode.has(Flags::CALL)) {
             match helper.copied_items(descr) {
@@ -1449,7 +1454,7 @@ impl Memory {
             if touches(writes, cell) {
                 let after = world.after_call(solver, cell, k)?;
                 let kept = match &sight {
-                    Some(sight) => sight.keep(old, &after, cell),
+                    Some(sight) => sight.keep(old, &after, cell, world.ref_cells.contains(cell)),
                     None => after.clone(),
                 };
                 self.arrays.insert(cell.clone(), kept);

@@ -408,17 +408,21 @@ impl Sight {
 
     /// The array a call that wrote `after` leaves: the cells of the
     /// objects out of its sight keep what they held (`before`), since a
-    /// call cannot write what it cannot reach.
-    pub fn keep(&self, before: &Term, after: &Term, cell: &Cell) -> Term {
+    /// call cannot write what it cannot reach; and where the cells hold
+    /// references (`refs`), neither does one the call would set to an
+    /// object out of its sight (made later, or private), which the call
+    /// cannot name.
+    pub fn keep(&self, before: &Term, after: &Term, cell: &Cell, refs: bool) -> Term {
         if self.sees_all(cell) {
             return after.clone();
         }
         let key = Term::var("sight_key");
-        let body = Term::ite(
-            &self.hides(&key_object(&key, cell)),
-            &before.select(&key),
-            &after.select(&key),
-        );
+        let written = after.select(&key);
+        let mut kept = self.hides(&key_object(&key, cell));
+        if refs {
+            kept = kept.or(&self.hides(&written));
+        }
+        let body = Term::ite(&kept, &before.select(&key), &written);
         Term::lambda("sight_key", cell.sort_index(), &body)
     }
 

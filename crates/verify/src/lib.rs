@@ -358,6 +358,45 @@ fn settle(
     }
 }
 
+/// `settle`, and where the solver gives up on a conjunction (outputs,
+/// escapes and heap cells compared at once), each conjunct on its own, in
+/// order, until one is not proved: a conjunct's counterexample is one of
+/// the whole; one left open leaves the whole open. Smaller queries decide
+/// what the whole leaves open (string comparisons of several outputs).
+fn settle_or_split(
+    solver: &mut Solver,
+    world: &World,
+    given: (&Term, &Term, &[String]),
+    goal: &Term,
+) -> Result<Outcome, SolverError> {
+    let outcome = settle(solver, world, given, goal)?;
+    let parts = conjuncts(goal);
+    if !matches!(outcome, Outcome::Unknown(_)) || parts.len() < 2 {
+        return Ok(outcome);
+    }
+    for part in &parts {
+        match settle(solver, world, given, part)? {
+            Outcome::Proved => {}
+            Outcome::Unknown(_) => return Ok(outcome),
+            refuted => return Ok(refuted),
+        }
+    }
+    Ok(Outcome::Proved)
+}
+
+/// The conjuncts of `goal`, nested conjunctions flattened, a premise
+/// kept on each (`p -> (a and b)` is `p -> a`, `p -> b`).
+fn conjuncts(goal: &Term) -> Vec<Term> {
+    match goal {
+        Term::App(Fun::And, parts) => parts.iter().flat_map(conjuncts).collect(),
+        Term::App(Fun::Implies, parts) if parts.len() == 2 => conjuncts(&parts[1])
+            .into_iter()
+            .map(|q| parts[0].implies(&q))
+            .collect(),
+        other => vec![other.clone()],
+    }
+}
+
 /// What the aligned form's refutation says where the guards do not line
 /// up but the two runs end alike.
 pub const ENDS_ALIKE: &str = "the two runs end alike on these inputs";
@@ -744,7 +783,7 @@ fn check_once(
             }
             asked = true;
             let given = (&assumptions, &meanings, &vars[..]);
-            match settle(solver, &world, given, &goal)? {
+            match settle_or_split(solver, &world, given, &goal)? {
                 Outcome::Proved => {}
                 other => return Ok((what, other)),
             }

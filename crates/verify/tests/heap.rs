@@ -775,6 +775,46 @@ fn an_exact_query_that_gives_up_leaves_the_verdict_unknown() {
 }
 
 #[test]
+fn outputs_the_solver_cannot_compare_at_once_are_compared_one_by_one() {
+    // Batch 4018 of the 10,000-case string-helper cross-check: each of
+    // the five outputs is proved in a second, all five at once were still
+    // open after two minutes. The validator then proves them one by one.
+    let before = "[]\n\
+         ps0 = newstr(1)\n\
+         strsetitem(ps0, 0, 97)\n\
+         pt0 = newstr(2)\n\
+         strsetitem(pt0, 0, 98)\n\
+         strsetitem(pt0, 1, 98)\n\
+         ipvn0 = int_add(2, 0)\n\
+         pv0 = newstr(ipvn0)\n\
+         strsetitem(pv0, 0, 97)\n\
+         strsetitem(pv0, 1, 97)\n\
+         ipxn0 = int_add(1, 0)\n\
+         px0 = newstr(ipxn0)\n\
+         strsetitem(px0, 0, 97)\n\
+         iw0 = int_add(1, 0)\n\
+         iy0 = call_i(0, ps0, 0, iw0, px0, descr=streq_slice_checknull_descr)\n\
+         pc0 = call_r(0, ps0, pt0, descr=strconcatdescr)\n\
+         ipc0 = strlen(pc0)\n\
+         icpc0 = strgetitem(pc0, 0)\n\
+         iv0 = call_i(0, pv0, px0, descr=strequaldescr)\n\
+         escape_n(iw0, iy0, ipc0, icpc0, iv0)\n\
+         finish()\n\
+         ";
+    let after = |v: &str| format!("[]\nescape_n(1, 1, 3, 97, {v})\nfinish()\n");
+    let seconds = Duration::from_secs(5);
+    assert_eq!(
+        verdict_within(before, &after("0"), &[], seconds),
+        Verdict::Proved
+    );
+    // Wrong twin: "aa" is not "a".
+    match verdict_within(before, &after("1"), &[], seconds) {
+        Verdict::Refuted(_) => {}
+        other => panic!("expected a counterexample, got {other:?}"),
+    }
+}
+
+#[test]
 fn an_array_copy_copies_the_span_its_arguments_name() {
     let before = "[i0]\np1 = new_array(3, descr=arraydescr)\np2 = new_array(3, descr=arraydescr)\n\
         setarrayitem_gc(p1, 1, i0, descr=arraydescr)\nsetarrayitem_gc(p2, 0, 3, descr=arraydescr)\n\

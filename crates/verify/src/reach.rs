@@ -17,7 +17,7 @@
 //! A reference read from the heap may be any object stored before into a
 //! cell of its kind: where such a read escapes or is stored, so are they.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Trace, Type};
 use traceopt_smt::{Fun, Term};
@@ -84,8 +84,10 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Rea
             }
         })
         .collect();
-    let mut in_cell: HashMap<Cell, Vec<usize>> = HashMap::new();
-    let mut in_any_cell: Vec<usize> = Vec::new();
+    // Sets, so that objects read and stored again do not pile up.
+    let mut in_cell: HashMap<Cell, BTreeSet<usize>> = HashMap::new();
+    let mut in_any_cell: BTreeSet<usize> = BTreeSet::new();
+    let mut stored: HashSet<(usize, Cell, Arg, Option<Arg>)> = HashSet::new();
     let escape = |reach: &mut Vec<Option<Reach>>, may_be: &[Vec<usize>], arg: &Arg| {
         if let Arg::Value(v) = arg {
             for &o in &may_be[v.0 as usize] {
@@ -101,8 +103,8 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Rea
             && !op.opcode.has(Flags::CALL)
         {
             may_be[first + index] = match cell_of(op.opcode, descr) {
-                Some(cell) => in_cell.get(&cell).cloned().unwrap_or_default(),
-                None => in_any_cell.clone(),
+                Some(cell) => in_cell.get(&cell).into_iter().flatten().copied().collect(),
+                None => in_any_cell.iter().copied().collect(),
             };
         }
         // A store's value is reachable from its object.
@@ -119,15 +121,19 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Rea
             };
             match cell {
                 Some(cell) => {
+                    let (owner, at) = (op.args[0], index_at.map(|k| op.args[k]));
                     for &o in &may_be[v.0 as usize] {
+                        if !stored.insert((o, cell.clone(), owner, at)) {
+                            continue;
+                        }
                         stores.push(Store {
                             value: o,
                             cell: cell.clone(),
-                            owner: op.args[0],
-                            index: index_at.map(|k| op.args[k]),
+                            owner,
+                            index: at,
                         });
-                        in_cell.entry(cell.clone()).or_default().push(o);
-                        in_any_cell.push(o);
+                        in_cell.entry(cell.clone()).or_default().insert(o);
+                        in_any_cell.insert(o);
                     }
                 }
                 None => escape(&mut reach, &may_be, &op.args[value_at.unwrap()]),

@@ -696,10 +696,7 @@ impl Optimizer<'_> {
                 .find(|d| wanted(d))
         };
         let descr = (named.into_iter().find(|d| wanted(d)).cloned()).or_else(printed)?;
-        Some(match self.out.descrs.iter().position(|d| *d == descr) {
-            Some(i) => DescrId(i as u32),
-            None => self.out.add_descr(descr),
-        })
+        Some(self.out.add_descr(descr))
     }
 
     /// The resume data of output guard `out` (its fail arguments and

@@ -370,8 +370,11 @@ fn settle_or_split(
     goal: &Term,
 ) -> Result<Outcome, SolverError> {
     let outcome = settle(solver, world, given, goal)?;
+    if !matches!(outcome, Outcome::Unknown(_)) {
+        return Ok(outcome);
+    }
     let parts = conjuncts(goal);
-    if !matches!(outcome, Outcome::Unknown(_)) || parts.len() < 2 {
+    if parts.len() < 2 {
         return Ok(outcome);
     }
     for part in &parts {

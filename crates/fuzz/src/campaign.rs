@@ -253,7 +253,12 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
     };
     let start_solver = || match options.solver_timeout {
         None => Ok(None),
-        Some(t) => Solver::start(options.solver, t).map(Some),
+        // Queries are many and small: a second solver's process start
+        // would cost more than it decides.
+        Some(t) => Solver::start(options.solver, t).map(|mut solver| {
+            solver.set_second_opinions(false);
+            Some(solver)
+        }),
     };
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {

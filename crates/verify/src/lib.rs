@@ -503,7 +503,7 @@ fn prove(
 
 /// `prove`, with cvc5's answer where it is installed and decides: first
 /// on IEEE float arithmetic (z3 4.8 times out on most of it), else where
-/// z3 gives up.
+/// z3 gives up (unless the solver is set to ask no second opinion).
 fn decide(
     solver: &mut Solver,
     world: &World,
@@ -516,7 +516,7 @@ fn decide(
         }
     }
     let outcome = prove(solver, world, query, vars)?;
-    if matches!(outcome, Outcome::Unknown(_)) && !world.float_meanings {
+    if matches!(outcome, Outcome::Unknown(_)) && !world.float_meanings && solver.second_opinions() {
         return Ok(second_opinion(solver, world, query, vars).unwrap_or(outcome));
     }
     Ok(outcome)

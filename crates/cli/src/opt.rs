@@ -33,9 +33,11 @@ use crate::verify::{judge_optimized, judged, Judged};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 use traceopt_ir::{check, print_trace, CheckOptions, Header, OpCounts, Opcode, Trace, TraceFile};
-use traceopt_opt::{optimize, Bug, Passes, RULES};
+use traceopt_opt::{optimize, Bug, Infeasible, Optimized, Passes, RULES};
 use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{verify_never_ends, VerifyError};
 
@@ -54,6 +56,10 @@ pub struct OptArgs {
     /// The solver for --verify: z3 (the default) or cvc5.
     #[arg(long, value_parser = ["z3", "cvc5"])]
     solver: Option<String>,
+    /// Traces verified at once (--verify), each worker with its own
+    /// solver process; results are printed in the traces' order.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: u16,
     /// Seconds the solver may spend on one query (--verify; more than 0,
     /// at most 1000000).
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
@@ -90,15 +96,6 @@ struct Tally {
 }
 
 impl Tally {
-    /// Runs one validation, timed.
-    fn timed<T>(&mut self, validate: impl FnOnce() -> T) -> (T, f64) {
-        let started = std::time::Instant::now();
-        let result = validate();
-        let seconds = started.elapsed().as_secs_f64();
-        self.seconds.push(seconds);
-        (result, seconds)
-    }
-
     /// Total, median and slowest seconds of the validations.
     fn times(&self) -> (f64, f64, f64) {
         let mut sorted = self.seconds.clone();
@@ -124,11 +121,13 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
              these results are not traceopt's"
         )
     });
-    let mut solver = if args.verify {
+    let solvers = if args.verify {
         let kind = args.solver.as_deref().and_then(SolverKind::from_name);
-        Some(Solver::start(kind, args.timeout).map_err(|e| Failure::input(e.to_string()))?)
+        (0..args.jobs)
+            .map(|_| Solver::start(kind, args.timeout).map_err(|e| Failure::input(e.to_string())))
+            .collect::<Result<Vec<_>, _>>()?
     } else {
-        None
+        Vec::new()
     };
     let inputs = read_inputs(&args.files)?;
     // One test-format trace is printed as such; anything else as a peer set.
@@ -150,6 +149,9 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     let mut json_traces = Vec::new();
     let (mut ops_before, mut ops_after, mut traces, mut infeasible) = (0, 0, 0, 0);
     let mut malformed = 0;
+    // The optimizer's results first (fast); then each is verified, by
+    // `--jobs` workers, and reported in order as its verdict comes.
+    let mut work = Vec::new();
     for input in &inputs {
         // Peer-set cases are test fragments that may stop before the end.
         let options = CheckOptions {
@@ -166,69 +168,77 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 }
                 continue;
             }
-            traces += 1;
-            let before_count = real_ops(trace);
-            ops_before += before_count;
-            let mut record = serde_json::json!({ "trace": label, "ops_before": before_count });
-            match optimize(trace, passes) {
-                Err(infeasible_trace) => {
-                    infeasible += 1;
-                    record["infeasible"] = infeasible_trace.to_string().into();
-                    note(format!("# {label}: {infeasible_trace}"));
-                    if let Some(solver) = solver.as_mut() {
-                        let (judged, secs) =
-                            tally.timed(|| judged(verify_never_ends(trace, solver)));
-                        let verdict = verdict_text(judged, &mut tally);
-                        note(format!(
-                            "# verify (never runs to the end): {verdict} ({secs:.2} s)"
-                        ));
-                        record["verify"] = verdict.into();
-                        record["verify_seconds"] = secs.into();
-                    }
-                }
-                Ok(result) => {
-                    figure7.recorded += OpCounts::of(trace);
-                    figure7.ours += OpCounts::of(&result.trace);
-                    if let Some(pypy) = pypy {
-                        figure7.with_pypy += 1;
-                        figure7.pypy += OpCounts::of(pypy);
-                        figure7.ours_where_pypy += OpCounts::of(&result.trace);
-                        if bridge {
-                            figure7.bridges += 1;
-                            figure7.pypy_bridges += OpCounts::of(pypy);
-                            figure7.ours_bridges += OpCounts::of(&result.trace);
-                        }
-                        record["ops_pypy"] = OpCounts::of(pypy).ops.into();
-                    }
-                    for (total, n) in counts.iter_mut().zip(&result.rule_counts) {
-                        *total += u64::from(*n);
-                    }
-                    let after_count = real_ops(&result.trace);
-                    ops_after += after_count;
-                    let text = print_trace(&result.trace);
-                    record["ops_after"] = after_count.into();
-                    note(format!("# {label}: {before_count} -> {after_count} ops"));
-                    if let Some(solver) = solver.as_mut() {
-                        let (judged, secs) =
-                            tally.timed(|| judge_optimized(trace, &result, solver));
-                        let verdict = verdict_text(judged, &mut tally);
-                        note(format!("# verify: {verdict} ({secs:.2} s)"));
-                        record["verify"] = verdict.into();
-                        record["verify_seconds"] = secs.into();
-                    }
-                    match (print_traces, one_trace) {
-                        (true, true) => out.push_str(&text),
-                        (true, false) => write_case(out, &label, trace, &text),
-                        (false, _) => {}
-                    }
-                    if !args.quiet {
-                        record["optimized"] = text.into();
-                    }
-                }
-            }
-            json_traces.push(record);
+            let optimized = optimize(trace, passes);
+            work.push(((label, trace, pypy, bridge), optimized));
         }
     }
+    type Item<'a> = (Work<'a>, Result<Optimized, Infeasible>);
+    let judge = |((_, trace, _, _), optimized): &Item, solver: &mut Solver| {
+        let started = std::time::Instant::now();
+        let judged = match optimized {
+            Err(_) => judged(verify_never_ends(trace, solver)),
+            Ok(result) => judge_optimized(trace, result, solver),
+        };
+        (judged, started.elapsed().as_secs_f64())
+    };
+    in_parallel(&work, solvers, judge, |k, verdict| {
+        let ((label, trace, pypy, bridge), optimized) = &work[k];
+        let (label, trace, pypy, bridge) = (label, *trace, *pypy, *bridge);
+        traces += 1;
+        let before_count = real_ops(trace);
+        ops_before += before_count;
+        let mut record = serde_json::json!({ "trace": label, "ops_before": before_count });
+        let verified = |record: &mut serde_json::Value, what: &str| {
+            if let Some((judged, secs)) = verdict {
+                tally.seconds.push(secs);
+                let verdict = verdict_text(judged, &mut tally);
+                note(format!("# verify{what}: {verdict} ({secs:.2} s)"));
+                record["verify"] = verdict.into();
+                record["verify_seconds"] = secs.into();
+            }
+        };
+        match optimized {
+            Err(infeasible_trace) => {
+                infeasible += 1;
+                record["infeasible"] = infeasible_trace.to_string().into();
+                note(format!("# {label}: {infeasible_trace}"));
+                verified(&mut record, " (never runs to the end)");
+            }
+            Ok(result) => {
+                figure7.recorded += OpCounts::of(trace);
+                figure7.ours += OpCounts::of(&result.trace);
+                if let Some(pypy) = pypy {
+                    figure7.with_pypy += 1;
+                    figure7.pypy += OpCounts::of(pypy);
+                    figure7.ours_where_pypy += OpCounts::of(&result.trace);
+                    if bridge {
+                        figure7.bridges += 1;
+                        figure7.pypy_bridges += OpCounts::of(pypy);
+                        figure7.ours_bridges += OpCounts::of(&result.trace);
+                    }
+                    record["ops_pypy"] = OpCounts::of(pypy).ops.into();
+                }
+                for (total, n) in counts.iter_mut().zip(&result.rule_counts) {
+                    *total += u64::from(*n);
+                }
+                let after_count = real_ops(&result.trace);
+                ops_after += after_count;
+                let text = print_trace(&result.trace);
+                record["ops_after"] = after_count.into();
+                note(format!("# {label}: {before_count} -> {after_count} ops"));
+                verified(&mut record, "");
+                match (print_traces, one_trace) {
+                    (true, true) => out.push_str(&text),
+                    (true, false) => write_case(out, label, trace, &text),
+                    (false, _) => {}
+                }
+                if !args.quiet {
+                    record["optimized"] = text.into();
+                }
+            }
+        }
+        json_traces.push(record);
+    });
     let summary = format!(
         "{traces} trace(s): {ops_before} ops before, {ops_after} after ({} removed){}",
         ops_before.saturating_sub(ops_after),
@@ -312,6 +322,50 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     } else {
         Ok(())
     }
+}
+
+/// A verdict of --verify and the seconds it took.
+type Timed = (Result<Judged, VerifyError>, f64);
+
+/// Judges every item of `work` with `judge`, one worker thread per
+/// solver (none: nothing is judged), and hands each item's index and
+/// verdict to `report` in the items' order, as soon as the verdicts of
+/// it and of the items before it are in.
+fn in_parallel<T: Sync>(
+    work: &[T],
+    solvers: Vec<Solver>,
+    judge: impl Fn(&T, &mut Solver) -> Timed + Sync,
+    mut report: impl FnMut(usize, Option<Timed>),
+) {
+    if solvers.is_empty() {
+        (0..work.len()).for_each(|k| report(k, None));
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    let (send, verdicts) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for mut solver in solvers {
+            let (send, next, judge) = (send.clone(), &next, &judge);
+            scope.spawn(move || loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = work.get(k) else { break };
+                if send.send((k, judge(item, &mut solver))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(send);
+        let mut waiting: BTreeMap<usize, Timed> = BTreeMap::new();
+        for k in 0..work.len() {
+            while !waiting.contains_key(&k) {
+                let (j, verdict) = verdicts
+                    .recv()
+                    .expect("a worker per solver until all are judged");
+                waiting.insert(j, verdict);
+            }
+            report(k, waiting.remove(&k));
+        }
+    });
 }
 
 /// A trace to optimize, PyPy's optimized form of it if known, and

@@ -300,6 +300,29 @@ fn opt_verifies_the_whole_peer_set() {
 }
 
 #[test]
+fn opt_verifies_with_several_workers_and_reports_in_order() {
+    let labels = |args: &[&str]| -> Vec<(String, Option<String>)> {
+        let out = traceopt(args, "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let traces = json["traces"].as_array().unwrap().iter();
+        traces
+            .map(|t| {
+                let verdict = t["verify"].as_str().map(str::to_owned);
+                (t["trace"].as_str().unwrap().to_owned(), verdict)
+            })
+            .collect()
+    };
+    let unverified = labels(&["opt", "--quiet", "--json", PEER]);
+    let verified = labels(&["opt", "--quiet", "--json", "--verify", "--jobs", "2", PEER]);
+    assert_eq!(verified.len(), 123);
+    for ((label, none), (same, verdict)) in unverified.iter().zip(&verified) {
+        assert_eq!((label, none), (same, &None));
+        assert_eq!(verdict.as_deref(), Some("proved"), "{label}");
+    }
+}
+
+#[test]
 fn opt_reports_a_trace_that_can_never_finish() {
     let trace = "[i0]\ni1 = int_and(i0, 7)\ni2 = int_lt(i1, 8)\nguard_false(i2) []\nfinish(i1)\n";
     let out = traceopt(&["opt", "-"], trace);

@@ -182,9 +182,9 @@ pub struct Solver {
     /// worked through a scope, even a popped one, is slower on what comes
     /// next (z3 keeps state across `pop`: a trace it proves in 2 s alone
     /// timed out after a log's earlier traces), so once the base scope is
-    /// back after any work, the process is `reset` (a fresh process costs
-    /// about 30 ms more, which small queries feel: a fuzz campaign ran at
-    /// half the speed).
+    /// back after any work, the next query starts a fresh process. z3's
+    /// `(reset)` is no substitute: a string query proved in 35 s after a
+    /// restart timed out after a reset.
     given: usize,
     /// How long past its own time limit the solver may take to answer
     /// before it is killed and the query is `Unknown`.
@@ -381,7 +381,7 @@ impl Solver {
             self.scopes.pop();
         }
         if self.scopes.len() == 1 && self.given > 0 {
-            self.reset();
+            self.broken = true;
         }
         Ok(())
     }
@@ -681,19 +681,6 @@ impl Solver {
         self.broken = true;
     }
 
-    /// Clears the process's state (`reset`), then replays the options and
-    /// every open scope's commands: a fresh start in the same process.
-    fn reset(&mut self) {
-        if self.kind == SolverKind::Yices {
-            // Not known to take `reset` in incremental mode.
-            self.broken = true;
-            return;
-        }
-        self.write("(reset)");
-        self.replay();
-        self.given = 0;
-    }
-
     /// Starts a new process in the state of the old one: the options, then
     /// every open scope's commands.
     fn restart(&mut self) -> Result<(), SolverError> {
@@ -704,12 +691,6 @@ impl Solver {
         self.given = 0;
         // The queue holds commands of the open scopes, which are replayed.
         self.pending.clear();
-        self.replay();
-        Ok(())
-    }
-
-    /// Sends the options and every open scope's commands.
-    fn replay(&mut self) {
         for line in self.kind.preamble(self.timeout) {
             self.write(&line);
         }
@@ -722,6 +703,7 @@ impl Solver {
                 self.write(command);
             }
         }
+        Ok(())
     }
 
     fn dump(&mut self, vars: &[Name], check_command: &str) -> Result<(), SolverError> {
@@ -1125,8 +1107,8 @@ mod tests {
             solver.declare("x", Sort::Bv(64)).unwrap();
             solver.assert(&x.eq(&Term::word(7))).unwrap();
             for round in 0..3 {
-                // Each query pops back to the base scope (the process is
-                // reset there and the base scope replayed): the base fact
+                // Each query pops back to the base scope (the next query
+                // starts a fresh process with the base scope replayed): the base fact
                 // still proves, and a fact of a popped scope is gone.
                 assert_eq!(
                     solver.prove(&x.eq(&Term::word(7)), &[]).unwrap(),

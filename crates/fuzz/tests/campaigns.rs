@@ -40,8 +40,8 @@ const MIN_PROVED: f64 = 0.75;
 
 #[test]
 fn a_clean_optimizer_survives_a_short_campaign() {
-    // A fixed number of traces, so that the
-    // test does not depend on the machine's speed.
+    // A fixed number of traces, so that the test does not depend on the
+    // machine's speed.
     let clean = Options {
         count: Some(CLEAN_TRACES),
         time: None,

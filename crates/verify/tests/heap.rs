@@ -708,8 +708,12 @@ fn equal_strings_of_unknown_length_are_decided_character_by_character() {
          finish()\n\
          ";
     let after = |iv0: i64| format!("[]\nescape_n(1, 0, {iv0}, 1, 97, 0, 0)\nfinish()\n");
-    proved(before, &after(0));
-    not_proved(before, &after(1));
+    // The exact query is first left open, then proved by a second try in
+    // 15 to 20 s: with the usual 20 s per query it passed or timed out
+    // from run to run (af23936 too), so each query gets 30 s here.
+    let within = |after: &str| verdict_within(before, after, &[], Duration::from_secs(30));
+    assert_eq!(within(&after(0)), Verdict::Proved);
+    assert!(matches!(within(&after(1)), Verdict::Refuted(_)));
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! over the concrete inputs. Each such bit needs two witnesses: found by
 //! running the op on sampled members first, else asked of the solver (a
 //! quantifier-free query). A bit that takes only one value means a better
-//! result exists: our transfer function is imprecise on that input.
+//! result exists: our transfer function is imprecise on that input. (That
+//! the bits it knows are right is the soundness proofs' part, `proofs.rs`.)
 //!
 //! (Seed 003 asks one query with a quantifier instead, for a better result
 //! that holds every concrete result; recent z3 gives up on most of those

@@ -319,7 +319,8 @@ fn refuted_with(before: &str, after: &str, expected: &str) {
     }
 }
 
-/// `text` with the number of each `objK` replaced by `N`.
+/// `text` with the number of each object from before (`objK`, not a
+/// fresh `new objK`) replaced by `N`.
 fn any_object_number(text: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
@@ -327,12 +328,22 @@ fn any_object_number(text: &str) -> String {
         out.push_str(&rest[..at + 3]);
         rest = &rest[at + 3..];
         let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        if digits > 0 {
+        if digits > 0 && !out.ends_with("new obj") {
             out.push('N');
             rest = &rest[digits..];
         }
     }
     out + rest
+}
+
+#[test]
+fn only_objects_from_before_match_any_object_number() {
+    let text = "obj12.next differs: BEFORE new obj3, AFTER obj0";
+    assert_eq!(
+        any_object_number(text),
+        "objN.next differs: BEFORE new obj3, AFTER objN"
+    );
+    assert!(!any_object_number("new obj2.value differs").contains("objN.value"));
 }
 
 // Resume data: where both traces fail the same guard, the interpreter

@@ -33,12 +33,13 @@ use crate::verify::{judge_optimized, judged, Judged};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 use traceopt_ir::{check, print_trace, CheckOptions, Header, OpCounts, Opcode, Trace, TraceFile};
 use traceopt_opt::{optimize, Bug, Infeasible, Optimized, Passes, RULES};
-use traceopt_smt::{Solver, SolverKind};
+use traceopt_smt::{Solver, SolverError, SolverKind};
 use traceopt_verify::{verify_never_ends, VerifyError};
 
 #[derive(Args)]
@@ -64,6 +65,10 @@ pub struct OptArgs {
     /// at most 1000000).
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
     timeout: Duration,
+    /// Write every solver query of --verify as a self-contained .smt2 file
+    /// into DIR (into DIR/job-N, one per worker, with --jobs above 1).
+    #[arg(long, value_name = "DIR", requires = "verify")]
+    dump_smt: Option<PathBuf>,
     /// Print how often each rule fired, per op (on standard error).
     #[arg(long)]
     rule_stats: bool,
@@ -124,8 +129,18 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     let solvers = if args.verify {
         let kind = args.solver.as_deref().and_then(SolverKind::from_name);
         (0..args.jobs)
-            .map(|_| Solver::start(kind, args.timeout).map_err(|e| Failure::input(e.to_string())))
-            .collect::<Result<Vec<_>, _>>()?
+            .map(|job| {
+                let mut solver = Solver::start(kind, args.timeout)?;
+                if let Some(dir) = &args.dump_smt {
+                    match args.jobs {
+                        1 => solver.dump_to(dir)?,
+                        _ => solver.dump_to(&dir.join(format!("job-{job}")))?,
+                    }
+                }
+                Ok(solver)
+            })
+            .collect::<Result<Vec<_>, SolverError>>()
+            .map_err(|e| Failure::input(e.to_string()))?
     } else {
         Vec::new()
     };
@@ -217,7 +232,11 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                         figure7.ours_bridges += OpCounts::of(&result.trace);
                     }
                     record["ops_pypy"] = OpCounts::of(pypy).ops.into();
+                    record["counts_pypy"] = serde_json::json!(OpCounts::of(pypy));
                 }
+                record["bridge"] = bridge.into();
+                record["counts_before"] = serde_json::json!(OpCounts::of(trace));
+                record["counts_after"] = serde_json::json!(OpCounts::of(&result.trace));
                 for (total, n) in counts.iter_mut().zip(&result.rule_counts) {
                     *total += u64::from(*n);
                 }

@@ -159,6 +159,9 @@ pub fn judge_optimized(
     result: &traceopt_opt::Optimized,
     solver: &mut Solver,
 ) -> Result<Judged, VerifyError> {
+    if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
+        return Ok(Judged::Refuted(problem));
+    }
     let aligned = verify_aligned(before, &result.trace, &result.provenance, solver);
     let first = match aligned {
         Ok(Verdict::Proved) => return Ok(Judged::Proved),

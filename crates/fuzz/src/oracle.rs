@@ -41,6 +41,8 @@ pub enum Finding {
     },
     /// The validator's counterexample.
     Refuted(String),
+    /// The output is not a well-formed trace.
+    Malformed(String),
 }
 
 impl Finding {
@@ -48,6 +50,7 @@ impl Finding {
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::Crash(_) => "crash",
+            Finding::Malformed(_) => "malformed output",
             // A refutation and a differential failure are the same
             // miscompilation seen two ways.
             Finding::Differential { .. } | Finding::Refuted(_) => "miscompilation",
@@ -68,6 +71,7 @@ impl std::fmt::Display for Finding {
                 "on inputs {inputs:?} the input trace {before}, the optimized one {after}"
             ),
             Finding::Refuted(cex) => write!(f, "the validator refuted the output: {cex}"),
+            Finding::Malformed(problem) => write!(f, "{problem}"),
         }
     }
 }
@@ -211,6 +215,9 @@ pub fn check(
         };
     };
     let after = &optimized.trace;
+    if let Some(problem) = traceopt_opt::malformed_output(trace, after) {
+        return Err(Finding::Malformed(problem));
+    }
     for inputs in std::iter::once(example).chain(samples.iter().map(Vec::as_slice)) {
         if let Some(finding) = differential(trace, after, &optimized.provenance, heap, inputs) {
             return Err(finding);

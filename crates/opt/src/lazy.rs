@@ -19,7 +19,8 @@
 //!   every op with an effect the heap cache does not know to keep fields;
 //! - a guard, unless the value is a virtual object: then the guard's
 //!   resume data makes the write where it fails (a pending write), and the
-//!   object stays virtual.
+//!   object stays virtual. An `*_ovf` op counts as its overflow guard,
+//!   which must follow it with nothing between.
 //!
 //! Array items, raw memory and strings are other cells: their ops leave
 //! kept writes kept.
@@ -106,6 +107,12 @@ impl Optimizer<'_> {
                     w.descr == descr
                         && (w.object == object || !same_only && cache.may_alias(w.object, object))
                 });
+                false
+            }
+            // The guard on the overflow flag must follow the op at once:
+            // the writes that guard would emit go before the op.
+            (opcode, _) if opcode.has(Flags::OVF) && !opcode.has(Flags::CALL) => {
+                self.emit_lazy_where(|w, _| matches!(w.value, Mapped::Out(_)));
                 false
             }
             (opcode, _) if opcode.is_guard() => {
@@ -223,5 +230,4 @@ fn keeps_fields(opcode: Opcode) -> bool {
                 | QuasiimmutField
         )
         || (opcode.removable_when_unused() && !opcode.has(Flags::READ))
-        || (opcode.has(Flags::OVF) && !opcode.has(Flags::CALL))
 }

@@ -21,3 +21,22 @@ mod virtuals;
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
 pub use inject::Bug;
 pub use rules::RULES;
+
+use traceopt_ir::{check, CheckOptions, Flags, Trace};
+
+/// The first reason the optimizer's `output` is not a well-formed trace
+/// (as `traceopt check` takes one), located at the input line its op
+/// stands for; `None` where it is well formed. An output the checker
+/// rejects is an optimizer bug whatever the validator says of it.
+pub fn malformed_output(input: &Trace, output: &Trace) -> Option<String> {
+    let ends = |t: &Trace| t.ops.last().is_some_and(|op| op.opcode.has(Flags::FINAL));
+    let options = CheckOptions {
+        require_fail_args: false,
+        partial: !ends(input),
+    };
+    let error = check(output, "output", options).into_iter().next()?;
+    Some(format!(
+        "the output is not well formed: at the op from input line {}: expected {}, found {}",
+        error.line, error.expected, error.found
+    ))
+}

@@ -242,6 +242,26 @@ fn writes_wait_until_something_could_see_them() {
 }
 
 #[test]
+fn a_waiting_write_goes_before_an_overflow_checked_op() {
+    // The overflow guard must follow its op at once (the checker says
+    // so): the write the guard would emit goes before the op. The trace
+    // base64_codec.log:298 of the corpus had it between them.
+    let before = "[p0, i1, i2]\nsetfield_gc(p0, i1, descr=valuedescr)\n\
+        i3 = int_add_ovf(i2, 3)\nguard_no_overflow() []\njump(p0, i3)\n";
+    optimizes_with(Passes::default(), before, before);
+    // A write of a virtual waits in the guard's resume data as before.
+    let before = "[p0, i1, i2]\np4 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p0, p4, descr=nextdescr)\n\
+        i3 = int_add_ovf(i2, 3)\nguard_no_overflow() []\n\
+        setfield_gc(p0, NULL, descr=nextdescr)\njump(p0, i3)\n";
+    let after = "[p0, i1, i2]\ni3 = int_add_ovf(i2, 3)\n\
+        guard_no_overflow() [] where p4 = new_with_vtable(descr=nodesize) {} \
+        writes setfield_gc(p0, p4, descr=nextdescr)\n\
+        setfield_gc(p0, NULL, descr=nextdescr)\njump(p0, i3)\n";
+    optimizes_with(Passes::default(), before, after);
+}
+
+#[test]
 fn a_field_set_and_set_back_is_not_written() {
     // The frame-chain pattern: read a field, set it to a new object, pass
     // a guard, set it back. Nothing is written; the guard's resume data

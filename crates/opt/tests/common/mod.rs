@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use traceopt_ir::{parse_trace_with, print_trace, Namespace, Trace};
-use traceopt_opt::{optimize, Passes};
+use traceopt_opt::{malformed_output, optimize, Passes};
 use traceopt_smt::Solver;
 use traceopt_verify::{verify, verify_aligned, Verdict};
 
@@ -34,6 +34,7 @@ pub fn optimizes_with(passes: Passes, before: &str, expected: &str) {
     let result = optimize(&input, passes).unwrap();
     let got = print_trace(&result.trace);
     assert_eq!(got, print_trace(&parse(expected)), "optimizing\n{before}");
+    assert_eq!(malformed_output(&input, &result.trace), None, "{got}");
     let verdict = verify_aligned(&input, &result.trace, &result.provenance, &mut solver()).unwrap();
     assert_eq!(verdict, Verdict::Proved, "{before}\ngave\n{got}");
 }
@@ -44,6 +45,7 @@ pub fn proved_output(passes: Passes, before: &str) -> String {
     let input = parse(before);
     let result = optimize(&input, passes).unwrap();
     let got = print_trace(&result.trace);
+    assert_eq!(malformed_output(&input, &result.trace), None, "{got}");
     let verdict = verify_aligned(&input, &result.trace, &result.provenance, &mut solver()).unwrap();
     assert_eq!(verdict, Verdict::Proved, "{before}\ngave\n{got}");
     got

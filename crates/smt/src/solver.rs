@@ -23,7 +23,7 @@
 
 use crate::names::{Name, ToName};
 use crate::term::{Sort, Term};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -176,6 +176,9 @@ pub struct Solver {
     broken: bool,
     /// The commands of each open scope (the first is the base scope).
     scopes: Vec<Vec<String>>,
+    /// Per open scope, the declared names each definition made there
+    /// stands on (`leaves`).
+    definitions: Vec<HashMap<String, Arc<HashSet<String>>>>,
     dump_dir: Option<PathBuf>,
     queries: usize,
     /// Bytes of commands this process has been given. A solver that has
@@ -249,6 +252,7 @@ impl Solver {
             pending: String::new(),
             broken: false,
             scopes: vec![Vec::new()],
+            definitions: vec![HashMap::new()],
             dump_dir: None,
             queries: 0,
             given: 0,
@@ -362,7 +366,26 @@ impl Solver {
         value: &Term,
     ) -> Result<(), SolverError> {
         let name = name.to_name();
+        let leaves = Arc::new(self.leaves(value));
+        let scope = self.definitions.last_mut().unwrap();
+        scope.insert(name.as_str().to_string(), leaves);
         self.command(format!("(define-fun {name} () {sort} {value})"))
+    }
+
+    /// The declared names `term` stands on: its names, each defined one
+    /// replaced by the declared names of its definition.
+    pub fn leaves(&self, term: &Term) -> HashSet<String> {
+        let mut leaves = HashSet::new();
+        for name in term.names() {
+            let name = name.as_str();
+            match self.definitions.iter().rev().find_map(|d| d.get(name)) {
+                Some(under) => leaves.extend(under.iter().cloned()),
+                None => {
+                    leaves.insert(name.to_string());
+                }
+            }
+        }
+        leaves
     }
 
     pub fn assert(&mut self, fact: &Term) -> Result<(), SolverError> {
@@ -372,6 +395,7 @@ impl Solver {
     pub fn push(&mut self) -> Result<(), SolverError> {
         self.write("(push 1)");
         self.scopes.push(Vec::new());
+        self.definitions.push(HashMap::new());
         Ok(())
     }
 
@@ -379,6 +403,7 @@ impl Solver {
         if self.scopes.len() > 1 {
             self.write("(pop 1)");
             self.scopes.pop();
+            self.definitions.pop();
         }
         if self.scopes.len() == 1 && self.given > 0 {
             self.broken = true;

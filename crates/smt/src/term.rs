@@ -474,6 +474,32 @@ impl Term {
         Term::app(Fun::Apply, &all)
     }
 
+    /// The names the term uses (bound ones included), each shared node
+    /// visited once.
+    pub fn names(&self) -> HashSet<Name> {
+        let mut names = HashSet::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![self];
+        while let Some(term) = stack.pop() {
+            match term {
+                Term::Var(name) => {
+                    names.insert(name.clone());
+                }
+                Term::App(_, args) => {
+                    if seen.insert(Rc::as_ptr(args) as *const u8 as usize) {
+                        stack.extend(args.iter());
+                    }
+                }
+                Term::Forall(vars, body) | Term::Lambda(vars, body) => {
+                    names.extend(vars.iter().map(|(name, _)| name.clone()));
+                    stack.push(body);
+                }
+                Term::Bv { .. } | Term::Bool(_) | Term::Int(_) => {}
+            }
+        }
+        names
+    }
+
     /// The identity of an application node (its shared argument list).
     fn node_id(&self) -> Option<usize> {
         match self {

@@ -52,11 +52,13 @@ pub use bridge::Scope;
 mod heap;
 mod pairing;
 mod reach;
+mod slice;
 mod strings;
 use reach::{allocates, Seen, Sight, Site, Unreached};
 mod resume;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
+use slice::Slicer;
 use strings::SpanMode;
 use traceopt_smt::{Fun, Model, Name, Outcome, Solver, SolverError, SolverKind, Sort, Term};
 
@@ -328,16 +330,22 @@ struct Unknowns {
     all: Vec<String>,
 }
 
-/// Why a counterexample was not replayed.
-/// Proves `goal` from the assumptions: first without what products and
-/// quotients mean (a proof there is a proof), then with it; a
-/// counterexample, where arrays are in play, one a replay can build.
+/// Proves `goal` from the assumptions: first from those in its cone (a
+/// proof there is a proof), then without what products and quotients
+/// mean (likewise), then from everything; a counterexample, where arrays
+/// are in play, one a replay can build.
 fn settle(
     solver: &mut Solver,
     world: &World,
-    (assumptions, meanings, vars): (&Term, &Term, &[String]),
+    (slicer, meanings, vars): (&Slicer, &Term, &[String]),
     goal: &Term,
 ) -> Result<Outcome, SolverError> {
+    if let Some(cone) = slicer.cone(solver, goal) {
+        if prove(solver, world, &cone.implies(goal), vars)? == Outcome::Proved {
+            return Ok(Outcome::Proved);
+        }
+    }
+    let assumptions = slicer.all();
     if *meanings != Term::Bool(true)
         && prove(solver, world, &assumptions.implies(goal), vars)? == Outcome::Proved
     {
@@ -366,7 +374,7 @@ fn settle(
 fn settle_or_split(
     solver: &mut Solver,
     world: &World,
-    given: (&Term, &Term, &[String]),
+    given: (&Slicer, &Term, &[String]),
     goal: &Term,
 ) -> Result<Outcome, SolverError> {
     let outcome = settle(solver, world, given, goal)?;
@@ -776,7 +784,7 @@ fn check_once(
             .map(|&(g, m)| (b.guards[g].op_index, a.guards[m].op_index))
             .collect();
         obligations.push(("AFTER is less defined than BEFORE".into(), a_defined));
-        let assumptions = Term::and_all(assumed);
+        let assumptions = Slicer::new(solver, &assumed);
         let meanings = Term::and_all(world.arithmetic_meanings.clone());
         let mut asked = false;
         for (k, (what, goal)) in obligations.into_iter().enumerate() {

@@ -342,6 +342,39 @@ fn opt_output_of_the_whole_corpus_passes_the_checker() {
 }
 
 #[test]
+fn opt_verify_dumps_its_queries_per_worker() {
+    let dir = std::env::temp_dir().join(format!("traceopt-cli-opt-dump-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace = "[i0]\ni1 = int_add(i0, 0)\ni2 = int_lt(i1, 10)\nguard_true(i2) []\nfinish(i1)\n";
+    let path = dir.join("t.trace");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&path, trace).unwrap();
+    let dumps = dir.join("smt");
+    let (t, d) = (path.to_str().unwrap(), dumps.to_str().unwrap());
+    for (jobs, sub) in [("1", ""), ("2", "job-0")] {
+        let out = traceopt(&["opt", "--verify", "--jobs", jobs, "--dump-smt", d, t], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let queries = std::fs::read_dir(dumps.join(sub)).unwrap();
+        let smt2 = queries.filter(|q| {
+            q.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|e| e == "smt2")
+        });
+        assert!(
+            smt2.count() > 0,
+            "no query in {}",
+            dumps.join(sub).display()
+        );
+    }
+    // Without --verify there is nothing to dump: refused.
+    let out = traceopt(&["opt", "--dump-smt", d, t], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn opt_verifies_the_whole_peer_set() {
     let out = traceopt(&["opt", "--quiet", "--verify", PEER], "");
     let stderr = text(&out.stderr);

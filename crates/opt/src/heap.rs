@@ -331,7 +331,13 @@ impl Optimizer<'_> {
         if let (Some(key), Some(v)) = (cached_call(opcode, args), result) {
             self.heap.calls.insert(key, Arg::Value(v));
         }
-        if opcode.has(Flags::CALL) || !keeps_the_heap(opcode) {
+        let invalidates = match opcode.has(Flags::CALL) {
+            // An array copy, or a call whose effect info says so, leaves
+            // quasi-immutable fields valid.
+            true => traceopt_ir::oopspec::may_invalidate(descr.map(|d| self.out.descr(d))),
+            false => !keeps_the_heap(opcode),
+        };
+        if invalidates {
             self.heap.not_invalidated = false;
         }
         if opcode.has(Flags::CALL) {

@@ -174,6 +174,36 @@ fn a_trace_not_invalidated_stays_so_until_a_call() {
 }
 
 #[test]
+fn calls_that_cannot_invalidate_keep_the_trace_valid() {
+    // An array copy, and a call whose effect info does not say
+    // can_invalidate, leave quasi-immutable fields valid: the second
+    // guard_not_invalidated goes. After a call that can invalidate, the
+    // third stays.
+    let before = "[p0, p1, i1]\nguard_not_invalidated() []\n\
+        call_n(123, p0, p1, 0, 0, 1, descr=arraycopydescr)\n\
+        i3 = call_i(124, i1, descr=nonwritedescr)\nguard_no_exception() []\n\
+        guard_not_invalidated() []\ni4 = call_i(125, i1, descr=plaincalldescr)\n\
+        guard_not_invalidated() []\njump(i3, i4)\n";
+    let after = before.replacen(
+        "guard_no_exception() []\nguard_not_invalidated() []\n",
+        "guard_no_exception() []\n",
+        1,
+    );
+    optimizes_with(Passes::default(), before, &after);
+    // The third one dropped too is not proved (the interpreter cannot
+    // invalidate, so the counterexample does not replay).
+    twin_not_proved(before, &after, "guard_not_invalidated() []\njump", "jump");
+    // In a PYPYLOG, which gives no can_invalidate, an array copy (OS=1)
+    // cannot, any other call may.
+    let log = "[p0, p1, i1]\nguard_not_invalidated() []\n\
+        call_n(123, p0, p1, 0, 0, 1, descr=<Callv 0 rriii EF=2 OS=1>)\n\
+        guard_not_invalidated() []\ni2 = call_i(124, i1, descr=<Calli 8 i EF=2>)\n\
+        guard_not_invalidated() []\njump(i2)\n";
+    let after = log.replacen("OS=1>)\nguard_not_invalidated() []\n", "OS=1>)\n", 1);
+    optimizes_with(Passes::default(), log, &after);
+}
+
+#[test]
 fn pure_and_loop_invariant_calls_are_made_once() {
     // A second pure call of the same arguments, and a second
     // loop-invariant call of the same function, give the first one's

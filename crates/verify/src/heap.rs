@@ -867,6 +867,10 @@ pub(crate) struct Memory {
     /// pairing gives one (`pairing.rs`); else its position from 1.
     pub slots: Vec<u32>,
     calls: u32,
+    /// How many of them may have invalidated quasi-immutable fields
+    /// (`oopspec::may_invalidate`): a `guard_not_invalidated` depends on
+    /// this count only.
+    invalidating_calls: u32,
     /// The last call that may have written each kind of cell, and the
     /// array it left.
     written_by_call: BTreeMap<Cell, (u32, Term)>,
@@ -1444,6 +1448,9 @@ impl Memory {
             }
         }
         self.calls += 1;
+        if traceopt_ir::oopspec::may_invalidate(descr) {
+            self.invalidating_calls += 1;
+        }
         self.exception_taken = false;
         let k = self.calls;
         let unchanged: Vec<bool> = (cells.iter())
@@ -1674,7 +1681,7 @@ pub(crate) fn encode_heap_op(
             e.guard = Some(forced.eq(&Term::word(0)));
         }
         GuardNotInvalidated => {
-            let invalid = world.call_unknown(solver, "invalid", memory.calls)?;
+            let invalid = world.call_unknown(solver, "invalid", memory.invalidating_calls)?;
             e.guard = Some(invalid.eq(&Term::word(0)));
         }
         GetfieldGcI | GetfieldGcR | GetfieldGcF => {

@@ -116,14 +116,14 @@ fn the_heap_cache_forwards_reads_it_knows() {
     // object, or to another field, does not.
     let before = "[p0, p1, i2]\ni3 = getfield_gc_i(p0, descr=valuedescr)\n\
         p4 = new_with_vtable(descr=nodesize)\nsetfield_gc(p4, i2, descr=valuedescr)\n\
-        setfield_gc(p1, i2, descr=nextdescr)\ni5 = getfield_gc_i(p0, descr=valuedescr)\n\
+        setfield_gc(p1, p0, descr=nextdescr)\ni5 = getfield_gc_i(p0, descr=valuedescr)\n\
         setfield_gc(p1, i2, descr=valuedescr)\ni6 = getfield_gc_i(p0, descr=valuedescr)\n\
         i7 = getfield_gc_i(p4, descr=valuedescr)\njump(i3, i5, i6, i7, p4)\n";
     // (The write of p1's nextdescr waits until the jump could see it.)
     let after = "[p0, p1, i2]\ni3 = getfield_gc_i(p0, descr=valuedescr)\n\
         p4 = new_with_vtable(descr=nodesize)\nsetfield_gc(p4, i2, descr=valuedescr)\n\
         setfield_gc(p1, i2, descr=valuedescr)\ni6 = getfield_gc_i(p0, descr=valuedescr)\n\
-        setfield_gc(p1, i2, descr=nextdescr)\njump(i3, i3, i6, i2, p4)\n";
+        setfield_gc(p1, p0, descr=nextdescr)\njump(i3, i3, i6, i2, p4)\n";
     optimizes_with(without_virtuals(), before, after);
     // Switched off, every read stays.
     let without = Passes {

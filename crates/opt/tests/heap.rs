@@ -7,7 +7,7 @@ mod common;
 use common::{
     optimizes_with, parse, proved_output, solver, twin_not_proved, twin_refuted, without_virtuals,
 };
-use traceopt_opt::{optimize, Passes};
+use traceopt_opt::{malformed_output, optimize, Passes};
 use traceopt_verify::{verify, verify_never_ends, Verdict};
 
 #[test]
@@ -279,6 +279,15 @@ fn a_waiting_write_goes_before_an_overflow_checked_op() {
     let before = "[p0, i1, i2]\nsetfield_gc(p0, i1, descr=valuedescr)\n\
         i3 = int_add_ovf(i2, 3)\nguard_no_overflow() []\njump(p0, i3)\n";
     optimizes_with(Passes::default(), before, before);
+    // The output the optimizer gave before, with the write between the
+    // op and its guard, is one the output check rejects, with its place.
+    let between = "[p0, i1, i2]\ni3 = int_add_ovf(i2, 3)\n\
+        setfield_gc(p0, i1, descr=valuedescr)\nguard_no_overflow() []\njump(p0, i3)\n";
+    let problem = malformed_output(&parse(before), &parse(between)).unwrap();
+    assert!(
+        problem.contains("line 4") && problem.contains("guard_no_overflow"),
+        "{problem}"
+    );
     // A write of a virtual waits in the guard's resume data as before.
     let before = "[p0, i1, i2]\np4 = new_with_vtable(descr=nodesize)\n\
         setfield_gc(p0, p4, descr=nextdescr)\n\

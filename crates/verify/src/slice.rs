@@ -2,18 +2,19 @@
 //!
 //! A long trace gives the validator thousands of assumptions (what each
 //! read, allocation and constant means), and each of its obligations (one
-//! per guard of the aligned form) is asked with all of them. Most say
-//! nothing about a given goal, yet the solver works through them: a guard
-//! obligation that a corpus trace's full query takes 15 s over proves in
-//! 0.6 s from the few hundred assumptions that share names with it.
+//! per guard of the aligned form) is asked with all of them, though many
+//! say nothing about a given goal.
 //!
 //! The cone of a goal: the assumptions reachable from the goal's declared
 //! names through shared names, not counting the hub names that most
 //! assumptions mention (the allocation base, the initial heaps), through
-//! which everything would reach everything. Assumptions that mention hubs
-//! only are kept. Dropping assumptions only makes a claim harder to prove,
-//! so a proof from the cone is a proof; anything else (a counterexample
-//! may break a dropped assumption) is asked again with them all.
+//! which everything would reach everything. An assumption that mentions
+//! hubs only is kept once every hub it names is reached. Dropping
+//! assumptions only makes a claim harder to prove, so a proof from the
+//! cone is a proof; anything else (a counterexample may break a dropped
+//! assumption) is asked again with them all. On traces whose values are
+//! all tied together through the heap, the cone is most of the
+//! assumptions and is not asked (`MOST`).
 
 use std::collections::HashMap;
 use traceopt_smt::{Fun, Solver, Term};

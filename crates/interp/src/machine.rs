@@ -233,7 +233,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             env,
             heap,
             values: vec![None; trace.inputs.len() + trace.ops.len()],
-            consts: vec![None; trace.consts.len()],
+            consts: vec![None; trace.num_consts()],
             overflow: false,
             exception: None,
             escaped: Vec::new(),
@@ -384,7 +384,7 @@ impl<'t, 'e> Machine<'t, 'e> {
         if let Some(Some(v)) = self.consts.get(c.0 as usize) {
             return Ok(*v);
         }
-        let Some(constant) = self.trace.consts.get(c.0 as usize) else {
+        let Some(constant) = self.trace.try_constant(c) else {
             return Err(err(
                 self,
                 ErrorKind::Malformed,
@@ -471,7 +471,7 @@ impl<'t, 'e> Machine<'t, 'e> {
         match op.descr {
             Some(d) => {
                 ctx.descr =
-                    Some(trace.descrs.get(d.0 as usize).ok_or_else(|| {
+                    Some(trace.try_descr(d).ok_or_else(|| {
                         ctx.err(ErrorKind::Malformed, format!("no descr #{}", d.0))
                     })?)
             }

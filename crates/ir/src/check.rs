@@ -97,7 +97,7 @@ pub fn check(trace: &Trace, file: &str, options: CheckOptions) -> Vec<CheckError
                 .descr
                 .into_iter()
                 .chain(descr_ids)
-                .any(|d| d.0 as usize >= trace.descrs.len())
+                .any(|d| d.0 as usize >= trace.num_descrs())
             || virtual_refs
                 .into_iter()
                 .any(|f| matches!(f, FailArg::Virtual(i) if *i as usize >= op.virtuals.len()));

@@ -255,16 +255,105 @@ pub struct Trace {
     pub ops: Vec<Op>,
     /// One name per value id; empty where no name was given.
     pub names: Vec<Box<str>>,
-    pub consts: Vec<Const>,
-    pub descrs: Vec<Descr>,
     /// Where each op came from (parallel to `ops`), and the input line.
     pub op_pos: Vec<Pos>,
     pub input_pos: Pos,
     /// What the names of a test trace mean (`descr=valuedescr`,
     /// `ConstPtr(myptr)`), when a namespace file was given.
     pub namespace: Option<Arc<Namespace>>,
+    pool: Pool,
+}
+
+/// Interned constants and descrs, each with an index from key to id.
+#[derive(Clone, Debug, Default)]
+struct Interned {
+    consts: Vec<Const>,
+    descrs: Vec<Descr>,
     const_index: HashMap<Const, ConstId>,
     descr_index: HashMap<Box<str>, DescrId>,
+}
+
+/// A trace's constants and descrs. An optimized trace starts from its
+/// input's (`share_interned`): it shares them as `base`, without a copy,
+/// and what it interns itself goes to `own`, numbered after them, so an
+/// id means the same in both traces. A trace that shares nothing
+/// interns straight into `base`.
+#[derive(Clone, Debug, Default)]
+struct Pool {
+    base: Arc<Interned>,
+    own: Interned,
+}
+
+impl Pool {
+    fn constant(&self, c: ConstId) -> Option<&Const> {
+        let i = c.0 as usize;
+        match i.checked_sub(self.base.consts.len()) {
+            None => Some(&self.base.consts[i]),
+            Some(j) => self.own.consts.get(j),
+        }
+    }
+
+    fn descr(&self, d: DescrId) -> Option<&Descr> {
+        let i = d.0 as usize;
+        match i.checked_sub(self.base.descrs.len()) {
+            None => Some(&self.base.descrs[i]),
+            Some(j) => self.own.descrs.get(j),
+        }
+    }
+
+    /// Where new entries go: `base` while no other trace shares it and
+    /// nothing went to `own` yet, else `own`.
+    fn target(&mut self) -> &mut Interned {
+        if self.own.consts.is_empty() && self.own.descrs.is_empty() {
+            if let Some(base) = Arc::get_mut(&mut self.base) {
+                return base;
+            }
+        }
+        &mut self.own
+    }
+
+    fn add_const(&mut self, c: Const) -> ConstId {
+        let found = self.base.const_index.get(&c);
+        if let Some(&id) = found.or_else(|| self.own.const_index.get(&c)) {
+            return id;
+        }
+        let id = ConstId((self.base.consts.len() + self.own.consts.len()) as u32);
+        let to = self.target();
+        to.const_index.insert(c.clone(), id);
+        to.consts.push(c);
+        id
+    }
+
+    fn add_descr(&mut self, descr: Descr) -> DescrId {
+        if let Some(id) = self.find_descr(&descr.text) {
+            return id;
+        }
+        let id = DescrId((self.base.descrs.len() + self.own.descrs.len()) as u32);
+        let to = self.target();
+        to.descr_index.insert(descr.text.clone(), id);
+        to.descrs.push(descr);
+        id
+    }
+
+    fn find_descr(&self, text: &str) -> Option<DescrId> {
+        let found = self.base.descr_index.get(text);
+        found.or_else(|| self.own.descr_index.get(text)).copied()
+    }
+
+    /// All entries in one shareable table (a copy only if some are `own`).
+    fn shared(&self) -> Arc<Interned> {
+        if self.own.consts.is_empty() && self.own.descrs.is_empty() {
+            return self.base.clone();
+        }
+        let mut all = Interned::clone(&self.base);
+        all.consts.extend(self.own.consts.iter().cloned());
+        all.descrs.extend(self.own.descrs.iter().cloned());
+        all.const_index
+            .extend(self.own.const_index.iter().map(|(c, &id)| (c.clone(), id)));
+        all.descr_index
+            .extend(self.own.descr_index.iter().map(|(d, &id)| (d.clone(), id)));
+        Arc::new(all)
+    }
 }
 
 impl PartialEq for Trace {
@@ -272,8 +361,8 @@ impl PartialEq for Trace {
         self.inputs == other.inputs
             && self.ops == other.ops
             && self.names == other.names
-            && self.consts == other.consts
-            && self.descrs == other.descrs
+            && self.consts().eq(other.consts())
+            && self.descrs().eq(other.descrs())
     }
 }
 
@@ -301,38 +390,55 @@ impl Trace {
 
     /// Starts this trace's constants and descrs as `other`'s, with the
     /// same ids.
+    /// (They are shared, not copied.) Replaces what this trace interned.
     pub fn share_interned(&mut self, other: &Trace) {
-        self.consts = other.consts.clone();
-        self.const_index = other.const_index.clone();
-        self.descrs = other.descrs.clone();
-        self.descr_index = other.descr_index.clone();
+        self.pool = Pool {
+            base: other.pool.shared(),
+            own: Interned::default(),
+        };
     }
 
     /// Interns a constant.
     pub fn add_const(&mut self, c: Const) -> ConstId {
-        if let Some(&id) = self.const_index.get(&c) {
-            return id;
-        }
-        let id = ConstId(self.consts.len() as u32);
-        self.const_index.insert(c.clone(), id);
-        self.consts.push(c);
-        id
+        self.pool.add_const(c)
     }
 
     /// Interns a descr, by its text.
     pub fn add_descr(&mut self, descr: Descr) -> DescrId {
-        if let Some(&id) = self.descr_index.get(&descr.text) {
-            return id;
-        }
-        let id = DescrId(self.descrs.len() as u32);
-        self.descr_index.insert(descr.text.clone(), id);
-        self.descrs.push(descr);
-        id
+        self.pool.add_descr(descr)
     }
 
     /// The id of an interned descr with this text.
     pub fn find_descr(&self, text: &str) -> Option<DescrId> {
-        self.descr_index.get(text).copied()
+        self.pool.find_descr(text)
+    }
+
+    /// The interned constants, in id order.
+    pub fn consts(&self) -> impl Iterator<Item = &Const> + Clone {
+        self.pool.base.consts.iter().chain(&self.pool.own.consts)
+    }
+
+    /// The interned descrs, in id order.
+    pub fn descrs(&self) -> impl Iterator<Item = &Descr> + Clone {
+        self.pool.base.descrs.iter().chain(&self.pool.own.descrs)
+    }
+
+    pub fn num_consts(&self) -> usize {
+        self.pool.base.consts.len() + self.pool.own.consts.len()
+    }
+
+    pub fn num_descrs(&self) -> usize {
+        self.pool.base.descrs.len() + self.pool.own.descrs.len()
+    }
+
+    /// The constant with this id, or `None` if there is none.
+    pub fn try_constant(&self, c: ConstId) -> Option<&Const> {
+        self.pool.constant(c)
+    }
+
+    /// The descr with this id, or `None` if there is none.
+    pub fn try_descr(&self, d: DescrId) -> Option<&Descr> {
+        self.pool.descr(d)
     }
 
     pub fn num_values(&self) -> usize {
@@ -359,7 +465,7 @@ impl Trace {
     pub fn arg_type(&self, arg: Arg) -> Type {
         match arg {
             Arg::Value(v) => self.value_type(v),
-            Arg::Const(c) => self.consts[c.0 as usize].ty(),
+            Arg::Const(c) => self.constant(c).ty(),
         }
     }
 
@@ -371,23 +477,23 @@ impl Trace {
                 Some(self.value_type(v))
             }
             Arg::Value(_) => None,
-            Arg::Const(c) => self.consts.get(c.0 as usize).map(Const::ty),
+            Arg::Const(c) => self.try_constant(c).map(Const::ty),
         }
     }
 
     pub fn constant(&self, c: ConstId) -> &Const {
-        &self.consts[c.0 as usize]
+        self.try_constant(c).expect("constant id of this trace")
     }
 
     pub fn descr(&self, d: DescrId) -> &Descr {
-        &self.descrs[d.0 as usize]
+        self.try_descr(d).expect("descr id of this trace")
     }
 
     /// How the trace's virtual references are laid out: as its namespace
     /// or its own descrs say, else as PyPy prints them.
     pub fn vref_layout(&self) -> VrefLayout {
         let named = self.namespace.iter().flat_map(|ns| ns.descrs());
-        VrefLayout::find(named.chain(&self.descrs))
+        VrefLayout::find(named.chain(self.descrs()))
     }
 
     /// The value's name; empty if it has none.
@@ -411,7 +517,7 @@ impl Trace {
                 }
             }
         }
-        let descr = jump.descr.and_then(|d| self.descrs.get(d.0 as usize));
+        let descr = jump.descr.and_then(|d| self.try_descr(d));
         let back_to_start = match descr.map(|d| &d.kind) {
             // PyPy's tests often end in a jump that does not fit the inputs:
             // it stands for a jump elsewhere.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use traceopt_ir::peer::read_peer;
 use traceopt_ir::{
     check, decode, parse_trace, parse_trace_with, print_trace, read_log, CallDescr, CellKind,
-    CheckOptions, Const, DescrKind, ExtraEffect, HeapSet, Namespace, Trace,
+    CheckOptions, Const, ConstId, DescrId, DescrKind, ExtraEffect, HeapSet, Namespace, Trace,
 };
 
 const CHECK: CheckOptions = CheckOptions {
@@ -32,11 +32,11 @@ fn good_with(text: &str, ns: Option<Arc<Namespace>>) -> Trace {
 }
 
 fn descr_of(text: &str) -> DescrKind {
-    good(text).descrs[0].kind.clone()
+    good(text).descr(DescrId(0)).kind.clone()
 }
 
 fn the_const(trace: &Trace) -> &Const {
-    &trace.consts[0]
+    trace.constant(ConstId(0))
 }
 
 #[test]
@@ -182,19 +182,22 @@ fn guard_loop_and_target_tokens() {
         "[i0]\n+10: label(i0, descr=TargetToken(140737))\n+20: guard_true(i0, descr=<Guard0x7ffff4036e00>) [i0]\n+30: jump(i0, descr=TargetToken(140737))",
     );
     assert!(matches!(
-        trace.descrs[0].kind,
+        trace.descr(DescrId(0)).kind,
         DescrKind::TargetToken { address: 140737 }
     ));
-    assert!(matches!(trace.descrs[1].kind, DescrKind::Guard { .. }));
+    assert!(matches!(
+        trace.descr(DescrId(1)).kind,
+        DescrKind::Guard { .. }
+    ));
     let trace = good("[i0]\ni1 = call_assembler_i(i0, descr=<Loop3>)\njump(i0, descr=<Loop-1>)");
     assert!(matches!(
-        trace.descrs[0].kind,
+        trace.descr(DescrId(0)).kind,
         DescrKind::Loop { number: Some(3) }
     ));
     // PyPy's tests give a label a bare number as its token.
     let trace = good("[i1]\nlabel(i1, descr=123)\njump(i1, descr=123)");
     assert!(matches!(
-        trace.descrs[0].kind,
+        trace.descr(DescrId(0)).kind,
         DescrKind::TargetToken { address: 123 }
     ));
 }
@@ -204,7 +207,10 @@ fn quasi_immut_descr_by_address() {
     let trace = good(
         "[p0]\nquasiimmut_field(p0, descr=<QuasiImmutDescr object at 0x7ffff3f7c320>)\nguard_not_invalidated() []\njump(p0)",
     );
-    assert!(matches!(trace.descrs[0].kind, DescrKind::QuasiImmut(_)));
+    assert!(matches!(
+        trace.descr(DescrId(0)).kind,
+        DescrKind::QuasiImmut(_)
+    ));
 }
 
 #[test]
@@ -239,7 +245,7 @@ fn const_int_by_name_and_by_number() {
 fn string_objects() {
     let trace = good("[]\ni0 = ptr_eq(s\"abc\", u\"xy\")\njump()");
     assert_eq!(
-        trace.consts,
+        trace.consts().cloned().collect::<Vec<_>>(),
         vec![
             Const::String {
                 unicode: false,
@@ -253,19 +259,21 @@ fn string_objects() {
     );
     // A plain quoted string where an op wants a ref is a string object.
     let trace = good("[]\np0 = call_r(0, \"xy\", descr=<Callr 8 r EF=4>)\njump()");
-    assert!(trace.consts.contains(&Const::String {
-        unicode: false,
-        text: "xy".into()
-    }));
+    assert!(trace.consts().any(|c| *c
+        == Const::String {
+            unicode: false,
+            text: "xy".into()
+        }));
 }
 
 #[test]
 fn string_with_a_nul_byte() {
     let trace = good("[]\ni0 = ptr_eq(s\"abc\", s\"\0\")\njump()");
-    assert!(trace.consts.contains(&Const::String {
-        unicode: false,
-        text: "\0".into()
-    }));
+    assert!(trace.consts().any(|c| *c
+        == Const::String {
+            unicode: false,
+            text: "\0".into()
+        }));
 }
 
 #[test]
@@ -274,7 +282,7 @@ fn debug_merge_point_text_stays_text() {
         "[i0]\ndebug_merge_point(0, 0, '<code object f. file \"x.py\". line 3> #12 LOAD_FAST')\ndebug_merge_point(15, 0, 1)\njump(i0)",
     );
     assert!(matches!(the_const(&trace), Const::Int(0)));
-    assert!(trace.consts.iter().any(|c| matches!(c, Const::Str(_))));
+    assert!(trace.consts().any(|c| matches!(c, Const::Str(_))));
 }
 
 #[test]
@@ -282,23 +290,23 @@ fn debug_merge_point_text_holds_quotes_and_backslashes_raw() {
     // PyPy writes the location unescaped; a quote inside does not close it.
     let text = "[i0]\ndebug_merge_point(0, 0, 'tally;it's \"odd\". c:\\dir\\file.py:2-4~#12 FOR_ITER')\njump(i0)";
     let trace = good(text);
-    assert!(trace.consts.contains(&Const::Str(
-        "tally;it's \"odd\". c:\\dir\\file.py:2-4~#12 FOR_ITER".into()
-    )));
+    assert!(trace
+        .consts()
+        .any(|c| *c == Const::Str("tally;it's \"odd\". c:\\dir\\file.py:2-4~#12 FOR_ITER".into())));
     good("[i0]\ndebug_merge_point(0, 0, 'größe;évalue.py:3-5~#8 LOAD_FAST')\njump(i0)");
 }
 
 #[test]
 fn floats_of_every_spelling() {
     let trace = good("[f0]\nf1 = float_add(f0, 1.5)\nf2 = float_add(f1, -0.0)\nf3 = float_add(f2, inf)\nf4 = float_add(f3, -inf)\nf5 = float_add(f4, 1e+300)\nf6 = float_add(f5, nan)\njump(f6)");
-    assert_eq!(trace.consts.len(), 6);
+    assert_eq!(trace.num_consts(), 6);
 }
 
 #[test]
 fn integers_at_the_edges_of_64_bits() {
     let trace = good("[i0]\ni1 = int_add(i0, -9223372036854775808)\ni2 = int_add(i1, 9223372036854775807)\ni3 = int_add(i2, 0xffffffffffffffff)\njump(i3)");
     assert_eq!(
-        trace.consts,
+        trace.consts().cloned().collect::<Vec<_>>(),
         vec![Const::Int(i64::MIN), Const::Int(i64::MAX), Const::Int(-1)]
     );
 }
@@ -364,15 +372,15 @@ fn names_resolve_through_the_namespace() {
         "[p0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, 3, descr=valuedescr)\ni1 = call_i(1, 2, descr=writevalue)\nguard_class(ConstPtr(myptr), ConstClass(node_vtable)) []\nguard_gc_type(p0, ConstInt(node_tid)) []\njump(p1)",
         namespace(),
     );
-    let DescrKind::Size(s) = &trace.descrs[0].kind else {
+    let DescrKind::Size(s) = &trace.descr(DescrId(0)).kind else {
         panic!()
     };
     assert_eq!(s.vtable.as_deref(), Some("node_vtable"));
-    let DescrKind::Field(f) = &trace.descrs[1].kind else {
+    let DescrKind::Field(f) = &trace.descr(DescrId(1)).kind else {
         panic!()
     };
     assert_eq!((f.index, f.owner.as_deref()), (Some(0), Some("nodesize")));
-    let c = trace.descrs[2].as_call().unwrap();
+    let c = trace.descr(DescrId(2)).as_call().unwrap();
     assert!(c.writes.may_touch("valuedescr") && !c.writes.may_touch("nextdescr"));
     assert!(trace.namespace.is_some());
 }
@@ -644,7 +652,10 @@ fn a_long_unknown_op_gets_the_plain_hint() {
 fn negative_hex_down_to_the_smallest_word() {
     let trace =
         good("[i0]\ni1 = int_add(i0, -0x8000000000000000)\ni2 = int_add(i1, -0x1)\njump(i2)");
-    assert_eq!(trace.consts, vec![Const::Int(i64::MIN), Const::Int(-1)]);
+    assert_eq!(
+        trace.consts().cloned().collect::<Vec<_>>(),
+        vec![Const::Int(i64::MIN), Const::Int(-1)]
+    );
     assert!(parse_trace("[i0]\ni1 = int_add(i0, -0x8000000000000001)\njump(i1)", "t").is_err());
 }
 
@@ -750,4 +761,28 @@ fn a_peer_case_gives_pure_call_results() {
         assert_eq!(set.errors.len(), 1, "{bad}");
         assert_eq!(set.errors[0].line, 2, "{bad}: {}", set.errors[0]);
     }
+}
+
+#[test]
+fn a_trace_that_shares_constants_numbers_its_own_after_them() {
+    let input = good("[i0]\ni1 = int_add(i0, 7)\nguard_true(i1, descr=<Guard0x1>) []\njump(i1)");
+    let (consts, descrs) = (input.num_consts(), input.num_descrs());
+    let mut output = Trace::new();
+    output.share_interned(&input);
+    // What the input interned keeps its id; a new entry comes after it.
+    assert_eq!(output.add_const(Const::Int(7)), ConstId(0));
+    let eight = output.add_const(Const::Int(8));
+    assert_eq!(eight, ConstId(consts as u32));
+    assert_eq!(output.add_const(Const::Int(8)), eight);
+    let guard = input.descrs().next().unwrap().clone();
+    assert_eq!(output.add_descr(guard), DescrId(0));
+    // The input is untouched.
+    assert_eq!((input.num_consts(), input.num_descrs()), (consts, descrs));
+    // A trace built from the output sees both, with the same ids.
+    let mut again = Trace::new();
+    again.share_interned(&output);
+    assert_eq!(again.constant(eight), &Const::Int(8));
+    assert_eq!(again.add_const(Const::Int(8)), eight);
+    assert_eq!(again.add_const(Const::Int(9)), ConstId(consts as u32 + 1));
+    assert_eq!(output.try_constant(ConstId(consts as u32 + 1)), None);
 }

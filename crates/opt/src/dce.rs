@@ -36,31 +36,31 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
         Arg::Value(v) => Arg::Value(renumber[v.0 as usize].expect("live ops use live values")),
         constant => constant,
     };
+    // Live ops move down in place (no second copy of the trace).
     let mut trace = trace;
-    let ops = std::mem::take(&mut trace.ops);
-    let positions = std::mem::take(&mut trace.op_pos);
-    let mut names = std::mem::take(&mut trace.names);
-    let op_names = names.split_off(inputs);
-    trace.names = names;
-    let mut kept = Vec::with_capacity(ops.len());
-    trace.ops.reserve(ops.len());
-    trace.op_pos.reserve(ops.len());
-    trace.names.reserve(ops.len());
-    for (i, ((mut op, pos), name)) in ops.into_iter().zip(positions).zip(op_names).enumerate() {
+    let mut kept = 0;
+    for i in 0..trace.ops.len() {
         if !live[i] {
             continue;
         }
+        trace.ops.swap(kept, i);
+        trace.op_pos.swap(kept, i);
+        trace.names.swap(inputs + kept, inputs + i);
+        let op = &mut trace.ops[kept];
         for arg in &mut op.args {
             *arg = map(*arg, &renumber);
         }
         for arg in op.resume_args_mut() {
             *arg = map(*arg, &renumber);
         }
-        trace.ops.push(op);
-        trace.op_pos.push(pos);
-        trace.names.push(name);
-        renumber[inputs + i] = Some(ValueId(trace.names.len() as u32 - 1));
-        kept.push(provenance[i]);
+        renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));
+        kept += 1;
     }
-    (trace, kept)
+    trace.ops.truncate(kept);
+    trace.op_pos.truncate(kept);
+    trace.names.truncate(inputs + kept);
+    let provenance = (provenance.into_iter().zip(&live))
+        .filter_map(|(p, &l)| l.then_some(p))
+        .collect();
+    (trace, provenance)
 }

@@ -299,10 +299,12 @@ pub fn optimize_without(
 
 impl Optimizer<'_> {
     pub(crate) fn new_value(&mut self, v: ValueId) {
-        let n = v.0 as usize + 1;
-        self.replaced.resize(n, None);
-        self.info.resize(n, Info::Nothing);
-        self.no_overflow.resize(n, false);
+        // Values come in order: this is one push each, as a rule.
+        while self.info.len() <= v.0 as usize {
+            self.replaced.push(None);
+            self.info.push(Info::Nothing);
+            self.no_overflow.push(false);
+        }
     }
 
     /// What an output argument stands for now (path-compressing find).
@@ -515,7 +517,8 @@ impl Optimizer<'_> {
         }
         let input = self.input;
         let heap_op = self.passes.heap.then(|| copy.clone());
-        let ref_test = (self.passes.guards && copy.args.len() == 2).then(|| copy.args.clone());
+        let ref_test =
+            (self.passes.guards && copy.args.len() == 2).then(|| [copy.args[0], copy.args[1]]);
         let v = self.emit(copy, Some(input.name(input_value)));
         self.learn_allocation(op, v);
         if self.passes.bounds {

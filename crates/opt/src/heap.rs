@@ -344,14 +344,13 @@ impl Optimizer<'_> {
             if self.bug(Bug::CallKeepsCache) {
                 return;
             }
-            let info = descr.and_then(|d| self.out.descr(d).as_call().cloned());
-            let writes = info.map(|c| c.writes);
-            let touches = |d: DescrId, out: &traceopt_ir::Trace| {
-                writes
-                    .as_ref()
-                    .map_or(true, |w| w.may_touch(&out.descr(d).text))
-            };
             let out = &self.out;
+            let writes = descr
+                .and_then(|d| out.descr(d).as_call())
+                .map(|c| &c.writes);
+            let touches = |d: DescrId, out: &traceopt_ir::Trace| {
+                writes.map_or(true, |w| w.may_touch(&out.descr(d).text))
+            };
             let cache = &mut self.heap;
             cache
                 .fields

@@ -684,7 +684,7 @@ impl Optimizer<'_> {
     /// namespace's, or the default vref layout's where `wanted` holds.
     fn descr_where(&mut self, wanted: impl Fn(&Descr) -> bool) -> Option<DescrId> {
         let input = self.input;
-        if let Some(i) = input.descrs.iter().position(&wanted) {
+        if let Some(i) = input.descrs().position(&wanted) {
             return Some(DescrId(i as u32));
         }
         let named = input.namespace.iter().flat_map(|ns| ns.descrs());

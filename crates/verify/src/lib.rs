@@ -437,11 +437,7 @@ fn begin(
             world.register_vref(&trace.vref_layout());
         }
         // String constants, with their contents (and cells).
-        for c in trace
-            .consts
-            .iter()
-            .filter(|c| matches!(c, Const::String { .. }))
-        {
+        for c in trace.consts().filter(|c| matches!(c, Const::String { .. })) {
             constant(trace, c, world, solver)?;
         }
     }

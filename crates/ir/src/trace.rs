@@ -15,6 +15,7 @@
 use crate::descr::{Descr, DescrKind, VrefLayout};
 use crate::namespace::Namespace;
 use crate::opcode::{Opcode, Type};
+use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
@@ -253,8 +254,9 @@ pub enum VirtualKind {
 pub struct Trace {
     pub inputs: Vec<Type>,
     pub ops: Vec<Op>,
-    /// One name per value id; empty where no name was given.
-    pub names: Vec<Box<str>>,
+    /// One name per value id; empty where no name was given. (Names are
+    /// short: a `CompactString` holds them without an allocation.)
+    pub names: Vec<CompactString>,
     /// Where each op came from (parallel to `ops`), and the input line.
     pub op_pos: Vec<Pos>,
     pub input_pos: Pos,

@@ -29,36 +29,35 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
     if live.iter().all(|&l| l) {
         return (trace, provenance);
     }
-    // Ops move down in place; constants and descrs stay as they are.
     let mut renumber: Vec<Option<ValueId>> = (0..inputs).map(|i| Some(ValueId(i as u32))).collect();
     renumber.resize(trace.num_values(), None);
     let map = |arg: Arg, renumber: &[Option<ValueId>]| match arg {
         Arg::Value(v) => Arg::Value(renumber[v.0 as usize].expect("live ops use live values")),
         constant => constant,
     };
-    // Live ops move down in place (no second copy of the trace).
+    // Live ops move down in place (no second copy of the trace);
+    // constants and descrs stay as they are.
     let mut trace = trace;
-    let mut kept = 0;
-    for i in 0..trace.ops.len() {
-        if !live[i] {
-            continue;
+    let (mut i, mut kept) = (0, 0);
+    trace.ops.retain_mut(|op| {
+        let live = live[i];
+        if live {
+            for arg in &mut op.args {
+                *arg = map(*arg, &renumber);
+            }
+            for arg in op.resume_args_mut() {
+                *arg = map(*arg, &renumber);
+            }
+            renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));
+            kept += 1;
         }
-        trace.ops.swap(kept, i);
-        trace.op_pos.swap(kept, i);
-        trace.names.swap(inputs + kept, inputs + i);
-        let op = &mut trace.ops[kept];
-        for arg in &mut op.args {
-            *arg = map(*arg, &renumber);
-        }
-        for arg in op.resume_args_mut() {
-            *arg = map(*arg, &renumber);
-        }
-        renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));
-        kept += 1;
-    }
-    trace.ops.truncate(kept);
-    trace.op_pos.truncate(kept);
-    trace.names.truncate(inputs + kept);
+        i += 1;
+        live
+    });
+    let mut at = 0usize..;
+    trace.op_pos.retain(|_| live[at.next().unwrap()]);
+    let mut at = 0usize..;
+    trace.names.retain(|_| at.next().unwrap().checked_sub(inputs).is_none_or(|i| live[i]));
     let provenance = (provenance.into_iter().zip(&live))
         .filter_map(|(p, &l)| l.then_some(p))
         .collect();

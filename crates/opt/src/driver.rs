@@ -247,7 +247,7 @@ pub fn optimize_without(
         replaced: Vec::with_capacity(input.num_values()),
         info: Vec::with_capacity(input.num_values()),
         no_overflow: Vec::with_capacity(input.num_values()),
-        cse: HashMap::with_capacity_and_hasher(input.ops.len(), Default::default()),
+        cse: HashMap::default(),
         int_consts: HashMap::default(),
         null: None,
         heap: HeapCache::default(),
@@ -516,9 +516,15 @@ impl Optimizer<'_> {
             }
         }
         let input = self.input;
-        let heap_op = self.passes.heap.then(|| copy.clone());
         let ref_test =
             (self.passes.guards && copy.args.len() == 2).then(|| [copy.args[0], copy.args[1]]);
+        if self.passes.heap {
+            // The cache learns from the op before it goes out (it needs
+            // only the op and the id its result will have).
+            let next = ValueId(self.out.num_values() as u32);
+            let result = (op.opcode.result_type() != Type::Void).then_some(next);
+            self.heap_after(&copy, result);
+        }
         let v = self.emit(copy, Some(input.name(input_value)));
         self.learn_allocation(op, v);
         if self.passes.bounds {
@@ -529,10 +535,6 @@ impl Optimizer<'_> {
         }
         if let Some(args) = ref_test {
             self.learn_ref_test(op.opcode, &args, v);
-        }
-        if let Some(heap_op) = heap_op {
-            let result = (op.opcode.result_type() != Type::Void).then_some(v);
-            self.heap_after(&heap_op, result);
         }
         self.map[input_value.0 as usize] = Some(Arg::Value(v));
         Ok(())

@@ -234,8 +234,9 @@ impl Optimizer<'_> {
         }
     }
 
-    /// After an op is emitted (its result `result`, if any): what it
-    /// teaches the cache, and what it makes the cache forget.
+    /// For an op about to be emitted (its result `result`, if any, the
+    /// id it will have): what it teaches the cache, and what it makes the
+    /// cache forget. (Nothing here looks the op up in the output.)
     pub(crate) fn heap_after(&mut self, op: &Op, result: Option<ValueId>) {
         let (opcode, args, descr) = (op.opcode, &op.args, op.descr);
         if opcode == Opcode::Label {

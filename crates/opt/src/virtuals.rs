@@ -155,12 +155,12 @@ impl Optimizer<'_> {
             op.args.push(self.int_const(object.items.len() as i64));
         }
         let name = input.name(input.value_of_op(object.alloc));
-        let v = self.emit_for(op.clone(), Some(name), object.alloc);
+        if self.passes.heap {
+            self.heap_after(&op, Some(ValueId(self.out.num_values() as u32)));
+        }
+        let v = self.emit_for(op, Some(name), object.alloc);
         self.virtuals.objects[k as usize].forced = Some(v);
         self.learn_allocation(alloc, v);
-        if self.passes.heap {
-            self.heap_after(&op, Some(v));
-        }
         let object_arg = Arg::Value(v);
         for (descr, value) in object.fields {
             let value = self.forced_arg(value);
@@ -190,11 +190,10 @@ impl Optimizer<'_> {
 
     /// Emits a write that forcing needs, telling the heap cache.
     fn emit_write(&mut self, op: Op) {
-        let heap_op = self.passes.heap.then(|| op.clone());
-        self.emit(op, Some(""));
-        if let Some(op) = heap_op {
+        if self.passes.heap {
             self.heap_after(&op, None);
         }
+        self.emit(op, Some(""));
     }
 
     /// Whether an output argument is a constant zero (int 0, null, 0.0),
@@ -675,9 +674,15 @@ impl Optimizer<'_> {
             |d: &Descr| matches!(d.kind, DescrKind::Size(_)) && *d.class_name() == *layout.class;
         Some([
             self.descr_where(class)?,
-            self.descr_where(|d| d.text == layout.token)?,
-            self.descr_where(|d| d.text == layout.forced)?,
+            self.descr_named(&layout.token)?,
+            self.descr_named(&layout.forced)?,
         ])
+    }
+
+    /// `descr_where` for the descr with this text (a lookup where the
+    /// input has it).
+    fn descr_named(&mut self, text: &str) -> Option<DescrId> {
+        (self.input.find_descr(text)).or_else(|| self.descr_where(|d| *d.text == *text))
     }
 
     /// The output descr of the first of the input's descrs, its

@@ -57,7 +57,12 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
     let mut at = 0usize..;
     trace.op_pos.retain(|_| live[at.next().unwrap()]);
     let mut at = 0usize..;
-    trace.names.retain(|_| at.next().unwrap().checked_sub(inputs).is_none_or(|i| live[i]));
+    trace.names.retain(|_| {
+        at.next()
+            .unwrap()
+            .checked_sub(inputs)
+            .is_none_or(|i| live[i])
+    });
     let provenance = (provenance.into_iter().zip(&live))
         .filter_map(|(p, &l)| l.then_some(p))
         .collect();

@@ -48,6 +48,7 @@ use traceopt_ir::{
 use traceopt_smt::encode::{encode, power_of_two_quotient, py_division_oopspec, truthy};
 
 mod bridge;
+mod copies;
 pub use bridge::Scope;
 mod heap;
 mod pairing;
@@ -596,7 +597,11 @@ fn check(
     given: Given<'_>,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    let mut once = |mode| check_once(before, after, provenance, given, mode, solver);
+    let (before, after) = (
+        copies::with_typed_array_copies(before),
+        copies::with_typed_array_copies(after),
+    );
+    let mut once = |mode| check_once(&before, &after, provenance, given, mode, solver);
     let (verdict, spans) = once(SpanMode::Witness)?;
     if !matches!(verdict, Verdict::Unreplayed(_)) || !spans {
         return Ok(verdict);

@@ -870,6 +870,33 @@ fn an_array_copy_copies_the_span_its_arguments_name() {
 }
 
 #[test]
+fn an_array_copy_without_effect_info_copies_items_of_its_arrays_type() {
+    // As a PYPYLOG prints it: no effect info names the array descr, so
+    // the trace's own array ops give it.
+    let copy = "<Callv 0 rriii EF=2 OS=1>";
+    let before = format!(
+        "[i0]\np1 = new_array(3, descr=<ArrayS 8>)\np2 = new_array(3, descr=<ArrayS 8>)\n\
+         setarrayitem_gc(p1, 1, i0, descr=<ArrayS 8>)\nsetarrayitem_gc(p2, 0, 3, descr=<ArrayS 8>)\n\
+         call_n(0, p1, p2, 1, 1, 2, descr={copy})\ni2 = getarrayitem_gc_i(p2, 0, descr=<ArrayS 8>)\n\
+         i3 = getarrayitem_gc_i(p2, 1, descr=<ArrayS 8>)\njump(i2, i3)\n"
+    );
+    proved(&before, "[i0]\njump(3, i0)\n");
+    assert_ne!(verdict(&before, "[i0]\njump(3, 0)\n"), Verdict::Proved);
+    assert_ne!(verdict(&before, "[i0]\njump(i0, i0)\n"), Verdict::Proved);
+    // Arrays the trace knows nothing of: a call that may do anything,
+    // which may not be dropped.
+    let unknown = format!("[p0, p1]\ncall_n(0, p0, p1, 0, 0, 1, descr={copy})\nfinish(0)\n");
+    assert_ne!(verdict(&unknown, "[p0, p1]\nfinish(0)\n"), Verdict::Proved);
+    // Arrays of two types answer nothing either: not proved.
+    let mixed = before.replacen(
+        "p2 = new_array(3, descr=<ArrayS 8>)",
+        "p2 = new_array(3, descr=<ArrayU 8>)",
+        1,
+    );
+    assert_ne!(verdict(&mixed, "[i0]\njump(3, i0)\n"), Verdict::Proved);
+}
+
+#[test]
 fn what_a_call_returns_is_no_object_only_one_trace_made() {
     // A node the call never saw cannot be what it returns: AFTER, which
     // does not allocate the node, may fold the comparison.

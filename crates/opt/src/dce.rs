@@ -58,10 +58,8 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
     trace.op_pos.retain(|_| live[at.next().unwrap()]);
     let mut at = 0usize..;
     trace.names.retain(|_| {
-        at.next()
-            .unwrap()
-            .checked_sub(inputs)
-            .is_none_or(|i| live[i])
+        let v = at.next().unwrap();
+        v < inputs || live[v - inputs]
     });
     let provenance = (provenance.into_iter().zip(&live))
         .filter_map(|(p, &l)| l.then_some(p))

@@ -16,6 +16,8 @@
 //!
 //! A reference read from the heap may be any object stored before into a
 //! cell of its kind: where such a read escapes or is stored, so are they.
+//! Read from an input or a constant (an object from before), it is none
+//! of those stored into fresh objects.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -95,14 +97,29 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Rea
             }
         }
     };
-    let mut stores = Vec::new();
+    let mut stores: Vec<Store> = Vec::new();
     for (index, op) in ops.iter().enumerate() {
         let descr = op.descr.map(|d| trace.descr(d));
         if op.opcode.result_type() == Type::Ref
             && op.opcode.has(Flags::READ)
             && !op.opcode.has(Flags::CALL)
         {
+            // An input or a constant is an object from before: never a
+            // fresh one, so not what was stored into a fresh one.
+            let old_base = match op.args.first() {
+                Some(Arg::Value(b)) => (b.0 as usize) < first,
+                Some(Arg::Const(_)) => true,
+                None => false,
+            };
+            let fresh =
+                |owner: &Arg| matches!(owner, Arg::Value(o) if reach[o.0 as usize].is_some());
             may_be[first + index] = match cell_of(op.opcode, descr) {
+                Some(cell) if old_base => (stores.iter())
+                    .filter(|s| s.cell == cell && !fresh(&s.owner))
+                    .map(|s| s.value)
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect(),
                 Some(cell) => in_cell.get(&cell).into_iter().flatten().copied().collect(),
                 None => in_any_cell.iter().copied().collect(),
             };

@@ -1136,11 +1136,22 @@ impl Memory {
         if let Some(value) = stored_at(&visible, &key, &allocation) {
             return Ok(value);
         }
-        match visible.read_above_lambda(&key) {
-            Some(value) => Ok(value),
-            None if visible == current => Ok(self.named(world, solver, &cell)?.select(&key)),
-            None => Ok(name_array(world, solver, &cell, &visible)?.select(&key)),
+        // What an object from before held before the traces is an object
+        // from before (the fact above): made before any this trace makes,
+        // so later reads of it skip their stores too.
+        let from_before = reference
+            && !matches!(cell, Cell::Raw(_))
+            && self.made_at.get(obj) == Some(&0)
+            && visible == world.initial(solver, &cell)?;
+        let value = match visible.read_above_lambda(&key) {
+            Some(value) => value,
+            None if visible == current => self.named(world, solver, &cell)?.select(&key),
+            None => name_array(world, solver, &cell, &visible)?.select(&key),
+        };
+        if from_before {
+            self.made_at.insert(value.clone(), 0);
         }
+        Ok(value)
     }
 
     /// The array a read of `obj` may take instead of `array`: below the

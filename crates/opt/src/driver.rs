@@ -518,14 +518,15 @@ impl Optimizer<'_> {
         let input = self.input;
         let ref_test =
             (self.passes.guards && copy.args.len() == 2).then(|| [copy.args[0], copy.args[1]]);
+        // The cache learns from the op before it goes out (it needs only
+        // the op and the id its result will have).
+        let next = ValueId(self.out.num_values() as u32);
         if self.passes.heap {
-            // The cache learns from the op before it goes out (it needs
-            // only the op and the id its result will have).
-            let next = ValueId(self.out.num_values() as u32);
             let result = (op.opcode.result_type() != Type::Void).then_some(next);
             self.heap_after(&copy, result);
         }
         let v = self.emit(copy, Some(input.name(input_value)));
+        debug_assert_eq!(v, next, "the heap cache learnt of the id the op gets");
         self.learn_allocation(op, v);
         if self.passes.bounds {
             self.learn_read_bound(v);

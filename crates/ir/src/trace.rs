@@ -391,8 +391,7 @@ impl Trace {
     }
 
     /// Starts this trace's constants and descrs as `other`'s, with the
-    /// same ids.
-    /// (They are shared, not copied.) Replaces what this trace interned.
+    /// same ids: shared, not copied. Replaces what this trace interned.
     pub fn share_interned(&mut self, other: &Trace) {
         self.pool = Pool {
             base: other.pool.shared(),

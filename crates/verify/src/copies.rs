@@ -15,7 +15,9 @@
 //! Both traces of a comparison are rewritten, each from its own ops.
 
 use std::borrow::Cow;
-use traceopt_ir::{oopspec, Arg, Descr, DescrId, DescrKind, HeapSet, Opcode, Trace};
+
+use crate::heap::{cell_of, Cell};
+use traceopt_ir::{oopspec, Arg, Descr, DescrKind, HeapSet, Opcode, Trace};
 
 /// `trace` with the item descr of each array copy that lacks one.
 pub(crate) fn with_typed_array_copies(trace: &Trace) -> Cow<'_, Trace> {
@@ -55,8 +57,7 @@ pub(crate) fn with_typed_array_copies(trace: &Trace) -> Cow<'_, Trace> {
     }
     let mut trace = trace.clone();
     for (index, descr) in typed {
-        let id: DescrId = trace.add_descr(descr);
-        trace.ops[index].descr = Some(id);
+        trace.ops[index].descr = Some(trace.add_descr(descr));
     }
     Cow::Owned(trace)
 }
@@ -64,25 +65,15 @@ pub(crate) fn with_typed_array_copies(trace: &Trace) -> Cow<'_, Trace> {
 /// The one array descr that the ops before op `at` give `arrays`: their
 /// allocations and the array ops on them.
 fn array_descr<'t>(trace: &'t Trace, at: usize, arrays: &[Arg]) -> Option<&'t Descr> {
-    use Opcode::*;
+    use Opcode::{ArraylenGc, NewArray, NewArrayClear};
     let mut found: Option<&Descr> = None;
     for &array in arrays {
         let Arg::Value(v) = array else { continue };
         let made = (trace.op_index(v).map(|i| &trace.ops[i]))
             .filter(|op| matches!(op.opcode, NewArray | NewArrayClear));
         let used = trace.ops[..at].iter().filter(|op| {
-            let access = matches!(
-                op.opcode,
-                GetarrayitemGcI
-                    | GetarrayitemGcR
-                    | GetarrayitemGcF
-                    | GetarrayitemGcPureI
-                    | GetarrayitemGcPureR
-                    | GetarrayitemGcPureF
-                    | SetarrayitemGc
-                    | ArraylenGc
-            );
-            access && op.args.first() == Some(&array)
+            let item = matches!(cell_of(op.opcode, None), Some(Cell::Item(_)));
+            (item || op.opcode == ArraylenGc) && op.args.first() == Some(&array)
         });
         for op in made.into_iter().chain(used) {
             let Some(descr) = op.descr.map(|d| trace.descr(d)) else {

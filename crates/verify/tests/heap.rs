@@ -860,29 +860,34 @@ fn outputs_the_solver_cannot_compare_at_once_are_compared_one_by_one() {
 
 #[test]
 fn an_array_copy_copies_the_span_its_arguments_name() {
-    let before = "[i0]\np1 = new_array(3, descr=arraydescr)\np2 = new_array(3, descr=arraydescr)\n\
-        setarrayitem_gc(p1, 1, i0, descr=arraydescr)\nsetarrayitem_gc(p2, 0, 3, descr=arraydescr)\n\
-        call_n(0, p1, p2, 1, 1, 2, descr=arraycopydescr)\ni2 = getarrayitem_gc_i(p2, 0, descr=arraydescr)\n\
-        i3 = getarrayitem_gc_i(p2, 1, descr=arraydescr)\njump(i2, i3)\n";
-    proved(before, "[i0]\njump(3, i0)\n");
-    assert_ne!(verdict(before, "[i0]\njump(3, 0)\n"), Verdict::Proved);
-    assert_ne!(verdict(before, "[i0]\njump(i0, i0)\n"), Verdict::Proved);
+    // With effect info that names the array descr it writes, and as a
+    // PYPYLOG prints it, without: the trace's own array ops give it.
+    for (items, copy) in [
+        ("arraydescr", "arraycopydescr"),
+        ("<ArrayS 8>", "<Callv 0 rriii EF=2 OS=1>"),
+    ] {
+        let before = copy_between_arrays(items, copy);
+        proved(&before, "[i0]\njump(3, i0)\n");
+        assert_ne!(verdict(&before, "[i0]\njump(3, 0)\n"), Verdict::Proved);
+        assert_ne!(verdict(&before, "[i0]\njump(i0, i0)\n"), Verdict::Proved);
+    }
+}
+
+/// Two arrays of `items` descr, items of the first copied into the
+/// second by a call of `copy` descr; the trace ends with two of them.
+fn copy_between_arrays(items: &str, copy: &str) -> String {
+    format!(
+        "[i0]\np1 = new_array(3, descr={items})\np2 = new_array(3, descr={items})\n\
+         setarrayitem_gc(p1, 1, i0, descr={items})\nsetarrayitem_gc(p2, 0, 3, descr={items})\n\
+         call_n(0, p1, p2, 1, 1, 2, descr={copy})\ni2 = getarrayitem_gc_i(p2, 0, descr={items})\n\
+         i3 = getarrayitem_gc_i(p2, 1, descr={items})\njump(i2, i3)\n"
+    )
 }
 
 #[test]
-fn an_array_copy_without_effect_info_copies_items_of_its_arrays_type() {
-    // As a PYPYLOG prints it: no effect info names the array descr, so
-    // the trace's own array ops give it.
+fn an_array_copy_without_effect_info_needs_its_arrays_type() {
     let copy = "<Callv 0 rriii EF=2 OS=1>";
-    let before = format!(
-        "[i0]\np1 = new_array(3, descr=<ArrayS 8>)\np2 = new_array(3, descr=<ArrayS 8>)\n\
-         setarrayitem_gc(p1, 1, i0, descr=<ArrayS 8>)\nsetarrayitem_gc(p2, 0, 3, descr=<ArrayS 8>)\n\
-         call_n(0, p1, p2, 1, 1, 2, descr={copy})\ni2 = getarrayitem_gc_i(p2, 0, descr=<ArrayS 8>)\n\
-         i3 = getarrayitem_gc_i(p2, 1, descr=<ArrayS 8>)\njump(i2, i3)\n"
-    );
-    proved(&before, "[i0]\njump(3, i0)\n");
-    assert_ne!(verdict(&before, "[i0]\njump(3, 0)\n"), Verdict::Proved);
-    assert_ne!(verdict(&before, "[i0]\njump(i0, i0)\n"), Verdict::Proved);
+    let before = copy_between_arrays("<ArrayS 8>", copy);
     // Arrays the trace knows nothing of: a call that may do anything,
     // which may not be dropped.
     let unknown = format!("[p0, p1]\ncall_n(0, p0, p1, 0, 0, 1, descr={copy})\nfinish(0)\n");
@@ -934,50 +939,38 @@ fn a_reference_held_before_the_trace_is_older_than_what_it_makes() {
     // the later read of another box (read from an input's cell) is then
     // the same term in both traces, and the modulo of it needs no
     // bit-blasting (the query timed out before).
-    let before = "[p0, p1, p2, p3, p4, i5, i6, p7, p8, p9, p10, p11, p12, p13, p14]\n\
-         i17 = getfield_gc_i(p12, descr=<FieldS pypy.module.__builtin__.functional.W_IntRangeIterator.inst_current 8>)\n\
-         p22 = new_with_vtable(descr=<SizeDescr 16>)\n\
-         i23 = getfield_gc_i(p2, descr=<FieldS pypy.interpreter.pycode.PyCode.inst_co_nlocals 176 pure>)\n\
-         i25 = int_add(0, i23)\n\
-         guard_value(i25, 2)\n\
-         p27 = getfield_gc_r(p9, descr=<FieldP pypy.interpreter.nestedscope.Cell.inst_w_value 16>)\n\
-         i29 = getfield_gc_i(p27, descr=<FieldS pypy.objspace.std.intobject.W_IntObject.inst_intval 8 pure>)\n\
-         i30 = int_mul_ovf(i29, i17)\n\
-         guard_no_overflow()\n\
-         p31 = new_with_vtable(descr=<SizeDescr 16>)\n\
-         setfield_gc(p31, i30, descr=<FieldS pypy.objspace.std.intobject.W_IntObject.inst_intval 8 pure>)\n\
-         i35 = int_add(1, i23)\n\
-         guard_value(i35, 3)\n\
-         p37 = getfield_gc_r(p10, descr=<FieldP pypy.interpreter.nestedscope.Cell.inst_w_value 16>)\n\
-         i39 = getfield_gc_i(p37, descr=<FieldS pypy.objspace.std.intobject.W_IntObject.inst_intval 8 pure>)\n\
-         i40 = int_add_ovf(i30, i39)\n\
-         guard_no_overflow()\n\
-         i50 = call_pure_i(7007, i40, 7, descr=<Calli 8 ii EF=0 OS=14>)\n\
-         p56 = getfield_gc_r(p11, descr=<FieldP pypy.objspace.std.listobject.W_ListObject.inst_lstorage 8>)\n\
-         i57 = getfield_gc_i(p56, descr=<FieldS list.length 8>)\n\
-         p65 = getfield_gc_r(p56, descr=<FieldP list.items 16>)\n\
-         setarrayitem_gc(p65, i57, i50, descr=<ArrayS 8>)\n\
-         jump(p0, p1, NULL, NULL, p4, 6, 4, p7, p22, p9, p10, p11, p12, NULL, NULL, descr=<Loop-1>)\n";
-    let after = "[p0, p1, p2, p3, p4, i5, i6, p7, p8, p9, p10, p11, p12, p13, p14]\n\
-         i17 = getfield_gc_i(p12, descr=<FieldS pypy.module.__builtin__.functional.W_IntRangeIterator.inst_current 8>)\n\
-         i23 = getfield_gc_i(p2, descr=<FieldS pypy.interpreter.pycode.PyCode.inst_co_nlocals 176 pure>)\n\
-         guard_value(i23, 2)\n\
-         p27 = getfield_gc_r(p9, descr=<FieldP pypy.interpreter.nestedscope.Cell.inst_w_value 16>)\n\
-         i29 = getfield_gc_i(p27, descr=<FieldS pypy.objspace.std.intobject.W_IntObject.inst_intval 8 pure>)\n\
-         i30 = int_mul_ovf(i29, i17)\n\
-         guard_no_overflow()\n\
-         p37 = getfield_gc_r(p10, descr=<FieldP pypy.interpreter.nestedscope.Cell.inst_w_value 16>)\n\
-         i39 = getfield_gc_i(p37, descr=<FieldS pypy.objspace.std.intobject.W_IntObject.inst_intval 8 pure>)\n\
-         i40 = int_add_ovf(i30, i39)\n\
-         guard_no_overflow()\n\
-         i50 = call_pure_i(7007, i40, 7, descr=<Calli 8 ii EF=0 OS=14>)\n\
-         p56 = getfield_gc_r(p11, descr=<FieldP pypy.objspace.std.listobject.W_ListObject.inst_lstorage 8>)\n\
-         i57 = getfield_gc_i(p56, descr=<FieldS list.length 8>)\n\
-         p65 = getfield_gc_r(p56, descr=<FieldP list.items 16>)\n\
-         setarrayitem_gc(p65, i57, i50, descr=<ArrayS 8>)\n\
-         p22 = new_with_vtable(descr=<SizeDescr 16>)\n\
-         jump(p0, p1, NULL, NULL, p4, 6, 4, p7, p22, p9, p10, p11, p12, NULL, NULL, descr=<Loop-1>)\n";
-    proved(before, after);
+    let intval = "<FieldS pypy.objspace.std.intobject.W_IntObject.inst_intval 8 pure>";
+    let cell = "<FieldP pypy.interpreter.nestedscope.Cell.inst_w_value 16>";
+    // The two traces differ in the boxes they make and the guards they
+    // keep (`start`, `boxed`, `end`); the rest is the same.
+    let trace = |start: &str, boxed: &str, end: &str| {
+        format!(
+            "[p0, p1, p2, p3, p4, i5, i6, p7, p8, p9, p10, p11, p12, p13, p14]\n\
+             i17 = getfield_gc_i(p12, descr=<FieldS W_IntRangeIterator.inst_current 8>)\n\
+             {start}p27 = getfield_gc_r(p9, descr={cell})\n\
+             i29 = getfield_gc_i(p27, descr={intval})\ni30 = int_mul_ovf(i29, i17)\nguard_no_overflow()\n\
+             {boxed}p37 = getfield_gc_r(p10, descr={cell})\ni39 = getfield_gc_i(p37, descr={intval})\n\
+             i40 = int_add_ovf(i30, i39)\nguard_no_overflow()\n\
+             i50 = call_pure_i(7007, i40, 7, descr=<Calli 8 ii EF=0 OS=14>)\n\
+             p56 = getfield_gc_r(p11, descr=<FieldP W_ListObject.inst_lstorage 8>)\n\
+             i57 = getfield_gc_i(p56, descr=<FieldS list.length 8>)\n\
+             p65 = getfield_gc_r(p56, descr=<FieldP list.items 16>)\n\
+             setarrayitem_gc(p65, i57, i50, descr=<ArrayS 8>)\n\
+             {end}jump(p0, p1, NULL, NULL, p4, 6, 4, p7, p22, p9, p10, p11, p12, NULL, NULL, descr=<Loop-1>)\n"
+        )
+    };
+    let nlocals = "i23 = getfield_gc_i(p2, descr=<FieldS PyCode.inst_co_nlocals 176 pure>)\n";
+    let box22 = "p22 = new_with_vtable(descr=<SizeDescr 16>)\n";
+    let before = trace(
+        &format!("{box22}{nlocals}i25 = int_add(0, i23)\nguard_value(i25, 2)\n"),
+        &format!(
+            "p31 = new_with_vtable(descr=<SizeDescr 16>)\nsetfield_gc(p31, i30, descr={intval})\n\
+             i35 = int_add(1, i23)\nguard_value(i35, 3)\n"
+        ),
+        "",
+    );
+    let after = trace(&format!("{nlocals}guard_value(i23, 2)\n"), "", box22);
+    proved(&before, &after);
     // Where a fresh object went into that cell first, the read is it.
     let stored = "[p10, i1]\np31 = new_with_vtable(descr=<SizeDescr 16>)\n\
         setfield_gc(p31, i1, descr=<FieldS W_IntObject.inst_intval 8 pure>)\n\

@@ -265,6 +265,12 @@ impl Solver {
         Ok(solver)
     }
 
+    /// How many checks this solver has been asked (numbering the files
+    /// `dump_to` writes).
+    pub fn queries(&self) -> usize {
+        self.queries
+    }
+
     pub fn kind(&self) -> SolverKind {
         self.kind
     }
@@ -732,10 +738,10 @@ impl Solver {
     }
 
     fn dump(&mut self, vars: &[Name], check_command: &str) -> Result<(), SolverError> {
+        self.queries += 1;
         let Some(dir) = &self.dump_dir else {
             return Ok(());
         };
-        self.queries += 1;
         let path = dir.join(format!("query-{:04}.smt2", self.queries));
         let mut text = String::new();
         text.push_str(&format!(

@@ -66,6 +66,9 @@ pub enum Fun {
     BvSlt,
     BvSle,
     Eq,
+    /// Pairwise different: one term for what would be quadratically many
+    /// disequalities.
+    Distinct,
     Not,
     And,
     Or,
@@ -134,6 +137,7 @@ impl fmt::Display for Fun {
             Fun::BvSlt => "bvslt",
             Fun::BvSle => "bvsle",
             Fun::Eq => "=",
+            Fun::Distinct => "distinct",
             Fun::Not => "not",
             Fun::And => "and",
             Fun::Or => "or",
@@ -365,6 +369,15 @@ impl Term {
 
     pub fn eq(&self, other: &Term) -> Term {
         Term::app(Fun::Eq, &[self.clone(), other.clone()])
+    }
+
+    /// The terms are pairwise different; `true` for fewer than two.
+    pub fn distinct(terms: &[Term]) -> Term {
+        match terms {
+            [] | [_] => Term::Bool(true),
+            [x, y] => x.eq(y).not(),
+            _ => Term::app(Fun::Distinct, terms),
+        }
     }
 
     /// Conjunction; `true` for none, simplified around constants.

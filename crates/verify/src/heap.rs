@@ -114,8 +114,9 @@ pub(crate) struct World {
     unchanged_by_calls: HashSet<Cell>,
     /// The cells a trace reads references from.
     ref_cells: HashSet<Cell>,
-    /// Facts about the shared names (constants are distinct objects from
-    /// before, ...), to assume.
+    /// Facts about the shared names (constants are objects from before,
+    /// ...), to assume; read with `facts`, which adds that constants are
+    /// distinct.
     pub lemmas: Vec<Term>,
     /// Class constants by name, each distinct from the others.
     classes: Vec<(Box<str>, Term)>,
@@ -215,6 +216,26 @@ impl World {
         self.var(solver, Name::invented(&format!("any_key_{width}")), sort)
     }
 
+    /// Whether `term` is the object a constant names.
+    pub fn is_constant_object(&self, term: &Term) -> bool {
+        matches!(term, Term::Var(_)) && self.objects.iter().any(|(_, t)| t == term)
+    }
+
+    /// Every fact assumed of the shared names: the lemmas, and that the
+    /// class constants, and the objects constants name, are each pairwise
+    /// distinct (one `distinct` each: hundreds of constants would
+    /// otherwise make tens of thousands of disequalities, which z3's
+    /// preprocessing drowns in).
+    pub fn facts(&self) -> Vec<Term> {
+        let terms =
+            |list: &[(Box<str>, Term)]| list.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>();
+        let mut facts = self.lemmas.clone();
+        facts.push(Term::distinct(&terms(&self.classes)));
+        facts.push(Term::distinct(&terms(&self.objects)));
+        facts.retain(|f| *f != Term::Bool(true));
+        facts
+    }
+
     /// The base of fresh objects: objects from before are below it.
     pub fn base(&mut self, solver: &mut Solver) -> Result<Term, SolverError> {
         let name = Name::invented("base");
@@ -271,9 +292,6 @@ impl World {
             let base = self.base(solver)?;
             let old = r.bv(Fun::BvUlt, &base).and(&r.eq(&Term::word(0)).not());
             self.lemmas.push(old);
-            for (_, other) in &self.objects {
-                self.lemmas.push(r.eq(other).not());
-            }
             self.objects.push((name.into(), r.clone()));
         }
         Ok(r)
@@ -287,9 +305,6 @@ impl World {
         let c = self.var(solver, var, Sort::Bv(64))?;
         if fresh {
             self.lemmas.push(c.eq(&Term::word(0)).not());
-            for (_, other) in &self.classes {
-                self.lemmas.push(c.eq(other).not());
-            }
             self.classes.push((name.into(), c.clone()));
         }
         Ok(c)
@@ -905,7 +920,7 @@ pub(crate) struct Memory {
     pub now: usize,
     made_at: HashMap<Term, usize>,
     allocated_at: HashMap<Term, usize>,
-    /// The stores to field and item cells, in order: the allocation time
+    /// The stores to every cell but raw memory, in order: the allocation time
     /// of the object written if it is fresh, the array before and after.
     stores: BTreeMap<Cell, Vec<(Option<usize>, Term, Term)>>,
 }
@@ -919,6 +934,9 @@ fn name_array(
     cell: &Cell,
     array: &Term,
 ) -> Result<Term, SolverError> {
+    if !matches!(array, Term::App(..) | Term::Lambda(..)) {
+        return Ok(array.clone()); // a name already
+    }
     if let Some(term) = world.array_names.get(array) {
         return Ok(term.clone());
     }
@@ -1129,7 +1147,13 @@ impl Memory {
         // made here: no `lambda` for the solver to expand (or, cvc5, to
         // refuse).
         let current = self.current(world, solver, &cell)?;
-        let visible = self.skip_later_objects(&cell, obj, &current);
+        // Inputs, constants and what old objects held are made before
+        // the trace.
+        let made = match world.is_constant_object(obj) {
+            true => Some(0),
+            false => self.made_at.get(obj).copied(),
+        };
+        let visible = self.skip_later_objects(&cell, made, &current);
         // A place the trace wrote, with only writes to other places since:
         // what it wrote (no array reasoning left to the solver).
         let allocation = |o: &Term| self.allocated_at.get(o).copied();
@@ -1141,7 +1165,7 @@ impl Memory {
         // so later reads of it skip their stores too.
         let from_before = reference
             && !matches!(cell, Cell::Raw(_))
-            && self.made_at.get(obj) == Some(&0)
+            && made == Some(0)
             && visible == world.initial(solver, &cell)?;
         let value = match visible.read_above_lambda(&key) {
             Some(value) => value,
@@ -1159,8 +1183,8 @@ impl Memory {
     /// (which cannot be `obj`). Two reads of an object with only such
     /// stores between are then the same term, and so is everything
     /// computed from them.
-    fn skip_later_objects(&self, cell: &Cell, obj: &Term, array: &Term) -> Term {
-        let (Some(&made), Some(stores)) = (self.made_at.get(obj), self.stores.get(cell)) else {
+    fn skip_later_objects(&self, cell: &Cell, made: Option<usize>, array: &Term) -> Term {
+        let (Some(made), Some(stores)) = (made, self.stores.get(cell)) else {
             return array.clone();
         };
         let mut visible = array;
@@ -1314,9 +1338,6 @@ impl Memory {
         cell: &Cell,
     ) -> Result<Term, SolverError> {
         let array = self.current(world, solver, cell)?;
-        if !matches!(array, Term::App(..) | Term::Lambda(..)) {
-            return Ok(array);
-        }
         if let Some((version, name)) = self.names.get(cell) {
             if *version == array {
                 return Ok(name.clone());
@@ -1354,7 +1375,8 @@ impl Memory {
         self.read(world, solver, place)?;
         let before = self.current(world, solver, &cell)?;
         let array = before.store(&key, &value);
-        if matches!(cell, Cell::Field(_) | Cell::Item(_)) {
+        // Raw memory is keyed by address, not by object.
+        if !matches!(cell, Cell::Raw(_)) {
             let stores = self.stores.entry(cell.clone()).or_default();
             stores.push((fresh, before, array.clone()));
         }

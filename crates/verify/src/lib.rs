@@ -283,16 +283,10 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
             &mut world,
             solver,
         )?;
-        let assumptions = Term::and_all(
-            world
-                .lemmas
-                .iter()
-                .chain(&side.lemmas)
-                .cloned()
-                .chain(side.defined.iter().map(|d| d.term.clone())),
-        );
+        let facts = Term::and_all(world.facts().into_iter().chain(side.lemmas.iter().cloned()));
+        let definedness = side.defined.iter().map(|d| d.term.clone());
+        let assumptions = Term::and_all(std::iter::once(facts.clone()).chain(definedness));
         let goal = assumptions.implies(&side.pass.not());
-        let facts = Term::and_all(world.lemmas.iter().chain(&side.lemmas).cloned());
         Ok::<_, VerifyError>(match prove(solver, &world, &goal, &vars)? {
             Outcome::Proved => consistent(solver, &world, &facts)?,
             other => other,
@@ -731,7 +725,7 @@ fn check_once(
         if let Some(namespace) = before.namespace.as_deref() {
             world.constant_facts(solver, namespace)?;
         }
-        let mut assumed: Vec<Term> = world.lemmas.clone();
+        let mut assumed: Vec<Term> = world.facts();
         assumed.extend(b.lemmas.iter().chain(&a.lemmas).cloned());
         // The encoding's own facts, which some heap must satisfy: if they
         // contradict each other, every goal follows (see below).

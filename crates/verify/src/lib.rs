@@ -336,14 +336,12 @@ fn settle(
     goal: &Term,
 ) -> Result<Outcome, SolverError> {
     if let Some(cone) = slicer.cone(solver, goal) {
-        if prove(solver, world, &cone.implies(goal), vars)? == Outcome::Proved {
+        if proves(solver, world, &cone.implies(goal))? {
             return Ok(Outcome::Proved);
         }
     }
     let assumptions = slicer.all();
-    if *meanings != Term::Bool(true)
-        && prove(solver, world, &assumptions.implies(goal), vars)? == Outcome::Proved
-    {
+    if *meanings != Term::Bool(true) && proves(solver, world, &assumptions.implies(goal))? {
         return Ok(Outcome::Proved);
     }
     let assumed = assumptions.and(meanings);
@@ -484,19 +482,36 @@ fn prove(
 ) -> Result<Outcome, SolverError> {
     let mut names: Vec<Name> = vars.iter().map(|v| Name::invented(v)).collect();
     names.extend(world.watched());
+    prove_naming(solver, world, goal, &names)
+}
+
+/// Whether `goal` is proved, where a counterexample would not be used:
+/// no model is asked for (reading one back can take longer than
+/// finding it).
+fn proves(solver: &mut Solver, world: &World, goal: &Term) -> Result<bool, SolverError> {
+    Ok(prove_naming(solver, world, goal, &[])? == Outcome::Proved)
+}
+
+/// `prove`, reading back the values of `names` on a counterexample.
+fn prove_naming(
+    solver: &mut Solver,
+    world: &World,
+    goal: &Term,
+    names: &[Name],
+) -> Result<Outcome, SolverError> {
     if world.span_mode != SpanMode::Witness {
         // Character-by-character string equalities: z3's equation
         // solving decides some of these queries fast and blows others up,
         // so where it gives up the query is asked once more without.
-        let outcome = solver.prove_smt(goal, &names)?;
+        let outcome = solver.prove_smt(goal, names)?;
         if !matches!(outcome, Outcome::Unknown(_)) {
             return Ok(outcome);
         }
-        solver.prove_smt_keeping_equations(goal, &names)
+        solver.prove_smt_keeping_equations(goal, names)
     } else if world.beyond_bitvectors() {
-        solver.prove_smt(goal, &names)
+        solver.prove_smt(goal, names)
     } else {
-        solver.prove_bv_names(goal, &names)
+        solver.prove_bv_names(goal, names)
     }
 }
 

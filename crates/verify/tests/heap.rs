@@ -1001,6 +1001,15 @@ fn what_a_constant_holds_skips_what_the_trace_makes() {
         "p9 = new_with_vtable(descr=<SizeDescr 16>)\nsetfield_gc(p9, i1, descr={intval})\n"
     );
     proved(&trace(&made), &trace(""));
+    // A store into the constant's own cell is not passed: the read is the
+    // box stored there.
+    let stored = format!(
+        "[p0, i1]\n{made}setfield_gc(ConstPtr(myptr), p9, descr={cell})\n\
+         p3 = getfield_gc_r(ConstPtr(myptr), descr={cell})\ni4 = getfield_gc_i(p3, descr={intval})\n\
+         finish(i4)\n"
+    );
+    proved(&stored, &stored.replace("finish(i4)", "finish(i1)"));
+    not_proved(&stored, &stored.replace("finish(i4)", "finish(0)"));
 }
 
 #[test]
@@ -1025,6 +1034,13 @@ fn a_guard_on_an_old_object_past_what_only_before_makes_is_settled_without_the_s
     let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
     let verdict = verify_given(&before, &after, Given::default(), &mut solver).unwrap();
     assert_eq!((verdict, solver.queries()), (Verdict::Proved, 0));
+    // The class of the new node itself is the one it was made with.
+    let made = "[p0]\np1 = new_with_vtable(descr=nodesize)\n\
+        guard_class(p1, ConstClass(node_vtable))\nfinish(p1)\n";
+    proved(
+        made,
+        &made.replace("guard_class(p1, ConstClass(node_vtable))\n", ""),
+    );
 }
 
 #[test]

@@ -920,9 +920,25 @@ pub(crate) struct Memory {
     pub now: usize,
     made_at: HashMap<Term, usize>,
     allocated_at: HashMap<Term, usize>,
-    /// The stores to fields, items and classes, in order: the allocation time
-    /// of the object written if it is fresh, the array before and after.
-    stores: BTreeMap<Cell, Vec<(Option<usize>, Term, Term)>>,
+    /// The fresh objects only one of the traces allocates (a slot the
+    /// pairing leaves alone), and the references from outside the trace
+    /// (`World::outside_ref`), which are never one of them: a read of
+    /// such a reference skips the stores to such an object.
+    only_one_trace: HashSet<Term>,
+    from_outside: HashSet<Term>,
+    /// The stores to fields, items and classes, in order.
+    stores: BTreeMap<Cell, Vec<Store>>,
+}
+
+/// A store to a cell the reads of some objects may skip: the allocation
+/// time of the object written if it is fresh, whether only one trace
+/// allocates it, and the array before and after.
+#[derive(Clone)]
+struct Store {
+    allocated_at: Option<usize>,
+    only_one_trace: bool,
+    before: Term,
+    after: Term,
 }
 
 /// The name of a version of `cell`'s array. The same version in the
@@ -1153,7 +1169,8 @@ impl Memory {
             true => Some(0),
             false => self.made_at.get(obj).copied(),
         };
-        let visible = self.skip_later_objects(&cell, made, &current);
+        let from_outside = self.from_outside.contains(obj);
+        let visible = self.skip_other_objects(&cell, made, from_outside, &current);
         // A place the trace wrote, with only writes to other places since:
         // what it wrote (no array reasoning left to the solver).
         let allocation = |o: &Term| self.allocated_at.get(o).copied();
@@ -1178,21 +1195,31 @@ impl Memory {
         Ok(value)
     }
 
-    /// The array a read of `obj` may take instead of `array`: below the
-    /// last stores, those to objects allocated after `obj` was made
-    /// (which cannot be `obj`). Two reads of an object with only such
-    /// stores between are then the same term, and so is everything
-    /// computed from them.
-    fn skip_later_objects(&self, cell: &Cell, made: Option<usize>, array: &Term) -> Term {
-        let (Some(made), Some(stores)) = (made, self.stores.get(cell)) else {
+    /// The array a read of an object may take instead of `array`: below
+    /// the last stores, those to objects it cannot be: allocated after it
+    /// was made, or, for a reference from outside, allocated by one trace
+    /// only. Two reads of an object with only such stores between are
+    /// then the same term, and so is everything computed from them.
+    fn skip_other_objects(
+        &self,
+        cell: &Cell,
+        made: Option<usize>,
+        from_outside: bool,
+        array: &Term,
+    ) -> Term {
+        let Some(stores) = self.stores.get(cell) else {
             return array.clone();
         };
+        let other = |store: &Store| {
+            let later = matches!((made, store.allocated_at), (Some(m), Some(at)) if at > m);
+            later || (from_outside && store.only_one_trace)
+        };
         let mut visible = array;
-        for (fresh, before, after) in stores.iter().rev() {
-            match fresh {
-                Some(at) if *at > made && after == visible => visible = before,
-                _ => break,
+        for store in stores.iter().rev() {
+            if !(other(store) && store.after == *visible) {
+                break;
             }
+            visible = &store.before;
         }
         visible.clone()
     }
@@ -1205,6 +1232,24 @@ impl Memory {
         if let Some(&at) = self.allocated_at.get(term) {
             self.allocated_at.entry(name.clone()).or_insert(at);
         }
+        for set in [&mut self.only_one_trace, &mut self.from_outside] {
+            if set.contains(term) {
+                set.insert(name.clone());
+            }
+        }
+    }
+
+    /// `r` comes from outside the trace: the fact that says what it can
+    /// be (`World::outside_ref`), which lets its reads skip the stores to
+    /// objects only one trace allocates.
+    pub(crate) fn outside_ref(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+        r: &Term,
+    ) -> Result<Term, SolverError> {
+        self.from_outside.insert(r.clone());
+        world.outside_ref(solver, r)
     }
 
     /// The trace's inputs exist before it.
@@ -1371,7 +1416,8 @@ impl Memory {
     ) -> Result<(), SolverError> {
         let (cell, key) = (place.cell.clone(), place.key.clone());
         let value = place.fit(value);
-        let fresh = self.allocated_at.get(&place.obj).copied();
+        let allocated_at = self.allocated_at.get(&place.obj).copied();
+        let only_one_trace = self.only_one_trace.contains(&place.obj);
         self.read(world, solver, place)?;
         let before = self.current(world, solver, &cell)?;
         let array = before.store(&key, &value);
@@ -1379,8 +1425,12 @@ impl Memory {
         // stores made the counterexample of a wrong array copy stop
         // replaying (opt's virtuals test), a cause not yet found.
         if matches!(cell, Cell::Field(_) | Cell::Item(_) | Cell::Class) {
-            let stores = self.stores.entry(cell.clone()).or_default();
-            stores.push((fresh, before, array.clone()));
+            self.stores.entry(cell.clone()).or_default().push(Store {
+                allocated_at,
+                only_one_trace,
+                before,
+                after: array.clone(),
+            });
         }
         self.arrays.insert(cell, array);
         Ok(())
@@ -1402,6 +1452,9 @@ impl Memory {
             .bv(Fun::BvAdd, &Term::word(i64::from(slot)));
         self.allocated_at.insert(obj.clone(), self.now);
         self.made_at.insert(obj.clone(), self.now);
+        if (world.slots.as_ref()).is_some_and(|(_, paired)| !paired.contains(&slot)) {
+            self.only_one_trace.insert(obj.clone());
+        }
         if let Some(class) = class {
             let place = Place::new(Cell::Class, &obj, obj.clone(), Type::Int);
             self.write(world, solver, place, &class)?;
@@ -1860,7 +1913,7 @@ pub(crate) fn encode_heap_op(
                 let result = opcode.result_type() != Type::Void;
                 let mut e = memory.call(world, solver, descr, args, result)?;
                 if let (Type::Ref, Some(v)) = (opcode.result_type(), &e.value) {
-                    e.lemmas.push(world.outside_ref(solver, v)?);
+                    e.lemmas.push(memory.outside_ref(world, solver, v)?);
                 }
                 memory.loop_invariant.insert(func, e.value.clone());
                 return Ok(Some(e));
@@ -1870,7 +1923,7 @@ pub(crate) fn encode_heap_op(
             let fun = world.function(solver, "pure", args.len())?;
             let v = Term::apply(&fun, args);
             if opcode.result_type() == Type::Ref {
-                e.lemmas.push(world.outside_ref(solver, &v)?);
+                e.lemmas.push(memory.outside_ref(world, solver, &v)?);
             }
             e.value = (opcode.result_type() != Type::Void).then_some(v);
         }
@@ -1881,7 +1934,7 @@ pub(crate) fn encode_heap_op(
             let result = opcode.result_type() != Type::Void;
             let mut e = memory.call(world, solver, descr, args, result)?;
             if let (Type::Ref, Some(v)) = (opcode.result_type(), &e.value) {
-                e.lemmas.push(world.outside_ref(solver, v)?);
+                e.lemmas.push(memory.outside_ref(world, solver, v)?);
             }
             e.lemmas.append(&mut memory.facts);
             return Ok(Some(e));

@@ -1034,6 +1034,25 @@ fn a_guard_on_an_old_object_past_what_only_before_makes_is_settled_without_the_s
     let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
     let verdict = verify_given(&before, &after, Given::default(), &mut solver).unwrap();
     assert_eq!((verdict, solver.queries()), (Verdict::Proved, 0));
+    // Nor is a call's result: it is never an object only one trace
+    // makes, so its reads skip the stores to that one (BEFORE's node,
+    // hidden from the call, made before it).
+    let trace = |made: &str| {
+        format!(
+            "[i0]\n{made}p2 = call_r(123, i0, descr=nonwritedescr)\n\
+             guard_class(p2, ConstClass(node_vtable))\n\
+             i3 = getfield_gc_i(p2, descr=valuedescr)\nfinish(i3)\n"
+        )
+    };
+    let (before, after) = (
+        parse(&trace(
+            "p1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, 5, descr=valuedescr)\n",
+        )),
+        parse(&trace("")),
+    );
+    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
+    let verdict = verify_given(&before, &after, Given::default(), &mut solver).unwrap();
+    assert_eq!((verdict, solver.queries()), (Verdict::Proved, 0));
     // The class of the new node itself is the one it was made with.
     let made = "[p0]\np1 = new_with_vtable(descr=nodesize)\n\
         guard_class(p1, ConstClass(node_vtable))\nfinish(p1)\n";
@@ -1060,6 +1079,17 @@ fn what_a_call_returns_is_no_object_only_one_trace_made() {
         "[i0]\np1 = new_with_vtable(descr=nodesize)\np2 = call_r(123, p1, descr=nonwritedescr)\n\
         finish(0)\n";
     not_proved_nor_replayed(before, after);
+    // So its reads see the stores to such a node, made after the call.
+    let node =
+        "[i0]\np1 = new_with_vtable(descr=nodesize)\np2 = call_r(123, p1, descr=nonwritedescr)\n";
+    let (store, read) = (
+        "setfield_gc(p1, 7, descr=valuedescr)\n",
+        "i3 = getfield_gc_i(p2, descr=valuedescr)\n",
+    );
+    not_proved_nor_replayed(
+        &format!("{node}{store}{read}finish(i3)\n"),
+        &format!("{node}{read}{store}finish(i3)\n"),
+    );
     // A call sees what it can reach: an object filled only after the
     // call that was given it (and reads its field) is another call.
     let call = "call_n(123, p1, descr=readadescr)\n";

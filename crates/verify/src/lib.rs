@@ -1388,12 +1388,13 @@ impl Point<'_> {
         })?;
         // Each object by its name and by the term it names (a store as it
         // is allocated uses the latter).
-        let mut objects = Vec::new();
+        let (mut objects, mut names) = (Vec::new(), HashMap::new());
         for v in (0..reach.len()).filter(|&v| reach[v].is_some()) {
             if let Some(name) = self.values.get(v).cloned().flatten() {
                 let term = shared.term(&name).clone();
                 if term != name {
-                    objects.push((term, reached[v].clone()));
+                    objects.push((term.clone(), reached[v].clone()));
+                    names.insert(name.clone(), term);
                 }
                 objects.push((name, reached[v].clone()));
             }
@@ -1402,6 +1403,7 @@ impl Point<'_> {
             base: unreached.base.clone(),
             slots: unreached.slots,
             reached: objects,
+            names,
             also_hidden: Vec::new(),
         };
         Ok((sight, reached, sites))

@@ -372,6 +372,8 @@ pub(crate) struct Sight {
     pub slots: u32,
     /// The trace's fresh objects so far, each with where it is reached.
     pub reached: Vec<(Term, Term)>,
+    /// The objects among them known by a name too: the term each names.
+    pub names: HashMap<Term, Term>,
     pub also_hidden: Vec<Term>,
 }
 
@@ -402,6 +404,7 @@ impl Sight {
         // Without the stores to objects out of sight, the same where in
         // sight.
         let stores = self.in_sight(array, cell).unwrap_or_else(|| array.clone());
+        let stores = self.in_order(&stores, initial, cell).unwrap_or(stores);
         Seen {
             at_key: Term::ite(&hidden, &initial.select(key), &stores.read(key)),
             stores,
@@ -420,6 +423,71 @@ impl Sight {
             return Some(below.unwrap_or_else(|| parts[0].clone()));
         }
         below.map(|below| below.store(&parts[1], &parts[2]))
+    }
+
+    /// `array` with the stores on its top that go to fixed places of the
+    /// trace's objects (an object, or one of its items at a constant
+    /// index) made in one order, by slot and index, and the last store to
+    /// each place only: stores to different places commute, so two traces
+    /// that store the same into their objects in another order (one of
+    /// them forced its virtuals later) show the same chain. Right on the
+    /// heap from before (`initial`), a store of 0 goes too: the trace's
+    /// objects start cleared there, as reads of them assume. `None` where
+    /// that is `array` itself.
+    fn in_order(&self, array: &Term, initial: &Term, cell: &Cell) -> Option<Term> {
+        let mut run: Vec<((u64, u64), Term, &Term)> = Vec::new();
+        let (mut below, mut same) = (array, true);
+        while let Term::App(Fun::Store, parts) = below {
+            let Some((place, key)) = self.fixed_place(&parts[1], cell) else {
+                break;
+            };
+            let last = run.iter().all(|(p, ..)| *p != place);
+            same &= last && key == parts[1];
+            if last {
+                run.push((place, key, &parts[2]));
+            }
+            below = &parts[0];
+        }
+        // The chain lists the run from its top: rebuilt from below.
+        run.reverse();
+        if below == initial {
+            let cleared = run.len();
+            run.retain(|(.., value)| **value != Term::word(0));
+            same &= run.len() == cleared;
+        }
+        if same && run.windows(2).all(|w| w[0].0 < w[1].0) {
+            return None;
+        }
+        run.sort_by_key(|(place, ..)| *place);
+        Some(
+            run.iter()
+                .fold(below.clone(), |a, (_, key, value)| a.store(key, value)),
+        )
+    }
+
+    /// The slot of the trace's object a key names and the index for an
+    /// item key, where both are literals; and the key with the object as
+    /// the term it is (not a name of it), so that keys of one place are
+    /// one term.
+    fn fixed_place(&self, key: &Term, cell: &Cell) -> Option<((u64, u64), Term)> {
+        let obj = key_object(key, cell);
+        let obj = self.names.get(&obj).unwrap_or(&obj);
+        let Term::App(Fun::BvAdd, parts) = obj else {
+            return None;
+        };
+        let (true, Term::Bv { value: slot, .. }) = (parts[0] == self.base, &parts[1]) else {
+            return None;
+        };
+        match (crate::resume::wide_keys(cell), key) {
+            (false, _) => Some(((*slot as u64, 0), obj.clone())),
+            (true, Term::App(Fun::Concat, halves)) => match &halves[1] {
+                Term::Bv { value, .. } => {
+                    Some(((*slot as u64, *value as u64), pair(obj, &halves[1])))
+                }
+                _ => None,
+            },
+            (true, _) => None,
+        }
     }
 
     /// Whether `obj`, one of the trace's objects named as such, is surely

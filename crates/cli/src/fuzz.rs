@@ -75,7 +75,7 @@ pub struct FuzzArgs {
     heap: bool,
     /// Testing the fuzzer: switch on a known miscompilation
     /// (wrapping-add, neg-minint, mul-inverse, lshift-inverse,
-    /// sub-ovf-after-add; on heap traces, which a heap bug implies:
+    /// sub-ovf-after-add, ge-as-unsigned; on heap traces, which a heap bug implies:
     /// call-keeps-cache, alias-forward, resume-drops-field,
     /// write-after-aliasing-read).
     #[arg(long, hide = true)]

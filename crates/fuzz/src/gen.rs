@@ -9,9 +9,13 @@
 //! overflow-checking ops are followed by `guard_no_overflow` (and only
 //! generated where the example does not overflow); range checks
 //! (`int_le` + `guard_true`) and known-bits checks (`int_and` +
-//! `guard_value`) are generated like PyPy's generator does. Ops that
-//! would be undefined on the example (shift by 64, division by zero) are
-//! not generated. Everything follows from the seed.
+//! `guard_value`) are generated like PyPy's generator does. A guarded
+//! comparison is now and then followed by another of the same pair (the
+//! other signedness, negated, swapped), and half the comparisons take
+//! two values that are not truth values: the shapes where what one guard
+//! teaches about a pair decides the next (the `remember_truth` mutant of
+//! #19). Ops that would be undefined on the example (shift by 64,
+//! division by zero) are not generated. Everything follows from the seed.
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -87,6 +91,20 @@ struct Gen {
     lines: Vec<Line>,
 }
 
+/// The integer comparisons, signed and unsigned.
+const COMPARISONS: &[Opcode] = &[
+    Opcode::IntLt,
+    Opcode::IntLe,
+    Opcode::IntGt,
+    Opcode::IntGe,
+    Opcode::IntEq,
+    Opcode::IntNe,
+    Opcode::UintLt,
+    Opcode::UintLe,
+    Opcode::UintGt,
+    Opcode::UintGe,
+];
+
 const SPECIALS: &[i64] = &[
     0, 1, -1, 2, 3, 7, 8, 10, 12, 15, 16, 31, 32, 63, 64, 100, 255, 256, -2, -8,
 ];
@@ -129,6 +147,22 @@ impl Gen {
     /// An existing value (never a constant).
     fn value(&mut self) -> (Operand, i64) {
         self.recent(3)
+    }
+
+    /// An existing value whose example is not 0 or 1 (most of the time
+    /// not a truth value, which the optimizer knows the range of), where
+    /// there is one: a comparison of two of them is what only relational
+    /// facts decide.
+    fn wide_value(&mut self) -> (Operand, i64) {
+        let wide: Vec<usize> = (0..self.values.len())
+            .filter(|&k| !(0..=1).contains(&self.values[k].1))
+            .collect();
+        if wide.is_empty() {
+            return self.value();
+        }
+        let k = self.pick(&wide);
+        let (name, value) = self.values[k].clone();
+        (Operand::Value(name), value)
     }
 
     /// An existing value, one of the last `window` more often than not, so
@@ -222,11 +256,7 @@ impl Gen {
             .random_range(binaries.len().saturating_sub(4)..binaries.len())];
         let line = self.lines[k].clone();
         let result = Operand::Value(line.result.clone().unwrap());
-        let example = |g: &Gen, o: &Operand| match o {
-            Operand::Const(c) => *c,
-            Operand::Value(n) => g.values.iter().find(|(m, _)| m == n).map_or(0, |v| v.1),
-            Operand::Null | Operand::Class(_) => 0,
-        };
+        let example = |g: &Gen, o: &Operand| g.example(o);
         let (a, b) = (line.args[0].clone(), line.args[1].clone());
         let (x, y, r) = (example(self, &a), example(self, &b), example(self, &result));
         match self.rng.random_range(0..6) {
@@ -279,7 +309,9 @@ impl Gen {
     }
 
     /// A comparison and the guard that passes on its example result.
+    /// Now and then another comparison of the same pair follows.
     fn guarded(&mut self, op: Opcode, args: Vec<Operand>, truth: i64) {
+        let pair = (args.len() == 2).then(|| (args[0].clone(), args[1].clone()));
         let cmp = self.push(op, args, truth);
         let guard = if truth != 0 {
             Opcode::GuardTrue
@@ -287,6 +319,9 @@ impl Gen {
             Opcode::GuardFalse
         };
         self.guard(guard, vec![cmp]);
+        if let Some((a, b)) = pair.filter(|_| COMPARISONS.contains(&op) && self.chance(25)) {
+            self.same_pair(op, a, b);
+        }
     }
 
     fn guard(&mut self, opcode: Opcode, args: Vec<Operand>) {
@@ -333,25 +368,43 @@ impl Gen {
     }
 
     fn comparison_guard(&mut self) {
-        let ops = [
-            Opcode::IntLt,
-            Opcode::IntLe,
-            Opcode::IntGt,
-            Opcode::IntGe,
-            Opcode::IntEq,
-            Opcode::IntNe,
-            Opcode::UintLt,
-            Opcode::UintLe,
-            Opcode::UintGt,
-            Opcode::UintGe,
-        ];
-        let op = self.pick(&ops);
-        let (a, x) = self.value();
-        let (b, y) = self.operand();
+        let op = self.pick(COMPARISONS);
+        let ((a, x), (b, y)) = match self.chance(50) {
+            true => (self.wide_value(), self.wide_value()),
+            false => (self.value(), self.operand()),
+        };
         let Ok(r) = arith::int_binary(op, x, y) else {
             return;
         };
         self.guarded(op, vec![a, b], r);
+    }
+
+    /// Another comparison of the same operands, guarded the way the
+    /// example goes: what one guard teaches about a pair, the next one
+    /// uses. Half the time it is `op` of the other signedness (or its
+    /// negation), the other half any comparison; the pair in either order.
+    fn same_pair(&mut self, op: Opcode, mut a: Operand, mut b: Operand) {
+        let op = match (self.chance(50), other_signedness(op)) {
+            (true, Some(flipped)) if self.chance(50) => negation(flipped),
+            (true, Some(flipped)) => flipped,
+            _ => self.pick(COMPARISONS),
+        };
+        if self.chance(50) {
+            std::mem::swap(&mut a, &mut b);
+        }
+        let (x, y) = (self.example(&a), self.example(&b));
+        if let Ok(r) = arith::int_binary(op, x, y) {
+            self.guarded(op, vec![a, b], r);
+        }
+    }
+
+    /// The example value of an operand.
+    fn example(&self, o: &Operand) -> i64 {
+        match o {
+            Operand::Const(c) => *c,
+            Operand::Value(n) => self.values.iter().find(|(m, _)| m == n).map_or(0, |v| v.1),
+            Operand::Null | Operand::Class(_) => 0,
+        }
     }
 
     /// `x <= C` (or `x >= C`) with a bound near the example.
@@ -388,6 +441,40 @@ impl Gen {
     fn division(&mut self) {
         let ops = [Opcode::IntPydiv, Opcode::IntPymod];
         self.binary(&ops);
+    }
+}
+
+/// `op` comparing as signed words if it compares as unsigned, and the
+/// other way round (none for `==` and `!=`).
+fn other_signedness(op: Opcode) -> Option<Opcode> {
+    use Opcode::*;
+    Some(match op {
+        IntLt => UintLt,
+        IntLe => UintLe,
+        IntGt => UintGt,
+        IntGe => UintGe,
+        UintLt => IntLt,
+        UintLe => IntLe,
+        UintGt => IntGt,
+        UintGe => IntGe,
+        _ => return None,
+    })
+}
+
+/// The comparison that gives the opposite answer.
+fn negation(op: Opcode) -> Opcode {
+    use Opcode::*;
+    match op {
+        IntLt => IntGe,
+        IntLe => IntGt,
+        IntGt => IntLe,
+        IntGe => IntLt,
+        UintLt => UintGe,
+        UintLe => UintGt,
+        UintGt => UintLe,
+        UintGe => UintLt,
+        IntEq => IntNe,
+        _ => IntEq,
     }
 }
 
@@ -473,5 +560,37 @@ pub fn generate(seed: u64, config: &Config) -> Sketch {
         heap: Vec::new(),
         lines: g.lines,
         end,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether a sketch compares one pair of values twice, once signed and
+    /// once unsigned (in either order of the pair), both guarded: what
+    /// the optimizer's relational facts carry from one guard to the next.
+    fn compares_a_pair_both_ways(sketch: &Sketch) -> bool {
+        let compared: Vec<(Opcode, [&Operand; 2])> = (sketch.lines.iter())
+            .filter(|l| COMPARISONS.contains(&l.opcode))
+            .filter(|l| l.args.iter().all(|a| matches!(a, Operand::Value(_))))
+            .map(|l| (l.opcode, [&l.args[0], &l.args[1]]))
+            .collect();
+        compared.iter().enumerate().any(|(k, (op, [a, b]))| {
+            compared[k + 1..].iter().any(|(other, [c, d])| {
+                let flipped = other_signedness(*op);
+                let related = flipped == Some(*other) || flipped == Some(negation(*other));
+                related && ((a, b) == (c, d) || (a, b) == (d, c))
+            })
+        })
+    }
+
+    #[test]
+    fn pairs_of_values_are_compared_signed_and_unsigned() {
+        let config = Config::default();
+        let hits = (0..200)
+            .filter(|&seed| compares_a_pair_both_ways(&generate(seed, &config)))
+            .count();
+        assert!(hits >= 20, "{hits} of 200 traces");
     }
 }

@@ -42,6 +42,10 @@ impl Optimizer<'_> {
         let (yes, no) = (self.int_const(1), self.int_const(0));
         let (t, f) = if truth { (yes, no) } else { (no, yes) };
         let zero = self.int_const(0);
+        let opcode = match opcode {
+            IntGe if self.bug(crate::inject::Bug::GeAsUnsigned) => UintGe,
+            _ => opcode,
+        };
         let facts: Vec<(Opcode, Arg, Arg, Arg)> = match opcode {
             IntIsTrue => vec![
                 (IntIsTrue, a, a, t),

@@ -11,7 +11,10 @@
 //! - `lshift-inverse`: from `x << k == D`, conclude `x == D >> k`, as if
 //!   no bits were shifted out;
 //! - `sub-ovf-after-add`: after `z = int_add(x, y)`, reuse `x` for
-//!   `int_sub_ovf(z, y)` and drop its overflow check.
+//!   `int_sub_ovf(z, y)` and drop its overflow check;
+//! - `ge-as-unsigned`: a known `int_ge(x, y)` teaches what `uint_ge(x,
+//!   y)` would (a mutant of `remember_truth` no test caught, #19), so a
+//!   later `uint_lt(x, y)` folds to 0 (wrong for `x = 0, y = -1`).
 //!
 //! And four allocation-removal and heap-cache mistakes (`Bug::is_heap`),
 //! which the fuzzer's heap traces must find:
@@ -38,6 +41,7 @@ pub enum Bug {
     MulInverse,
     LshiftInverse,
     SubOvfAfterAdd,
+    GeAsUnsigned,
     CallKeepsCache,
     AliasForward,
     ResumeDropsField,
@@ -45,12 +49,13 @@ pub enum Bug {
 }
 
 impl Bug {
-    pub const ALL: [Bug; 9] = [
+    pub const ALL: [Bug; 10] = [
         Bug::WrappingAdd,
         Bug::NegMinint,
         Bug::MulInverse,
         Bug::LshiftInverse,
         Bug::SubOvfAfterAdd,
+        Bug::GeAsUnsigned,
         Bug::CallKeepsCache,
         Bug::AliasForward,
         Bug::ResumeDropsField,
@@ -75,6 +80,7 @@ impl Bug {
             Bug::MulInverse => "mul-inverse",
             Bug::LshiftInverse => "lshift-inverse",
             Bug::SubOvfAfterAdd => "sub-ovf-after-add",
+            Bug::GeAsUnsigned => "ge-as-unsigned",
             Bug::CallKeepsCache => "call-keeps-cache",
             Bug::AliasForward => "alias-forward",
             Bug::ResumeDropsField => "resume-drops-field",

@@ -2,7 +2,6 @@
 //! random traces that mostly do not pass the checker (wrong arities,
 //! wrong types, forward references, odd descrs and constants).
 
-use std::path::PathBuf;
 use traceopt_interp::{run, run_with_heap, DefaultEnv, Heap, Limits, Outcome, Val};
 use traceopt_ir::{
     parse_log, Arg, Const, Descr, FailArg, Op, Opcode, Pos, Trace, Type, ValueId, Virtual, OP_TABLE,
@@ -29,7 +28,7 @@ fn object_inputs(trace: &Trace) -> (Vec<Val>, Heap) {
 
 #[test]
 fn every_corpus_trace_runs_without_panic() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pypy-7.3.11");
+    let dir = traceopt_ir::shared_dir().join("corpus/pypy-7.3.11");
     // The corpus must be there (CI checks out ../shared): a missing one
     // fails the test rather than skipping it.
     let logs = traceopt_ir::log::log_files(&dir).unwrap_or_else(|e| {

@@ -13,6 +13,7 @@ pub mod parse;
 pub mod peer;
 pub use peer::PureResult;
 pub mod print;
+pub mod shared;
 pub mod stats;
 pub mod trace;
 
@@ -28,6 +29,7 @@ pub use namespace::{FieldValue, NamedConst, Namespace, PtrInfo};
 pub use opcode::{Arity, Flags, OpInfo, Opcode, Type, OP_TABLE};
 pub use parse::{parse_trace, parse_trace_with, TraceParser};
 pub use print::{print_trace, print_trace_with, PrintOptions};
+pub use shared::shared_dir;
 pub use stats::OpCounts;
 pub use trace::{
     Arg, Const, ConstId, DescrId, FailArg, JumpTarget, Op, PendingWrite, Pos, Trace, ValueId,

@@ -7,7 +7,7 @@ use traceopt_ir::peer::parse_peer;
 use traceopt_ir::{check, parse_log, parse_trace, print_trace, CheckOptions, Trace};
 
 fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+    traceopt_ir::shared_dir()
 }
 
 fn corpus_logs() -> Vec<PathBuf> {

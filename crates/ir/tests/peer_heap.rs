@@ -12,7 +12,7 @@ use traceopt_ir::{
 };
 
 fn heap_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap")
+    traceopt_ir::shared_dir().join("peer/heap")
 }
 
 fn namespace() -> Arc<Namespace> {

@@ -3,7 +3,6 @@
 //! parse into `Op::virtuals`, print back to the same text, and the checker
 //! and the parser reject what cannot be rebuilt.
 
-use std::path::Path;
 use std::sync::Arc;
 use traceopt_ir::{
     check, parse_trace, parse_trace_with, print_trace, CheckOptions, FailArg, Namespace, Opcode,
@@ -17,7 +16,7 @@ const CHECK: CheckOptions = CheckOptions {
 
 /// PyPy's heap-test namespace (nodesize, valuedescr, arraydescr, ...).
 fn namespace() -> Arc<Namespace> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
+    let path = traceopt_ir::shared_dir().join("peer/heap/descrs.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Arc::new(Namespace::parse(&text, "descrs.txt").unwrap_or_else(|e| panic!("{e}")))
 }

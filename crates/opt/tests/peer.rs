@@ -13,12 +13,9 @@ use traceopt_verify::{verify_aligned, Verdict};
 
 #[test]
 fn peer_set_outputs_are_proved_and_no_longer_than_pypy() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/peer/pypy-intbound-dev.txt"
-    );
-    let text = std::fs::read_to_string(path).expect("the shared peer set beside the repo");
-    let cases = parse_peer(&text, path, None).unwrap();
+    let path = traceopt_ir::shared_dir().join("peer/pypy-intbound-dev.txt");
+    let text = std::fs::read_to_string(&path).expect("the shared peer set beside the repo");
+    let cases = parse_peer(&text, &path.to_string_lossy(), None).unwrap();
     assert_eq!(cases.len(), 123);
     let mut solver = Solver::start(None, Duration::from_secs(20)).expect("an SMT solver");
     let (mut at_or_below, mut above) = (0, Vec::new());

@@ -15,7 +15,8 @@ use traceopt_ir::Namespace;
 
 #[test]
 fn heap_peer_outputs_are_proved_and_most_no_longer_than_pypy() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/peer/heap");
+    let dir = traceopt_ir::shared_dir().join("peer/heap");
+    let dir = dir.display();
     let read = |name: &str| {
         std::fs::read_to_string(format!("{dir}/{name}"))
             .unwrap_or_else(|e| panic!("{dir}/{name}: {e} (the shared peer set beside the repo)"))

@@ -9,7 +9,6 @@
 //! returns, which the replay leaves to the interpreter's defaults, it may
 //! not replay, and is then `Unreplayed`, never proved.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use traceopt_ir::{check, parse_trace_with, CheckOptions, Const, Namespace, PureResult};
@@ -17,7 +16,7 @@ use traceopt_smt::Solver;
 use traceopt_verify::{verify_given, Given, Verdict};
 
 fn namespace() -> Arc<Namespace> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
+    let path = traceopt_ir::shared_dir().join("peer/heap/descrs.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Arc::new(Namespace::parse(&text, "descrs.txt").unwrap())
 }

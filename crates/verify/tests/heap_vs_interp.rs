@@ -16,7 +16,6 @@
 //! trace stands for with `guard_true(0)`; so an encoding that lets a guard
 //! pass that the interpreter fails, or the other way round, is refuted.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use traceopt_interp::{run, DefaultEnv, Limits, Outcome, Val};
@@ -47,7 +46,7 @@ fn first_batch() -> usize {
 }
 
 fn namespace() -> Arc<Namespace> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
+    let path = traceopt_ir::shared_dir().join("peer/heap/descrs.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Arc::new(Namespace::parse(&text, "descrs.txt").unwrap())
 }

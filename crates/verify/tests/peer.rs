@@ -8,12 +8,9 @@ use traceopt_verify::{verify, Verdict};
 
 #[test]
 fn every_peer_pair_is_proved() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/peer/pypy-intbound-dev.txt"
-    );
-    let text = std::fs::read_to_string(path).expect("the shared peer set sits beside the repo");
-    let cases = parse_peer(&text, path, None).unwrap();
+    let path = traceopt_ir::shared_dir().join("peer/pypy-intbound-dev.txt");
+    let text = std::fs::read_to_string(&path).expect("the shared peer set sits beside the repo");
+    let cases = parse_peer(&text, &path.to_string_lossy(), None).unwrap();
     assert_eq!(cases.len(), 123);
     let mut solver = Solver::start(None, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
     let mut not_proved = Vec::new();
@@ -52,7 +49,8 @@ fn heap_peer_cases_without_unrolling_are_proved_or_explained() {
     use traceopt_ir::peer::read_peer;
     use traceopt_ir::Namespace;
     use traceopt_verify::{verify_given, Given};
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/peer/heap");
+    let dir = traceopt_ir::shared_dir().join("peer/heap");
+    let dir = dir.display();
     let text = std::fs::read(format!("{dir}/dev.txt")).unwrap();
     let text = String::from_utf8_lossy(&text);
     let descrs = std::fs::read_to_string(format!("{dir}/descrs.txt")).unwrap();

@@ -4,7 +4,6 @@
 
 #![allow(dead_code)]
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +13,7 @@ use traceopt_smt::Solver;
 use traceopt_verify::{verify, verify_aligned, Verdict};
 
 pub fn namespace() -> Arc<Namespace> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peer/heap/descrs.txt");
+    let path = traceopt_ir::shared_dir().join("peer/heap/descrs.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Arc::new(Namespace::parse(&text, "descrs.txt").unwrap())
 }

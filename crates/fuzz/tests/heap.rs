@@ -1,16 +1,13 @@
-//! Heap traces: what the generator builds, what calls do in the fuzzer's
-//! runs, and a clean optimizer through a short heap campaign.
-
-use std::time::Duration;
+//! Heap traces: what the generator builds and what calls do in the
+//! fuzzer's runs.
 
 use traceopt_fuzz::campaign::samples;
 use traceopt_fuzz::heapgen::generate_heap;
 use traceopt_fuzz::oracle::run_on;
 use traceopt_fuzz::sketch::Operand;
-use traceopt_fuzz::{run, Config, Counters, ExampleObject, ExampleValue, Options};
+use traceopt_fuzz::{ExampleObject, ExampleValue};
 use traceopt_interp::{Outcome, Val};
 use traceopt_ir::Opcode;
-use traceopt_opt::Passes;
 
 #[test]
 fn heap_traces_hold_objects_calls_aliasing_and_resume_data() {
@@ -133,44 +130,6 @@ fn samples_move_references_to_objects_of_their_kind() {
         }
     }
     assert!(moved, "no sample moved a reference");
-}
-
-#[test]
-fn a_clean_optimizer_survives_a_short_heap_campaign() {
-    let options = Options {
-        seed: 0,
-        count: Some(150),
-        time: None,
-        jobs: 1,
-        config: Config {
-            heap: true,
-            ..Config::default()
-        },
-        passes: Passes::default(),
-        solver_timeout: Some(Duration::from_millis(200)),
-        solver: None,
-        samples: 8,
-        stop_at_first: false,
-        bases: Vec::new(),
-    };
-    let summary = run(&options, &Counters::default());
-    let found: Vec<String> = (summary.reports.iter())
-        .map(|r| format!("seed {}: {}\n{}", r.seed, r.finding, r.reproducer.text()))
-        .collect();
-    assert!(found.is_empty(), "{}", found.join("\n"));
-    assert_eq!(summary.generated, 150);
-    assert_eq!(
-        summary.validator_errors, 0,
-        "{:?}",
-        summary.first_validator_error
-    );
-    // The solver decides a good part of them (not only the runs).
-    assert!(
-        summary.proved * 3 >= summary.generated,
-        "only {} of {} proved",
-        summary.proved,
-        summary.generated
-    );
 }
 
 #[test]

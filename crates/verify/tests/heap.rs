@@ -1011,28 +1011,30 @@ fn what_a_constant_holds_skips_what_the_trace_makes() {
     not_proved(&stored, &stored.replace("finish(i4)", "finish(0)"));
 }
 
+/// The queries a proof of `after` against `before` takes (none where the
+/// validator sees the two alike), or a panic where it is no proof.
+fn queries_to_prove(before: &str, after: &str) -> usize {
+    let ns = Some(namespace());
+    let parse = |text: &str| parse_trace_with(text, "t", ns.clone()).unwrap();
+    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
+    let verdict = verify_given(&parse(before), &parse(after), Given::default(), &mut solver);
+    assert_eq!(verdict.unwrap(), Verdict::Proved, "\n{before}\n{after}");
+    solver.queries()
+}
+
 #[test]
 fn a_guard_on_an_old_object_past_what_only_before_makes_is_settled_without_the_solver() {
     // BEFORE makes a node AFTER leaves out. The class of the input read
     // after it is the initial heap's, under the same name in both
     // traces: the guards are the same term, and nothing is asked.
+    let node = "p1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, 5, descr=valuedescr)\n";
     let trace = |made: &str| {
         format!(
             "[p0]\n{made}guard_class(p0, ConstClass(node_vtable))\n\
              i2 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i2)\n"
         )
     };
-    let ns = Some(namespace());
-    let parse = |text: &str| parse_trace_with(text, "t", ns.clone()).unwrap();
-    let (before, after) = (
-        parse(&trace(
-            "p1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, 5, descr=valuedescr)\n",
-        )),
-        parse(&trace("")),
-    );
-    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
-    let verdict = verify_given(&before, &after, Given::default(), &mut solver).unwrap();
-    assert_eq!((verdict, solver.queries()), (Verdict::Proved, 0));
+    assert_eq!(queries_to_prove(&trace(node), &trace("")), 0);
     // Nor is a call's result: it is never an object only one trace
     // makes, so its reads skip the stores to that one (BEFORE's node,
     // hidden from the call, made before it).
@@ -1043,15 +1045,7 @@ fn a_guard_on_an_old_object_past_what_only_before_makes_is_settled_without_the_s
              i3 = getfield_gc_i(p2, descr=valuedescr)\nfinish(i3)\n"
         )
     };
-    let (before, after) = (
-        parse(&trace(
-            "p1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p1, 5, descr=valuedescr)\n",
-        )),
-        parse(&trace("")),
-    );
-    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
-    let verdict = verify_given(&before, &after, Given::default(), &mut solver).unwrap();
-    assert_eq!((verdict, solver.queries()), (Verdict::Proved, 0));
+    assert_eq!(queries_to_prove(&trace(node), &trace("")), 0);
     // The class of the new node itself is the one it was made with.
     let made = "[p0]\np1 = new_with_vtable(descr=nodesize)\n\
         guard_class(p1, ConstClass(node_vtable))\nfinish(p1)\n";
@@ -1059,17 +1053,6 @@ fn a_guard_on_an_old_object_past_what_only_before_makes_is_settled_without_the_s
         made,
         &made.replace("guard_class(p1, ConstClass(node_vtable))\n", ""),
     );
-}
-
-/// The queries a proof of `after` against `before` takes (none where the
-/// validator sees the two alike), or a panic where it is no proof.
-fn queries_to_prove(before: &str, after: &str) -> usize {
-    let ns = Some(namespace());
-    let parse = |text: &str| parse_trace_with(text, "t", ns.clone()).unwrap();
-    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
-    let verdict = verify_given(&parse(before), &parse(after), Given::default(), &mut solver);
-    assert_eq!(verdict.unwrap(), Verdict::Proved, "\n{before}\n{after}");
-    solver.queries()
 }
 
 #[test]

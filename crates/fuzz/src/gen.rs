@@ -256,14 +256,12 @@ impl Gen {
             .random_range(binaries.len().saturating_sub(4)..binaries.len())];
         let line = self.lines[k].clone();
         let result = Operand::Value(line.result.clone().unwrap());
-        let example = |g: &Gen, o: &Operand| g.example(o);
         let (a, b) = (line.args[0].clone(), line.args[1].clone());
-        let (x, y, r) = (example(self, &a), example(self, &b), example(self, &result));
+        let (x, y, r) = (self.example(&a), self.example(&b), self.example(&result));
         match self.rng.random_range(0..6) {
             0 => {
                 let (p, q) = if self.chance(50) { (a, b) } else { (b, a) };
-                if let Ok(v) = arith::int_binary(line.opcode, example(self, &p), example(self, &q))
-                {
+                if let Ok(v) = arith::int_binary(line.opcode, self.example(&p), self.example(&q)) {
                     self.push(line.opcode, vec![p, q], v);
                 }
             }

@@ -174,6 +174,16 @@ fn a_trace_not_invalidated_stays_so_until_a_call() {
 }
 
 #[test]
+fn ops_that_write_nothing_keep_the_trace_valid() {
+    // A reference comparison and float arithmetic go out unchanged and
+    // touch no memory: the second guard_not_invalidated goes.
+    let before = "[p0, p1, f1]\nguard_not_invalidated() []\ni2 = ptr_eq(p0, p1)\n\
+        f3 = float_add(f1, f1)\nguard_not_invalidated() []\njump(i2, f3)\n";
+    let after = before.replacen("guard_not_invalidated() []\njump", "jump", 1);
+    optimizes_with(Passes::default(), before, &after);
+}
+
+#[test]
 fn calls_that_cannot_invalidate_keep_the_trace_valid() {
     // An array copy, and a call whose effect info does not say
     // can_invalidate, leave quasi-immutable fields valid: the second

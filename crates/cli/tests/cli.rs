@@ -294,18 +294,16 @@ fn opt_runs_over_the_whole_corpus_and_reports_json() {
     assert_eq!(traces.len(), 364);
     assert_eq!(json["ops_before"], 74145);
     assert!(json["rules"]["int_add"].is_object());
-    // The Figure 7 counts as a floor that may only go down (measured
-    // 2026-11-25): a pass that stops working raises one of them.
+    // The counts are the optimizer's (their floor is
+    // crates/opt/tests/corpus_floor.rs): the binary runs every pass.
     let ours = &json["figure7"]["optimized"];
-    for (count, floor) in [
-        ("ops", 22_986),
-        ("allocations", 1_155),
-        ("reads", 4_203),
-        ("writes", 3_036),
-        ("guards", 7_613),
-    ] {
-        let got = ours[count].as_u64().unwrap();
-        assert!(got <= floor, "{count}: {got}, more than the floor {floor}");
+    let recorded = &json["figure7"]["recorded"];
+    for count in ["ops", "allocations", "reads", "writes", "guards"] {
+        let (got, before) = (
+            ours[count].as_u64().unwrap(),
+            recorded[count].as_u64().unwrap(),
+        );
+        assert!(got < before, "{count}: {got} after, {before} before");
     }
     assert_eq!(json["ops_after"], ours["ops"]);
     // Per trace: the same categories, and which traces are bridges.

@@ -194,7 +194,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         out,
         "{} traces in {:.1}s ({rate:.0}/s): {} proved, {} checked by runs only (solver off), \
          {} undecided in time, {} beyond the validator, {} solver failure(s), {} findings; \
-         {} called infeasible",
+         {} called infeasible; {} of {} rules fired",
         summary.generated,
         summary.seconds,
         summary.proved,
@@ -204,6 +204,8 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         summary.solver_failures,
         summary.reports.len(),
         summary.infeasible,
+        summary.rules_reached(),
+        traceopt_opt::RULES.len(),
     )
     .unwrap();
     if let Some(first) = &summary.first_validator_error {

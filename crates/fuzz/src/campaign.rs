@@ -77,6 +77,9 @@ pub struct Counters {
     pub findings: AtomicU64,
     /// Differential runs agreed; the solver failed on the trace.
     pub solver_failures: AtomicU64,
+    /// For each rule of `traceopt_opt::RULES`, the traces it fired on
+    /// (what the campaign reached of the rules).
+    pub rules_fired: Mutex<Vec<u64>>,
 }
 
 /// A worker whose solver fails this many traces in a row stops the
@@ -103,6 +106,8 @@ pub struct Summary {
     /// started, kept failing, or decided nothing. The solver checks it
     /// asked for did not all happen.
     pub solver_error: Option<String>,
+    /// For each rule of `traceopt_opt::RULES`, the traces it fired on.
+    pub rules_fired: Vec<u64>,
 }
 
 impl Summary {
@@ -114,6 +119,10 @@ impl Summary {
             .filter(|r| matches!(r.finding, Finding::Refuted(_)))
             .count();
         self.proved + refuted as u64
+    }
+    /// How many rules fired on at least one trace.
+    pub fn rules_reached(&self) -> usize {
+        self.rules_fired.iter().filter(|&&n| n > 0).count()
     }
 }
 
@@ -169,12 +178,12 @@ fn check_ok(trace: &traceopt_ir::Trace) -> bool {
 }
 
 /// Checks one generated (or mutated) trace; `Err` with its report if it
-/// fails.
+/// fails. With the verdict, how often each rule fired on it.
 pub fn check_seed(
     seed: u64,
     options: &Options,
     solver: Option<&mut Solver>,
-) -> Result<Cleared, Box<Report>> {
+) -> Result<(Cleared, Vec<u32>), Box<Report>> {
     let sketch = if options.bases.is_empty() {
         generate(seed, &options.config)
     } else {
@@ -197,7 +206,13 @@ pub fn check_seed(
         options.passes,
         solver,
     ) {
-        Ok(cleared) => Ok(cleared),
+        Ok(cleared) => {
+            // Optimized again for the counts (the oracle keeps its result
+            // to itself; a trace's optimization takes microseconds).
+            let fired = traceopt_opt::optimize(&trace, options.passes)
+                .map_or_else(|_| Vec::new(), |o| o.rule_counts);
+            Ok((cleared, fired))
+        }
         Err(finding) => Err(Box::new(Report {
             seed,
             finding,
@@ -236,6 +251,17 @@ pub fn minimize(report: &mut Report, options: &Options, mut solver: Option<&mut 
     });
     report.reproducer = reproducer;
     report.finding = last;
+}
+
+/// Adds one trace's rule firings to the campaign's.
+fn count_rules(total: &Mutex<Vec<u64>>, fired: &[u32]) {
+    let mut total = total.lock().unwrap();
+    if total.len() < fired.len() {
+        total.resize(fired.len(), 0);
+    }
+    for (t, &f) in total.iter_mut().zip(fired) {
+        *t += u64::from(f > 0);
+    }
 }
 
 /// Runs a campaign; `counters` can be watched from another thread.
@@ -282,7 +308,10 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                     let seed = options.seed.wrapping_add(index);
                     counters.generated.fetch_add(1, Ordering::Relaxed);
                     let cleared = match check_seed(seed, options, solver.as_mut()) {
-                        Ok(cleared) => cleared,
+                        Ok((cleared, fired)) => {
+                            count_rules(&counters.rules_fired, &fired);
+                            cleared
+                        }
                         Err(mut report) => {
                             counters.findings.fetch_add(1, Ordering::Relaxed);
                             minimize(&mut report, options, solver.as_mut());
@@ -347,6 +376,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
         solver_failures: load(&counters.solver_failures),
         first_solver_failure: first_failure.into_inner().unwrap(),
         solver_error: solver_error.into_inner().unwrap(),
+        rules_fired: counters.rules_fired.lock().unwrap().clone(),
     };
     let solver_on = options.solver_timeout.is_some();
     let nothing_decided = summary.generated > 0 && summary.decided() == 0;

@@ -14,13 +14,19 @@
 //! other signedness, negated, swapped), and half the comparisons take
 //! two values that are not truth values: the shapes where what one guard
 //! teaches about a pair decides the next (the `remember_truth` mutant of
-//! #19). Ops that would be undefined on the example (shift by 64,
-//! division by zero) are not generated. Everything follows from the seed.
+//! #19). Rule templates build what a rule of `rules/` matches (its
+//! left-hand side, variables filled with earlier values, the same one
+//! where a variable repeats, and constant variables with special
+//! constants), so that short campaigns reach nearly every rule
+//! (`tests/reach.rs`). Ops that would be undefined on the example (shift
+//! by 64, division by zero) are not generated. Everything follows from
+//! the seed.
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use traceopt_interp::arith;
 use traceopt_ir::Opcode;
+use traceopt_opt::PatternNode;
 
 use crate::sketch::{Line, Operand, Sketch};
 
@@ -53,6 +59,9 @@ pub struct Mix {
     pub related: u32,
     /// Motifs where facts flow backwards through an op.
     pub motifs: u32,
+    /// A rule's left-hand side (`rules/`), its variables filled with
+    /// earlier values and its constants with special ones.
+    pub templates: u32,
 }
 
 impl Default for Mix {
@@ -69,6 +78,7 @@ impl Default for Mix {
             value_guards: 1,
             related: 6,
             motifs: 4,
+            templates: 4,
         }
     }
 }
@@ -436,6 +446,77 @@ impl Gen {
         self.guard(Opcode::GuardValue, vec![a, Operand::Const(x)]);
     }
 
+    /// What a rule matches: its left-hand side built bottom-up, a
+    /// variable by an earlier value (the same one wherever it repeats), a
+    /// constant variable by a special constant, a literal as written.
+    /// A comparison at the root is guarded the way its example goes. Gives
+    /// up where an op is undefined on the example or overflows.
+    fn template(&mut self) {
+        let rule = self.pick(traceopt_opt::RULES);
+        let mut nodes = rule.pattern.iter().copied();
+        let mut bound = Vec::new();
+        let mark = (self.lines.len(), self.values.len());
+        let Some(root) = self.instantiate(&mut nodes, &mut bound) else {
+            self.lines.truncate(mark.0);
+            self.values.truncate(mark.1);
+            return;
+        };
+        if let (Operand::Value(_), true) = (&root.0, COMPARISONS.contains(&rule.root)) {
+            let guard = match root.1 {
+                0 => Opcode::GuardFalse,
+                _ => Opcode::GuardTrue,
+            };
+            self.guard(guard, vec![root.0]);
+        }
+    }
+
+    /// The operand for the pattern that `nodes` starts with (ops pushed
+    /// as they are built), or `None` if it cannot be built on the example.
+    fn instantiate(
+        &mut self,
+        nodes: &mut impl Iterator<Item = PatternNode>,
+        bound: &mut Vec<(&'static str, (Operand, i64))>,
+    ) -> Option<(Operand, i64)> {
+        match nodes.next()? {
+            PatternNode::Const(c) => Some((Operand::Const(c), c)),
+            PatternNode::Var(name) => {
+                if let Some((_, known)) = bound.iter().find(|(n, _)| *n == name) {
+                    return Some(known.clone());
+                }
+                let value = match name.starts_with('C') {
+                    true => {
+                        let c = self.constant();
+                        (Operand::Const(c), c)
+                    }
+                    false if self.chance(50) => self.wide_value(),
+                    false => self.recent(6),
+                };
+                bound.push((name, value.clone()));
+                Some(value)
+            }
+            PatternNode::Op(op, arity) => {
+                let mut args = Vec::new();
+                for _ in 0..arity {
+                    args.push(self.instantiate(nodes, bound)?);
+                }
+                let examples: Vec<i64> = args.iter().map(|a| a.1).collect();
+                let example = match op.has(traceopt_ir::Flags::OVF) {
+                    true => match arith::int_ovf(op, examples[0], examples[1]) {
+                        Some((r, false)) => r,
+                        _ => return None,
+                    },
+                    false => op_example(op, &examples)?,
+                };
+                let operands = args.into_iter().map(|a| a.0).collect();
+                let result = self.push(op, operands, example);
+                if op.has(traceopt_ir::Flags::OVF) {
+                    self.guard(Opcode::GuardNoOverflow, vec![]);
+                }
+                Some((result, example))
+            }
+        }
+    }
+
     fn division(&mut self) {
         let ops = [Opcode::IntPydiv, Opcode::IntPymod];
         self.binary(&ops);
@@ -484,6 +565,15 @@ fn unary_example(op: Opcode, x: i64) -> i64 {
     }
 }
 
+/// The interpreter's result of an integer op on ints, if it is defined.
+fn op_example(op: Opcode, args: &[i64]) -> Option<i64> {
+    let vals: Vec<_> = args.iter().map(|&x| traceopt_interp::Val::Int(x)).collect();
+    match traceopt_interp::arith::eval(op, &vals) {
+        Ok(traceopt_interp::Val::Int(r)) => Some(r),
+        _ => None,
+    }
+}
+
 /// Generates one trace from `seed`: a heap trace if `config.heap`.
 pub fn generate(seed: u64, config: &Config) -> Sketch {
     if config.heap {
@@ -515,6 +605,7 @@ pub fn generate(seed: u64, config: &Config) -> Sketch {
         m.value_guards,
         m.related,
         m.motifs,
+        m.templates,
     ];
     let total: u32 = weights.iter().sum::<u32>().max(1);
     let mut attempts = 0;
@@ -543,7 +634,8 @@ pub fn generate(seed: u64, config: &Config) -> Sketch {
             7 => g.bit_check(),
             8 => g.value_guard(),
             9 => g.related(),
-            _ => g.motif(),
+            10 => g.motif(),
+            _ => g.template(),
         }
     }
     let end = if g.chance(70) {

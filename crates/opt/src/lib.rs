@@ -21,6 +21,7 @@ mod virtuals;
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
 pub use inject::Bug;
 pub use rules::RULES;
+pub use traceopt_rules::runtime::{PatternNode, RuleInfo};
 
 use traceopt_ir::{check, CheckOptions, Flags, Trace};
 

@@ -46,4 +46,17 @@ pub struct RuleInfo {
     pub file: &'static str,
     pub line: u32,
     pub root: Opcode,
+    /// The left-hand side, in prefix order (for generators that build
+    /// what the rule matches, such as the fuzzer's templates).
+    pub pattern: &'static [PatternNode],
+}
+
+/// A node of a rule's left-hand side: an op and how many arguments
+/// follow it, a variable (a name starting with `C` matches constants
+/// only), or a literal constant.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PatternNode {
+    Op(Opcode, u8),
+    Var(&'static str),
+    Const(i64),
 }

@@ -283,6 +283,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
         // would cost more than it decides.
         Some(t) => Solver::start(options.solver, t).map(|mut solver| {
             solver.set_second_opinions(false);
+            solver.set_fresh_after_work(false);
             Some(solver)
         }),
     };

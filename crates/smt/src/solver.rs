@@ -196,6 +196,12 @@ pub struct Solver {
     /// (`prove_smt_by`): on by default; a fuzz campaign, whose queries
     /// are many and small, turns it off (each costs a process start).
     second_opinions: bool,
+    /// Whether a fresh process takes over once the base scope is back
+    /// after any work (see `given`): on by default; a fuzz campaign turns
+    /// it off, since its small queries gain less from a clean process
+    /// than a process start costs (measured: 300 traces in 10 to 16 s
+    /// instead of 22 to 33 s).
+    fresh_after_work: bool,
 }
 
 /// A solver's own limit is not exact (it checks the clock now and then):
@@ -258,6 +264,7 @@ impl Solver {
             given: 0,
             grace: GRACE,
             second_opinions: true,
+            fresh_after_work: true,
         };
         for line in kind.preamble(timeout) {
             solver.write(&line);
@@ -282,6 +289,12 @@ impl Solver {
 
     pub fn set_second_opinions(&mut self, on: bool) {
         self.second_opinions = on;
+    }
+
+    /// Whether a popped top-level scope that did work makes the next
+    /// query start a fresh process (on by default).
+    pub fn set_fresh_after_work(&mut self, on: bool) {
+        self.fresh_after_work = on;
     }
 
     /// The solver's answer to `(get-info :version)`, such as `4.8.12`.
@@ -411,7 +424,7 @@ impl Solver {
             self.scopes.pop();
             self.definitions.pop();
         }
-        if self.scopes.len() == 1 && self.given > 0 {
+        if self.scopes.len() == 1 && self.given > 0 && self.fresh_after_work {
             self.broken = true;
         }
         Ok(())

@@ -22,12 +22,12 @@
 //! by 64, division by zero) are not generated. Everything follows from
 //! the seed.
 
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use traceopt_interp::arith;
 use traceopt_ir::Opcode;
 use traceopt_opt::PatternNode;
 
+use crate::entropy::Entropy;
 use crate::sketch::{Line, Operand, Sketch};
 
 /// What to generate.
@@ -94,8 +94,8 @@ impl Default for Config {
     }
 }
 
-struct Gen {
-    rng: StdRng,
+struct Gen<'a> {
+    rng: Entropy<'a>,
     /// Values so far: name and example value.
     values: Vec<(String, i64)>,
     lines: Vec<Line>,
@@ -119,7 +119,7 @@ const SPECIALS: &[i64] = &[
     0, 1, -1, 2, 3, 7, 8, 10, 12, 15, 16, 31, 32, 63, 64, 100, 255, 256, -2, -8,
 ];
 
-impl Gen {
+impl Gen<'_> {
     /// One of `items`, uniformly.
     fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.rng.random_range(0..items.len())]
@@ -341,7 +341,12 @@ impl Gen {
         let (a, x) = self.operand();
         let (b, y) = match op {
             Opcode::IntLshift | Opcode::IntRshift | Opcode::UintRshift if !self.chance(20) => {
-                let c = self.rng.random_range(0..64);
+                // The ends of the range (0 and LONG_BIT - 1) as often as
+                // any other count.
+                let c = match self.chance(30) {
+                    true => self.pick(&[0, 1, 32, 62, 63]),
+                    false => self.rng.random_range(0..64),
+                };
                 (Operand::Const(c), c)
             }
             _ => self.operand(),
@@ -576,11 +581,21 @@ fn op_example(op: Opcode, args: &[i64]) -> Option<i64> {
 
 /// Generates one trace from `seed`: a heap trace if `config.heap`.
 pub fn generate(seed: u64, config: &Config) -> Sketch {
+    generate_with(Entropy::seeded(seed), config)
+}
+
+/// Generates one trace whose choices are read from `data` (a
+/// coverage-guided fuzzer's input; see `entropy`).
+pub fn generate_from_bytes(data: &[u8], config: &Config) -> Sketch {
+    generate_with(Entropy::bytes(data), config)
+}
+
+fn generate_with(rng: Entropy, config: &Config) -> Sketch {
     if config.heap {
-        return crate::heapgen::generate_heap(seed, config.length);
+        return crate::heapgen::generate_heap(rng, config.length);
     }
     let mut g = Gen {
-        rng: StdRng::seed_from_u64(seed),
+        rng,
         values: Vec::new(),
         lines: Vec::new(),
     };

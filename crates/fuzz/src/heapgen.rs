@@ -17,11 +17,11 @@
 
 use std::sync::{Arc, OnceLock};
 
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use traceopt_interp::{stable_address, Outcome, Val};
 use traceopt_ir::{Namespace, Opcode, ValueId};
 
+use crate::entropy::Entropy;
 use crate::oracle::run_on;
 use crate::sketch::{ExampleObject, ExampleValue, Line, Operand, Sketch};
 
@@ -72,8 +72,8 @@ enum Kind {
     Array(usize),
 }
 
-struct HeapGen {
-    rng: StdRng,
+struct HeapGen<'a> {
+    rng: Entropy<'a>,
     sketch: Sketch,
     /// Every value of the last good run: name, and what it is.
     values: Vec<(String, Kind)>,
@@ -81,7 +81,7 @@ struct HeapGen {
     made: usize,
 }
 
-impl HeapGen {
+impl HeapGen<'_> {
     fn chance(&mut self, percent: u32) -> bool {
         self.rng.random_range(0..100) < percent
     }
@@ -421,7 +421,7 @@ fn example_run(sketch: &Sketch) -> Option<Vec<(String, Kind)>> {
 
 /// The example heap: one to three objects, boxes linked to each other or
 /// not, a pair, an int array.
-fn example_heap(rng: &mut StdRng) -> Vec<ExampleObject> {
+fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
     let count = rng.random_range(1..4);
     let mut heap = Vec::new();
     for _ in 0..count {
@@ -473,8 +473,7 @@ fn example_heap(rng: &mut StdRng) -> Vec<ExampleObject> {
 }
 
 /// Generates one heap trace of about `length` ops from `seed`.
-pub fn generate_heap(seed: u64, length: usize) -> Sketch {
-    let mut rng = StdRng::seed_from_u64(seed);
+pub fn generate_heap(mut rng: Entropy, length: usize) -> Sketch {
     let heap = example_heap(&mut rng);
     let mut inputs = Vec::new();
     let refs = rng.random_range(1..4);

@@ -7,6 +7,7 @@
 //! "for many nights"; here it is a command.
 
 pub mod campaign;
+pub mod entropy;
 pub mod env;
 pub mod gen;
 pub mod heapgen;
@@ -16,6 +17,6 @@ pub mod shrink;
 pub mod sketch;
 
 pub use campaign::{run, Counters, Options, Report, Summary};
-pub use gen::{generate, Config, Mix};
+pub use gen::{generate, generate_from_bytes, Config, Mix};
 pub use oracle::{check, Cleared, Finding};
 pub use sketch::{ExampleObject, ExampleValue, Sketch};

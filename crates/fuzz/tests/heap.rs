@@ -2,6 +2,7 @@
 //! fuzzer's runs.
 
 use traceopt_fuzz::campaign::samples;
+use traceopt_fuzz::entropy::Entropy;
 use traceopt_fuzz::heapgen::generate_heap;
 use traceopt_fuzz::oracle::run_on;
 use traceopt_fuzz::sketch::Operand;
@@ -13,7 +14,7 @@ use traceopt_ir::Opcode;
 fn heap_traces_hold_objects_calls_aliasing_and_resume_data() {
     let mut seen = std::collections::BTreeMap::<&str, usize>::new();
     for seed in 0..200 {
-        let sketch = generate_heap(seed, 30);
+        let sketch = generate_heap(Entropy::seeded(seed), 30);
         let trace = sketch
             .trace()
             .unwrap_or_else(|e| panic!("{e}\n{}", sketch.text()));
@@ -111,7 +112,7 @@ fn calls_write_only_what_they_can_reach() {
 #[test]
 fn samples_move_references_to_objects_of_their_kind() {
     let sketch = (0..50)
-        .map(|seed| generate_heap(seed, 10))
+        .map(|seed| generate_heap(Entropy::seeded(seed), 10))
         .find(|s| {
             let boxes = |i: i64| s.heap[i as usize].kind() == "box_vtable";
             s.heap.iter().filter(|o| o.kind() == "box_vtable").count() >= 2

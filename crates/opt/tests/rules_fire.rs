@@ -103,10 +103,12 @@ const EXTRA_TRACES: &[&str] = &[
     "[i0]\ni1 = int_mul(i0, 3)\ni2 = int_mul(i1, 5)\nfinish(i2)\n",
     "[i0]\ni1 = int_pydiv(i0, 8)\nfinish(i1)\n",
     "[i0]\ni1 = int_pymod(i0, 8)\nfinish(i1)\n",
-    // lt_square: the solver's example for it depends on how long z3 takes
-    // (its strategy switches on time), and some examples let the bounds
-    // fold the comparison first; an unbounded x leaves it to the rule.
+    // lt_square, ge_square: the solver's examples for them depend on how
+    // long z3 takes (its strategy switches on time), and some let the
+    // bounds fold the comparison first; an unbounded x leaves it to the
+    // rule.
     "[i0]\ni1 = int_mul_ovf(i0, i0)\nguard_no_overflow() []\ni2 = int_lt(i1, 0)\nfinish(i2)\n",
+    "[i0]\ni1 = int_mul_ovf(i0, i0)\nguard_no_overflow() []\ni2 = int_ge(i1, 0)\nfinish(i2)\n",
     // and_known_identity_of: x has bits in 0..3 only, y has them all.
     "[i0, i1]\ni2 = int_and(i0, -16)\nguard_value(i2, 0) []\ni3 = int_and(i1, 15)\nguard_value(i3, 15) []\ni4 = int_and(i0, i1)\nfinish(i4)\n",
 ];

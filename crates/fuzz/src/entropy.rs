@@ -99,9 +99,15 @@ mod tests {
             };
             for seed in 0..40 {
                 let bytes = seed_bytes(seed, 1 << 16);
-                let (from_seed, from_bytes) =
-                    (generate(seed, &config), generate_from_bytes(&bytes, &config));
-                assert_eq!(from_seed.text(), from_bytes.text(), "seed {seed}, heap {heap}");
+                let (from_seed, from_bytes) = (
+                    generate(seed, &config),
+                    generate_from_bytes(&bytes, &config),
+                );
+                assert_eq!(
+                    from_seed.text(),
+                    from_bytes.text(),
+                    "seed {seed}, heap {heap}"
+                );
                 // Other bytes, another trace.
                 let other = generate_from_bytes(&seed_bytes(seed + 1000, 1 << 16), &config);
                 assert_ne!(from_seed.text(), other.text(), "seed {seed}, heap {heap}");

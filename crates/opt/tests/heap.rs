@@ -381,6 +381,19 @@ fn lengths_characters_and_narrow_cells_bound_what_is_read() {
     };
     let output = proved_output(without, before);
     assert!(output.contains("int_ge(i1, 0)"));
+    // A signed byte holds -128 to 127: both ends known, one past either
+    // end not.
+    let signed = "[p0]\ni1 = getarrayitem_gc_i(p0, 0, descr=<ArrayS 1>)\ni2 = int_ge(i1, -128)\n\
+        guard_true(i2) []\ni3 = int_le(i1, 127)\nguard_true(i3) []\nfinish(i1)\n";
+    let read = "[p0]\ni1 = getarrayitem_gc_i(p0, 0, descr=<ArrayS 1>)\nfinish(i1)\n";
+    optimizes_with(Passes::default(), signed, read);
+    for past in ["int_ge(i1, -127)", "int_le(i1, 126)"] {
+        let trace = format!(
+            "[p0]\ni1 = getarrayitem_gc_i(p0, 0, descr=<ArrayS 1>)\ni2 = {past}\n\
+             guard_true(i2) []\nfinish(i1)\n"
+        );
+        optimizes_with(Passes::default(), &trace, &trace);
+    }
 }
 
 #[test]

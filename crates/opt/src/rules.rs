@@ -74,3 +74,25 @@ impl Subject for Optimizer<'_> {
         a == b || matches!((self.as_int(a), self.as_int(b)), (Some(x), Some(y)) if x == y)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RULES;
+    use crate::driver::{optimize_without, Passes};
+    use traceopt_ir::parse_trace;
+
+    /// A rule switched off stays off until another rule fires (what the
+    /// confluence report uses to choose which of two rules goes first).
+    #[test]
+    fn a_rule_switched_off_waits_for_another_rule() {
+        let add_zero = RULES.iter().position(|r| r.name == "add_zero").unwrap();
+        let mut disabled = vec![false; RULES.len()];
+        disabled[add_zero] = true;
+        let trace = parse_trace("[i0]\ni1 = int_add(i0, 0)\nfinish(i1)\n", "t").unwrap();
+        let out = optimize_without(&trace, Passes::default(), &disabled).unwrap();
+        assert_eq!(out.rule_counts[add_zero], 0);
+        // Switched on, it fires.
+        let out = optimize_without(&trace, Passes::default(), &[]).unwrap();
+        assert_eq!(out.rule_counts[add_zero], 1);
+    }
+}

@@ -196,6 +196,18 @@ fn characters_of_a_virtual_string_copied_into_a_real_one_are_written() {
         "strsetitem(p2, 0, i0)",
         "strsetitem(p2, 0, 0)",
     );
+    // Two characters to the middle of the real string: each to its place.
+    let before = "[i0, i1]\np1 = newstr(2)\nstrsetitem(p1, 0, i0)\nstrsetitem(p1, 1, i1)\n\
+        p2 = newstr(4)\nescape_n(p2)\ncopystrcontent(p1, p2, 0, 1, 2)\nfinish()\n";
+    let after = "[i0, i1]\np2 = newstr(4)\nescape_n(p2)\nstrsetitem(p2, 1, i0)\n\
+        strsetitem(p2, 2, i1)\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(
+        before,
+        after,
+        "strsetitem(p2, 2, i1)",
+        "strsetitem(p2, 1, i1)",
+    );
     // From a constant, the copy stays one op.
     let constant = "[p2]\ncopystrcontent(s\"ab\", p2, 0, 0, 2)\nfinish()\n";
     optimizes_with(Passes::default(), constant, constant);

@@ -574,3 +574,22 @@ fn a_field_access_does_not_tell_the_exact_gc_type() {
         "",
     );
 }
+
+#[test]
+fn a_float_field_read_after_a_write_gives_what_was_written() {
+    // The float pass only folds and shares float arithmetic; a float load
+    // is the heap cache's, which forwards the value written.
+    let before = "[p0, f0]\nf1 = getfield_gc_f(p0, descr=floatdescr)\n\
+        setfield_gc(p0, f0, descr=floatdescr)\nf2 = getfield_gc_f(p0, descr=floatdescr)\n\
+        f3 = float_add(f1, f2)\nfinish(f3)\n";
+    // (The write waits until the end.)
+    let after = "[p0, f0]\nf1 = getfield_gc_f(p0, descr=floatdescr)\n\
+        f3 = float_add(f1, f0)\nsetfield_gc(p0, f0, descr=floatdescr)\nfinish(f3)\n";
+    optimizes_with(Passes::default(), before, after);
+    // After an escape the field may have changed: read again, not shared
+    // with the first read.
+    let escaped = "[p0, f0]\nf1 = getfield_gc_f(p0, descr=floatdescr)\n\
+        setfield_gc(p0, f0, descr=floatdescr)\nescape_n(p0)\n\
+        f2 = getfield_gc_f(p0, descr=floatdescr)\nf3 = float_add(f1, f2)\nfinish(f3)\n";
+    optimizes_with(Passes::default(), escaped, escaped);
+}

@@ -46,75 +46,44 @@ impl<const N: u32> Narrow<N> {
     }
 }
 
-impl<const N: u32> BitAnd for NarrowBit<N> {
-    type Output = Self;
-    fn bitand(self, other: Self) -> Self {
-        NarrowBit(self.0 & other.0)
-    }
+/// The bitwise operators of a wrapper of `bool` or `i64`, and `Merge`
+/// (choosing by a `NarrowBit`).
+macro_rules! wrapper_ops {
+    ($name:ident: $($trait:ident $method:ident $op:tt),*) => {
+        $(impl<const N: u32> $trait for $name<N> {
+            type Output = Self;
+            fn $method(self, other: Self) -> Self {
+                $name(self.0 $op other.0)
+            }
+        })*
+        impl<const N: u32> Not for $name<N> {
+            type Output = Self;
+            fn not(self) -> Self {
+                $name(!self.0)
+            }
+        }
+        impl<const N: u32> Merge for $name<N> {
+            type W = Narrow<N>;
+            fn merge(c: NarrowBit<N>, then: Self, otherwise: Self) -> Self {
+                if c.0 {
+                    then
+                } else {
+                    otherwise
+                }
+            }
+        }
+    };
 }
-impl<const N: u32> BitOr for NarrowBit<N> {
-    type Output = Self;
-    fn bitor(self, other: Self) -> Self {
-        NarrowBit(self.0 | other.0)
-    }
-}
-impl<const N: u32> Not for NarrowBit<N> {
-    type Output = Self;
-    fn not(self) -> Self {
-        NarrowBit(!self.0)
-    }
-}
+
+wrapper_ops!(NarrowBit: BitAnd bitand &, BitOr bitor |);
+wrapper_ops!(Narrow: BitAnd bitand &, BitOr bitor |, BitXor bitxor ^);
+
 impl<const N: u32> Bit for NarrowBit<N> {
     fn lit(value: bool) -> Self {
         NarrowBit(value)
     }
     fn known(self) -> Option<bool> {
         Some(self.0)
-    }
-}
-impl<const N: u32> Merge for NarrowBit<N> {
-    type W = Narrow<N>;
-    fn merge(c: NarrowBit<N>, then: Self, otherwise: Self) -> Self {
-        if c.0 {
-            then
-        } else {
-            otherwise
-        }
-    }
-}
-
-impl<const N: u32> BitAnd for Narrow<N> {
-    type Output = Self;
-    fn bitand(self, other: Self) -> Self {
-        Narrow(self.0 & other.0)
-    }
-}
-impl<const N: u32> BitOr for Narrow<N> {
-    type Output = Self;
-    fn bitor(self, other: Self) -> Self {
-        Narrow(self.0 | other.0)
-    }
-}
-impl<const N: u32> BitXor for Narrow<N> {
-    type Output = Self;
-    fn bitxor(self, other: Self) -> Self {
-        Narrow(self.0 ^ other.0)
-    }
-}
-impl<const N: u32> Not for Narrow<N> {
-    type Output = Self;
-    fn not(self) -> Self {
-        Narrow(!self.0)
-    }
-}
-impl<const N: u32> Merge for Narrow<N> {
-    type W = Narrow<N>;
-    fn merge(c: NarrowBit<N>, then: Self, otherwise: Self) -> Self {
-        if c.0 {
-            then
-        } else {
-            otherwise
-        }
     }
 }
 
@@ -197,10 +166,6 @@ impl<const N: u32> Word for Narrow<N> {
         Self::from_bool(self.unsigned() <= other.unsigned())
     }
     fn select(c: NarrowBit<N>, then: Self, otherwise: Self) -> Self {
-        if c.0 {
-            then
-        } else {
-            otherwise
-        }
+        Merge::merge(c, then, otherwise)
     }
 }

@@ -129,9 +129,9 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
             .solver
             .as_deref()
             .and_then(traceopt_smt::SolverKind::from_name),
-        samples: 8,
         stop_at_first: args.stop_at_first,
         bases: mutation_bases(&args.mutate)?,
+        ..Options::default()
     };
     let counters = Counters::default();
     let summary = std::thread::scope(|scope| {

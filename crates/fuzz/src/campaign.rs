@@ -48,6 +48,27 @@ pub struct Options {
     pub bases: Vec<Sketch>,
 }
 
+/// From seed 0, one job, every pass, z3 (or cvc5) at 30 ms a query, 8
+/// samples: the defaults of `traceopt fuzz`, but with no end (set `count`
+/// or `time`).
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            seed: 0,
+            count: None,
+            time: None,
+            jobs: 1,
+            config: Config::default(),
+            passes: Passes::default(),
+            solver_timeout: Some(Duration::from_millis(30)),
+            solver: None,
+            samples: 8,
+            stop_at_first: false,
+            bases: Vec::new(),
+        }
+    }
+}
+
 /// A failing trace, shrunk.
 #[derive(Clone, Debug)]
 pub struct Report {

@@ -41,6 +41,13 @@ impl<'a> Entropy<'a> {
             rest: StdRng::seed_from_u64(data.len() as u64),
         }
     }
+
+    /// The next `N` bytes of choices.
+    fn next_bytes<const N: usize>(&mut self) -> [u8; N] {
+        let mut bytes = [0; N];
+        let Ok(()) = self.try_fill_bytes(&mut bytes);
+        bytes
+    }
 }
 
 /// The first `len` bytes seed `seed` gives the generators.
@@ -55,21 +62,17 @@ impl TryRng for Entropy<'_> {
     type Error = Infallible;
 
     fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        if let Entropy::Seeded(rng) = self {
-            return rng.try_next_u32();
+        match self {
+            Entropy::Seeded(rng) => rng.try_next_u32(),
+            _ => Ok(u32::from_le_bytes(self.next_bytes())),
         }
-        let mut word = [0; 4];
-        self.try_fill_bytes(&mut word)?;
-        Ok(u32::from_le_bytes(word))
     }
 
     fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        if let Entropy::Seeded(rng) = self {
-            return rng.try_next_u64();
+        match self {
+            Entropy::Seeded(rng) => rng.try_next_u64(),
+            _ => Ok(u64::from_le_bytes(self.next_bytes())),
         }
-        let mut word = [0; 8];
-        self.try_fill_bytes(&mut word)?;
-        Ok(u64::from_le_bytes(word))
     }
 
     fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {

@@ -11,10 +11,7 @@ use traceopt_opt::{Bug, Passes};
 /// injected bug), stopping at the first finding.
 fn options(bug: Option<Bug>, seconds: u64) -> Options {
     Options {
-        seed: 0,
-        count: None,
         time: Some(Duration::from_secs(seconds)),
-        jobs: 1,
         config: Config {
             heap: bug.is_some_and(Bug::is_heap),
             ..Config::default()
@@ -24,10 +21,8 @@ fn options(bug: Option<Bug>, seconds: u64) -> Options {
             ..Passes::default()
         },
         solver_timeout: Some(Duration::from_millis(50)),
-        solver: None,
-        samples: 8,
         stop_at_first: true,
-        bases: Vec::new(),
+        ..Options::default()
     }
 }
 

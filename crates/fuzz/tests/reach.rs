@@ -7,25 +7,19 @@
 //! in 30,000).
 
 use traceopt_fuzz::{run, Config, Counters, Mix, Options, Summary};
-use traceopt_opt::{Passes, RULES};
+use traceopt_opt::RULES;
 
 /// A runs-only campaign of `count` traces from seed 0.
 fn campaign(mix: Mix, count: u64) -> Summary {
     let options = Options {
-        seed: 0,
         count: Some(count),
-        time: None,
-        jobs: 1,
         config: Config {
             mix,
             ..Config::default()
         },
-        passes: Passes::default(),
         solver_timeout: None,
-        solver: None,
         samples: 2,
-        stop_at_first: false,
-        bases: Vec::new(),
+        ..Options::default()
     };
     let summary = run(&options, &Counters::default());
     assert!(summary.reports.is_empty(), "a clean optimizer, no findings");

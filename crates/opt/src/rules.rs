@@ -79,7 +79,29 @@ impl Subject for Optimizer<'_> {
 mod tests {
     use super::RULES;
     use crate::driver::{optimize_without, Passes};
-    use traceopt_ir::parse_trace;
+    use traceopt_ir::{parse_trace, Opcode};
+    use traceopt_rules::runtime::PatternNode::{Const, Op, Var};
+
+    /// Each rule carries its left-hand side in prefix order (what the
+    /// fuzzer's templates build).
+    #[test]
+    fn a_rule_carries_its_pattern() {
+        let pattern = |name: &str| RULES.iter().find(|r| r.name == name).unwrap().pattern;
+        assert_eq!(
+            pattern("add_sub_cancel"),
+            [
+                Op(Opcode::IntAdd, 2),
+                Op(Opcode::IntSub, 2),
+                Var("x"),
+                Var("y"),
+                Var("y")
+            ]
+        );
+        assert_eq!(
+            pattern("add_zero"),
+            [Op(Opcode::IntAdd, 2), Var("x"), Const(0)]
+        );
+    }
 
     /// A rule switched off stays off until another rule fires (what the
     /// confluence report uses to choose which of two rules goes first).

@@ -8,7 +8,6 @@
 use std::time::Duration;
 
 use traceopt_fuzz::{run, Config, Counters, Options, Summary};
-use traceopt_opt::Passes;
 
 /// Traces of the integer campaign (CI time: `traceopt fuzz` runs go
 /// further).
@@ -22,20 +21,13 @@ const HEAP_TRACES: u64 = 150;
 /// trace and decide at least `min_proved` of them.
 fn clean_campaign(heap: bool, count: u64, timeout: Duration, min_proved: f64) -> Summary {
     let options = Options {
-        seed: 0,
         count: Some(count),
-        time: None,
-        jobs: 1,
         config: Config {
             heap,
             ..Config::default()
         },
-        passes: Passes::default(),
         solver_timeout: Some(timeout),
-        solver: None,
-        samples: 8,
-        stop_at_first: false,
-        bases: Vec::new(),
+        ..Options::default()
     };
     let summary = run(&options, &Counters::default());
     let found: Vec<String> = (summary.reports.iter())

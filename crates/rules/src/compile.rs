@@ -121,8 +121,6 @@ fn literal(v: i64) -> String {
     }
 }
 
-/// Rust code of the matcher for `rules`, to be `include!`d where
-/// `traceopt_rules` is a dependency.
 /// A pattern as `PatternNode`s in prefix order, as Rust source.
 fn pattern_nodes(p: &Pattern) -> String {
     let mut nodes = Vec::new();
@@ -136,6 +134,8 @@ fn pattern_nodes(p: &Pattern) -> String {
     nodes.join(", ")
 }
 
+/// Rust code of the matcher for `rules`, to be `include!`d where
+/// `traceopt_rules` is a dependency.
 pub fn generate(rules: &[Source]) -> String {
     let mut out = String::new();
     out.push_str(

@@ -199,8 +199,9 @@ pub struct Solver {
     /// Whether a fresh process takes over once the base scope is back
     /// after any work (see `given`): on by default; a fuzz campaign turns
     /// it off, since its small queries gain less from a clean process
-    /// than a process start costs (measured: 300 traces in 10 to 16 s
-    /// instead of 22 to 33 s).
+    /// than a process start costs (`traceopt fuzz --count 300 --jobs 1`,
+    /// twice each way on a machine busy with other builds: 10 and 16 s
+    /// instead of 22 and 33 s).
     fresh_after_work: bool,
 }
 

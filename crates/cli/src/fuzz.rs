@@ -48,6 +48,12 @@ pub struct FuzzArgs {
     /// rate (with z3 5.4: 0.03 s proves 88%, 0.1 s 95%). At most 1000000.
     #[arg(long, value_name = "SECS", default_value = "0.03", value_parser = seconds, allow_negative_numbers = true)]
     solver_timeout: Duration,
+    /// Solver time per trace in seconds, all its queries together (0: no
+    /// limit). A trace whose queries keep timing out is left undecided
+    /// then, so that it does not take the time of many others; shrinking
+    /// a finding has no limit. At most 1000000.
+    #[arg(long, value_name = "SECS", default_value = "0.12", value_parser = seconds, allow_negative_numbers = true)]
+    solver_budget: Duration,
     /// The solver: z3 (the default) or cvc5.
     #[arg(long, value_parser = ["z3", "cvc5"])]
     solver: Option<String>,
@@ -125,6 +131,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
             ..Passes::default()
         },
         solver_timeout: (!args.solver_timeout.is_zero()).then_some(args.solver_timeout),
+        solver_budget: (!args.solver_budget.is_zero()).then_some(args.solver_budget),
         solver: args
             .solver
             .as_deref()

@@ -18,8 +18,8 @@ use std::time::Duration;
 use traceopt_ir::{check, CheckOptions, Header, Log, LogTrace, PureResult, Trace, TraceFile};
 use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{
-    verify, verify_aligned, verify_bridge, verify_given, BridgeVerdict, Given, Scope, Verdict,
-    VerifyError, ENDS_ALIKE,
+    verify_bridge, verify_given, verify_optimized, BridgeVerdict, Given, Scope, Verdict,
+    VerifyError,
 };
 
 #[derive(Args)]
@@ -142,18 +142,9 @@ impl Judged {
     }
 }
 
-/// Proves `after` equivalent to `before` (end to end), for `verify` and
-/// `opt --verify` alike. `Err` for what the validator cannot take (ops it
-/// does not encode, different inputs); the caller decides whether that is
-/// bad input.
-pub fn judge(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Judged, VerifyError> {
-    judged(verify(before, after, solver))
-}
-
-/// Proves an optimizer's output equivalent to its input: guard by guard
-/// with the optimizer's provenance (smaller queries), and end to end
-/// where that form settles nothing (an unknown, or guards that do not
-/// line up although the runs end alike).
+/// Proves an optimizer's output equivalent to its input
+/// (`verify_optimized`: guard by guard, then end to end where that
+/// settles nothing), after checking that it is well formed.
 pub fn judge_optimized(
     before: &Trace,
     result: &traceopt_opt::Optimized,
@@ -162,25 +153,12 @@ pub fn judge_optimized(
     if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
         return Ok(Judged::Refuted(problem));
     }
-    let aligned = verify_aligned(before, &result.trace, &result.provenance, solver);
-    let first = match aligned {
-        Ok(Verdict::Proved) => return Ok(Judged::Proved),
-        Ok(Verdict::Refuted(cex)) if !cex.difference.contains(ENDS_ALIKE) => {
-            return Ok(Judged::Refuted(cex.to_string()))
-        }
-        other => judged(other),
-    };
-    match (judge(before, &result.trace, solver)?, first) {
-        // Neither form decides: the aligned one says where it is stuck.
-        (Judged::Unknown(end_to_end), Ok(Judged::Unknown(aligned))) => Ok(Judged::Unknown(
-            format!("{aligned}; end to end: {end_to_end}"),
-        )),
-        // Guards that do not line up, where the runs end alike.
-        (Judged::Unknown(end_to_end), Ok(Judged::Refuted(aligned))) => Ok(Judged::Unknown(
-            format!("{end_to_end}; guard by guard: {aligned}"),
-        )),
-        (verdict, _) => Ok(verdict),
-    }
+    judged(verify_optimized(
+        before,
+        &result.trace,
+        &result.provenance,
+        solver,
+    ))
 }
 
 /// A validator result as a verdict: a solver that fails or a

@@ -38,6 +38,10 @@ pub struct Options {
     pub passes: Passes,
     /// Solver timeout per query; `None`: differential runs only.
     pub solver_timeout: Option<Duration>,
+    /// Solver time per trace, all its queries together (`None`: no
+    /// limit); what is left undecided then counts as undecided. Shrinking
+    /// a finding has no limit.
+    pub solver_budget: Option<Duration>,
     /// The solver (`None`: z3, or cvc5 if z3 is missing).
     pub solver: Option<SolverKind>,
     /// Random input vectors per trace for the differential runs.
@@ -48,8 +52,8 @@ pub struct Options {
     pub bases: Vec<Sketch>,
 }
 
-/// From seed 0, one job, every pass, z3 (or cvc5) at 30 ms a query, 8
-/// samples: the defaults of `traceopt fuzz`, but with no end (set `count`
+/// From seed 0, one job, every pass, z3 (or cvc5) at 30 ms a query and
+/// 120 ms a trace, 8 samples: the defaults of `traceopt fuzz`, but with no end (set `count`
 /// or `time`).
 impl Default for Options {
     fn default() -> Options {
@@ -61,6 +65,7 @@ impl Default for Options {
             config: Config::default(),
             passes: Passes::default(),
             solver_timeout: Some(Duration::from_millis(30)),
+            solver_budget: Some(Duration::from_millis(120)),
             solver: None,
             samples: 8,
             stop_at_first: false,
@@ -329,6 +334,9 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                     }
                     let seed = options.seed.wrapping_add(index);
                     counters.generated.fetch_add(1, Ordering::Relaxed);
+                    if let Some(solver) = solver.as_mut() {
+                        solver.set_budget(options.solver_budget);
+                    }
                     let cleared = match check_seed(seed, options, solver.as_mut()) {
                         Ok((cleared, fired)) => {
                             count_rules(&counters.rules_fired, &fired);
@@ -336,6 +344,9 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                         }
                         Err(mut report) => {
                             counters.findings.fetch_add(1, Ordering::Relaxed);
+                            if let Some(solver) = solver.as_mut() {
+                                solver.set_budget(None);
+                            }
                             minimize(&mut report, options, solver.as_mut());
                             reports.lock().unwrap().push(*report);
                             if options.stop_at_first {

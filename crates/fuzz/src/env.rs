@@ -4,9 +4,9 @@
 //!
 //! A call that is not elidable is the k-th such call of its run. It
 //! returns a hash of k, the function, its integer arguments and the int
-//! fields its effect info lets it read, and writes, into every int field
-//! and int array item its effect info lets it write, a hash of k and the
-//! field, but only in objects it can reach: the objects the trace was
+//! and float fields its effect info lets it read, and writes, into every
+//! int or float field and int array item its effect info lets it write,
+//! a hash of k and the field, but only in objects it can reach: the objects the trace was
 //! given, every object passed to a call or an `escape_*` so far, and
 //! what those hold (through the fields it may read, for its reads).
 //! The helpers PyPy knows (array copy, string helpers, Python division)
@@ -27,7 +27,7 @@ use traceopt_interp::{
 };
 use traceopt_ir::{HeapSet, Type};
 
-use crate::heapgen::{INT_ARRAY, INT_FIELDS};
+use crate::heapgen::{FLOAT_FIELDS, INT_ARRAY, INT_FIELDS};
 
 pub struct FuzzEnv {
     /// Objects of the heap the run was given (ids below this).
@@ -135,7 +135,8 @@ impl Env for FuzzEnv {
 
 impl FuzzEnv {
     /// A sum (so that no order of objects matters) of a hash of every
-    /// int field `reads` names, with its value, in the objects in reach.
+    /// int or float field `reads` names, with its value (a float's
+    /// bits), in the objects in reach.
     fn read_sum(&self, heap: &Heap, reads: &HeapSet) -> i64 {
         let mut sum = 0i64;
         for id in self.reachable(heap, reads) {
@@ -143,10 +144,13 @@ impl FuzzEnv {
                 for (name, value) in fields {
                     // A field never written reads 0, whether the run
                     // has it in its map (once read) or not.
-                    if let (Val::Int(v @ 1..) | Val::Int(v @ ..=-1), true) =
-                        (value, reads.may_touch(name))
-                    {
-                        let h = hash_of(&[stable_hash(name.as_bytes()) as i64, *v]);
+                    let v = match value {
+                        Val::Int(v) => *v,
+                        Val::Float(x) => x.to_bits() as i64,
+                        Val::Ref(_) => 0,
+                    };
+                    if v != 0 && reads.may_touch(name) {
+                        let h = hash_of(&[stable_hash(name.as_bytes()) as i64, v]);
                         sum = sum.wrapping_add(h);
                     }
                 }
@@ -160,10 +164,10 @@ impl FuzzEnv {
     /// a call finds an object by reading a reference to it).
     fn write(&self, heap: &mut Heap, reads: &HeapSet, writes: &HeapSet) {
         let k = self.calls as i64;
-        let fields: Vec<(&str, i64)> = INT_FIELDS
-            .iter()
-            .filter(|(field, _)| writes.may_touch(field))
-            .map(|&(field, class)| (field, stable_address(class)))
+        let fields: Vec<(&str, i64, bool)> = (INT_FIELDS.iter().map(|f| (f, false)))
+            .chain(FLOAT_FIELDS.iter().map(|f| (f, true)))
+            .filter(|((field, _), _)| writes.may_touch(field))
+            .map(|(&(field, class), float)| (field, stable_address(class), float))
             .collect();
         let arrays = writes.may_touch(INT_ARRAY);
         for id in self.reachable(heap, reads) {
@@ -172,10 +176,15 @@ impl FuzzEnv {
                     class,
                     fields: held,
                 }) => {
-                    for &(field, owner) in &fields {
+                    for &(field, owner, float) in &fields {
                         if owner == *class {
                             let value = hash_of(&[k, stable_hash(field.as_bytes()) as i64]);
-                            held.insert(field.into(), Val::Int(value));
+                            // A float of a few bits, exact in binary.
+                            let value = match float {
+                                true => Val::Float((value % 64) as f64 / 4.0),
+                                false => Val::Int(value),
+                            };
+                            held.insert(field.into(), value);
                         }
                     }
                 }

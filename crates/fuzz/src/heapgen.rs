@@ -9,11 +9,16 @@
 //! it needs (an object's class, a field, a comparison's result) from that
 //! run, and keeps a new op only where the run still reaches the end.
 //!
-//! The example heap holds one to three objects (boxes with two int fields
-//! and a link, a pair, an int array); one to three reference inputs point
-//! to them, two of them to the same object in about a third of the
-//! traces. The differential runs then move the inputs to other objects of
-//! the same kind, which makes and breaks aliasing.
+//! The example heap holds one to three objects (boxes with two int
+//! fields, a float field and a link, a pair, an int array, a byte or
+//! unicode string); one to three reference inputs point to them, two of
+//! them to the same object in about a third of the traces. The
+//! differential runs then move the inputs to other objects of the same
+//! kind, which makes and breaks aliasing. Floats come with their own
+//! arithmetic (the identities of the float pass, `x * 1.0` first among
+//! them), strings with the ops that build, read and copy them and the
+//! string helpers PyPy's optimizer knows (concatenation, slices,
+//! equality).
 
 use std::sync::{Arc, OnceLock};
 
@@ -29,11 +34,12 @@ use crate::sketch::{ExampleObject, ExampleValue, Line, Operand, Sketch};
 pub const NAMESPACE: &str = "\
 box_vtable = class vtable name=BOX struct=BOX sizedescr=boxsize
 pair_vtable = class vtable name=PAIR struct=PAIR sizedescr=pairsize
-boxsize = size BOX size=32 object vtable=box_vtable fields=[headdescr,taildescr,linkdescr]
+boxsize = size BOX size=40 object vtable=box_vtable fields=[headdescr,taildescr,linkdescr,ratiodescr]
 pairsize = size PAIR size=16 object vtable=pair_vtable fields=[leftdescr]
 headdescr = field BOX.head type=int cell=S size=8 offset=8 index=0 owner=boxsize
 taildescr = field BOX.tail type=int cell=S size=8 offset=16 index=1 owner=boxsize
 linkdescr = field BOX.link type=ref cell=P size=8 offset=24 index=2 owner=boxsize points_to=BOX
+ratiodescr = field BOX.ratio type=float cell=F size=8 offset=32 index=3 owner=boxsize
 leftdescr = field PAIR.left type=int cell=S size=8 offset=8 index=0 owner=pairsize
 intsdescr = array gc item=int cell=S itemsize=8
 opaquecalldescr = call args=i result=i ressize=8 effect=7/random_effects reads=all writes=all
@@ -41,6 +47,9 @@ headcalldescr = call args=i result=i ressize=8 effect=2/cannot_raise reads=all w
 quietcalldescr = call args=i result=i ressize=8 effect=2/cannot_raise reads=all writes=none
 tailreadercalldescr = call args=i result=i ressize=8 effect=2/cannot_raise reads=fields[taildescr] writes=none
 purecalldescr = call args=i result=i ressize=8 effect=0/elidable_cannot_raise reads=all writes=none
+strconcatdescr = call args=i result=i ressize=8 effect=3/elidable_or_memoryerror oopspec=22/STR_CONCAT reads=none writes=none
+strslicedescr = call args=i result=i ressize=8 effect=3/elidable_or_memoryerror oopspec=23/STR_SLICE reads=none writes=none
+strequaldescr = call args=i result=i ressize=8 effect=0/elidable_cannot_raise oopspec=24/STR_EQUAL reads=none writes=none
 ";
 
 /// The int fields of the namespace and the class that has each.
@@ -49,6 +58,9 @@ pub const INT_FIELDS: [(&str, &str); 3] = [
     ("taildescr", "box_vtable"),
     ("leftdescr", "pair_vtable"),
 ];
+
+/// The float fields of the namespace and the class that has each.
+pub const FLOAT_FIELDS: [(&str, &str); 1] = [("ratiodescr", "box_vtable")];
 
 /// The int array descr.
 pub const INT_ARRAY: &str = "intsdescr";
@@ -65,12 +77,29 @@ pub fn namespace() -> Arc<Namespace> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Int(i64),
+    Float,
     Null,
     Box,
     Pair,
     /// An int array of this length.
     Array(usize),
+    /// A string of this length, of bytes or of code points.
+    Text {
+        unicode: bool,
+        len: usize,
+    },
 }
+
+impl Kind {
+    /// An object (not null, not a number).
+    fn is_object(self) -> bool {
+        !matches!(self, Kind::Int(_) | Kind::Float | Kind::Null)
+    }
+}
+
+/// Float constants: the identities' 1.0, the signed zeros, and a few
+/// values exact in binary.
+const FLOATS: [f64; 7] = [1.0, 1.0, 0.0, -0.0, -1.0, 0.5, 2.5];
 
 struct HeapGen<'a> {
     rng: Entropy<'a>,
@@ -114,6 +143,13 @@ impl HeapGen<'_> {
         }
     }
 
+    fn float(&mut self) -> Operand {
+        match self.some(|k| k == Kind::Float) {
+            Some((v, _)) if !self.chance(30) => v,
+            _ => Operand::Float(self.pick(&FLOATS).unwrap().to_bits()),
+        }
+    }
+
     fn object(&mut self, kind: Kind) -> Option<Operand> {
         self.some(|k| k == kind).map(|(v, _)| v)
     }
@@ -121,10 +157,6 @@ impl HeapGen<'_> {
     fn new_name(&mut self, letter: char) -> String {
         self.made += 1;
         format!("{letter}{}", self.made)
-    }
-
-    fn line(&mut self, result: Option<String>, opcode: Opcode, args: Vec<Operand>) -> Line {
-        Line::new(result, opcode, args)
     }
 
     fn with_descr(mut line: Line, descr: &str) -> Line {
@@ -138,7 +170,7 @@ impl HeapGen<'_> {
         let mut out = Vec::new();
         for _ in 0..count {
             let wanted_ref = self.chance(70);
-            let v = self.some(|k| matches!(k, Kind::Int(_)) != wanted_ref && k != Kind::Null);
+            let v = self.some(|k| k.is_object() == wanted_ref && k != Kind::Null);
             if let Some((v, _)) = v {
                 if !out.contains(&v) {
                     out.push(v);
@@ -149,7 +181,7 @@ impl HeapGen<'_> {
     }
 
     fn guard(&mut self, opcode: Opcode, args: Vec<Operand>) -> Line {
-        let mut line = self.line(None, opcode, args);
+        let mut line = Line::new(None, opcode, args);
         line.fail_args = self.fail_args();
         line
     }
@@ -192,7 +224,7 @@ impl HeapGen<'_> {
     /// One step: a few ops of one kind.
     fn step(&mut self) {
         use Opcode::*;
-        match self.rng.random_range(0..15) {
+        match self.rng.random_range(0..18) {
             0 | 1 => {
                 let (descr, letter) = match self.rng.random_range(0..5) {
                     0..=2 => ("boxsize", 'p'),
@@ -200,13 +232,13 @@ impl HeapGen<'_> {
                     _ => {
                         let name = self.new_name('p');
                         let length = self.rng.random_range(1..4);
-                        let line = self.line(Some(name), NewArray, vec![Operand::Const(length)]);
+                        let line = Line::new(Some(name), NewArray, vec![Operand::Const(length)]);
                         self.try_lines(vec![Self::with_descr(line, "intsdescr")]);
                         return;
                     }
                 };
                 let name = self.new_name(letter);
-                let line = self.line(Some(name), NewWithVtable, vec![]);
+                let line = Line::new(Some(name), NewWithVtable, vec![]);
                 self.try_lines(vec![Self::with_descr(line, descr)]);
             }
             2..=4 => self.write_field(),
@@ -214,13 +246,15 @@ impl HeapGen<'_> {
             8 => self.array_item(),
             9 => self.call(),
             10 => {
-                if let Some((p, _)) = self.some(|k| !matches!(k, Kind::Int(_) | Kind::Null)) {
-                    let line = self.line(None, EscapeN, vec![p]);
+                if let Some((p, _)) = self.some(Kind::is_object) {
+                    let line = Line::new(None, EscapeN, vec![p]);
                     self.try_lines(vec![line]);
                 }
             }
             11 => self.ref_guard(),
             12 => self.compare_refs(),
+            13 => self.float_step(),
+            14 | 15 => self.text_step(),
             _ => self.int_step(),
         }
     }
@@ -230,9 +264,10 @@ impl HeapGen<'_> {
         let Some((p, kind)) = target else { return };
         let (descr, value) = match kind {
             Kind::Pair => ("leftdescr", self.int()),
-            _ => match self.rng.random_range(0..3) {
+            _ => match self.rng.random_range(0..4) {
                 0 => ("headdescr", self.int()),
                 1 => ("taildescr", self.int()),
+                2 => ("ratiodescr", self.float()),
                 _ => {
                     let link = match self.chance(20) {
                         true => Some(Operand::Null),
@@ -243,7 +278,7 @@ impl HeapGen<'_> {
                 }
             },
         };
-        let line = self.line(None, Opcode::SetfieldGc, vec![p, value]);
+        let line = Line::new(None, Opcode::SetfieldGc, vec![p, value]);
         self.try_lines(vec![Self::with_descr(line, descr)]);
     }
 
@@ -251,20 +286,23 @@ impl HeapGen<'_> {
         use Opcode::*;
         let target = self.some(|k| matches!(k, Kind::Box | Kind::Pair));
         let Some((p, kind)) = target else { return };
-        let (descr, ref_read) = match kind {
-            Kind::Pair => ("leftdescr", false),
-            _ => match self.rng.random_range(0..5) {
-                0 | 1 => ("headdescr", false),
-                2 | 3 => ("taildescr", false),
-                _ => ("linkdescr", true),
+        let (descr, opcode) = match kind {
+            Kind::Pair => ("leftdescr", GetfieldGcI),
+            _ => match self.rng.random_range(0..6) {
+                0 | 1 => ("headdescr", GetfieldGcI),
+                2 => ("taildescr", GetfieldGcI),
+                3 => ("ratiodescr", GetfieldGcF),
+                _ => ("linkdescr", GetfieldGcR),
             },
         };
-        let (opcode, letter) = match ref_read {
-            true => (GetfieldGcR, 'p'),
-            false => (GetfieldGcI, 'i'),
+        let ref_read = opcode == GetfieldGcR;
+        let letter = match opcode {
+            GetfieldGcR => 'p',
+            GetfieldGcF => 'f',
+            _ => 'i',
         };
         let name = self.new_name(letter);
-        let line = self.line(Some(name.clone()), opcode, vec![p]);
+        let line = Line::new(Some(name.clone()), opcode, vec![p]);
         if !self.try_lines(vec![Self::with_descr(line, descr)]) || !ref_read {
             return;
         }
@@ -295,15 +333,15 @@ impl HeapGen<'_> {
         let line = match self.rng.random_range(0..5) {
             0 | 1 => {
                 let value = self.int();
-                self.line(None, SetarrayitemGc, vec![a, index, value])
+                Line::new(None, SetarrayitemGc, vec![a, index, value])
             }
             2 | 3 => {
                 let name = self.new_name('i');
-                self.line(Some(name), GetarrayitemGcI, vec![a, index])
+                Line::new(Some(name), GetarrayitemGcI, vec![a, index])
             }
             _ => {
                 let name = self.new_name('i');
-                self.line(Some(name), ArraylenGc, vec![a])
+                Line::new(Some(name), ArraylenGc, vec![a])
             }
         };
         self.try_lines(vec![Self::with_descr(line, INT_ARRAY)]);
@@ -320,14 +358,14 @@ impl HeapGen<'_> {
         };
         let mut args = vec![Operand::Const(self.rng.random_range(1..4))];
         for _ in 0..self.rng.random_range(0..3) {
-            let object = self.some(|k| !matches!(k, Kind::Int(_) | Kind::Null));
+            let object = self.some(Kind::is_object);
             match object {
                 Some((p, _)) if opcode == CallI && self.chance(40) => args.push(p),
                 _ => args.push(self.int()),
             }
         }
         let name = self.new_name('i');
-        let mut lines = vec![Self::with_descr(self.line(Some(name), opcode, args), descr)];
+        let mut lines = vec![Self::with_descr(Line::new(Some(name), opcode, args), descr)];
         if descr == "opaquecalldescr" {
             lines.push(self.guard(GuardNoException, vec![]));
         }
@@ -336,7 +374,7 @@ impl HeapGen<'_> {
 
     fn ref_guard(&mut self) {
         use Opcode::*;
-        let Some((p, kind)) = self.some(|k| !matches!(k, Kind::Int(_))) else {
+        let Some((p, kind)) = self.some(|k| k.is_object() || k == Kind::Null) else {
             return;
         };
         let class = match kind {
@@ -357,13 +395,13 @@ impl HeapGen<'_> {
 
     fn compare_refs(&mut self) {
         use Opcode::*;
-        let refs = |k: Kind| !matches!(k, Kind::Int(_));
+        let refs = |k: Kind| k.is_object() || k == Kind::Null;
         let (Some((a, _)), Some((b, _))) = (self.some(refs), self.some(refs)) else {
             return;
         };
         let opcode = self.pick(&[PtrEq, PtrNe, InstancePtrEq]).unwrap();
         let name = self.new_name('i');
-        let compare = self.line(Some(name.clone()), opcode, vec![a, b]);
+        let compare = Line::new(Some(name.clone()), opcode, vec![a, b]);
         if self.try_lines(vec![compare]) {
             if let Some(guard) = self.guard_on(&name) {
                 self.try_lines(vec![guard]);
@@ -371,17 +409,180 @@ impl HeapGen<'_> {
         }
     }
 
+    /// Float arithmetic, conversions and comparisons (guarded).
+    fn float_step(&mut self) {
+        use Opcode::*;
+        let (opcode, args) = match self.rng.random_range(0..8) {
+            0 => (CastIntToFloat, vec![self.int()]),
+            1 => (
+                self.pick(&[FloatNeg, FloatAbs]).unwrap(),
+                vec![self.float()],
+            ),
+            2 | 3 => {
+                let opcode =
+                    (self.pick(&[FloatLt, FloatLe, FloatEq, FloatNe, FloatGt, FloatGe])).unwrap();
+                (opcode, vec![self.float(), self.float()])
+            }
+            _ => {
+                let opcode =
+                    (self.pick(&[FloatAdd, FloatSub, FloatMul, FloatMul, FloatTruediv])).unwrap();
+                (opcode, vec![self.float(), self.float()])
+            }
+        };
+        let compares = opcode.info().result == traceopt_ir::Type::Int;
+        let name = self.new_name(if compares { 'i' } else { 'f' });
+        let line = Line::new(Some(name.clone()), opcode, args);
+        if self.try_lines(vec![line]) && compares {
+            if let Some(guard) = self.guard_on(&name) {
+                self.try_lines(vec![guard]);
+            }
+        }
+    }
+
+    /// Strings: made, written, read, measured, copied, and given to the
+    /// string helpers.
+    fn text_step(&mut self) {
+        use Opcode::*;
+        let text = self.some(|k| matches!(k, Kind::Text { .. }));
+        let Some((s, Kind::Text { unicode, len })) = text.filter(|_| !self.chance(30)) else {
+            self.build_text();
+            return;
+        };
+        let [set, get, length, _] = text_ops(unicode);
+        let index = |me: &mut Self| Operand::Const(me.rng.random_range(0..len.max(1) as i64));
+        let line = match self.rng.random_range(0..7) {
+            0 | 1 => {
+                let char = match self.chance(80) {
+                    true => Operand::Const(self.rng.random_range(97..123)),
+                    false => self.int(),
+                };
+                Line::new(None, set, vec![s, index(self), char])
+            }
+            2 => {
+                let i = index(self);
+                Line::new(Some(self.new_name('i')), get, vec![s, i])
+            }
+            3 => Line::new(Some(self.new_name('i')), length, vec![s]),
+            4 => match self.copy_into_another(unicode, s, len, 0) {
+                Some(line) => line,
+                None => return,
+            },
+            _ if unicode => return,
+            5 => {
+                let (start, stop) = (
+                    self.rng.random_range(0..=len),
+                    self.rng.random_range(0..=len),
+                );
+                let args = [1, start.min(stop) as i64, start.max(stop) as i64].map(Operand::Const);
+                let [func, start, stop] = args;
+                let call = Line::new(Some(self.new_name('p')), CallR, vec![func, s, start, stop]);
+                Self::with_descr(call, "strslicedescr")
+            }
+            _ => {
+                let bytes = |k: Kind| matches!(k, Kind::Text { unicode: false, .. });
+                let Some((other, _)) = self.some(bytes) else {
+                    return;
+                };
+                let letter = if self.chance(50) { 'p' } else { 'i' };
+                let name = self.new_name(letter);
+                let (opcode, descr) = match name.starts_with('p') {
+                    true => (CallR, "strconcatdescr"),
+                    false => (CallI, "strequaldescr"),
+                };
+                let call = Line::new(
+                    Some(name.clone()),
+                    opcode,
+                    vec![Operand::Const(1), s, other],
+                );
+                if self.try_lines(vec![Self::with_descr(call, descr)]) && opcode == CallI {
+                    if let Some(guard) = self.guard_on(&name) {
+                        self.try_lines(vec![guard]);
+                    }
+                }
+                return;
+            }
+        };
+        self.try_lines(vec![line]);
+    }
+
+    /// A string built as RPython builds one: allocated, every character
+    /// written, and often copied at once into a part of another string
+    /// of its kind (the copy an optimizer turns into character writes).
+    fn build_text(&mut self) {
+        use Opcode::*;
+        let unicode = self.chance(30);
+        let [set, ..] = text_ops(unicode);
+        let name = self.new_name('p');
+        let len = self.rng.random_range(0..5);
+        let opcode = if unicode { Newunicode } else { Newstr };
+        let made = Operand::Value(name.clone());
+        let mut lines = vec![Line::new(Some(name), opcode, vec![Operand::Const(len)])];
+        for i in 0..len {
+            let char = Operand::Const(self.rng.random_range(97..123));
+            lines.push(Line::new(
+                None,
+                set,
+                vec![made.clone(), Operand::Const(i), char],
+            ));
+        }
+        if len > 0 && self.chance(60) {
+            lines.extend(self.copy_into_another(unicode, made, len as usize, 1));
+        }
+        self.try_lines(lines);
+    }
+
+    /// A copy of at least `least` characters of string `from` (of `len`)
+    /// into a string of its kind with room for them (itself perhaps), at
+    /// a random place; `None` where there is none.
+    fn copy_into_another(
+        &mut self,
+        unicode: bool,
+        from: Operand,
+        len: usize,
+        least: usize,
+    ) -> Option<Line> {
+        let fits = |k: Kind| matches!(k, Kind::Text { unicode: u, len: room } if u == unicode && room >= least);
+        let Some((to, Kind::Text { len: room, .. })) = self.some(fits) else {
+            return None;
+        };
+        let n = self.rng.random_range(least..=len.min(room).max(least));
+        let start = self.rng.random_range(0..=len - n) as i64;
+        let at = self.rng.random_range(0..=room - n) as i64;
+        let places = [start, at, n as i64].map(Operand::Const);
+        let copy = text_ops(unicode)[3];
+        Some(Line::new(
+            None,
+            copy,
+            [vec![from, to], places.to_vec()].concat(),
+        ))
+    }
+
     fn int_step(&mut self) {
         use Opcode::*;
         let (a, b) = (self.int(), self.int());
         let opcode = self.pick(&[IntAdd, IntSub, IntLt, IntEq, IntGt]).unwrap();
         let name = self.new_name('i');
-        let line = self.line(Some(name.clone()), opcode, vec![a, b]);
+        let line = Line::new(Some(name.clone()), opcode, vec![a, b]);
         if self.try_lines(vec![line]) && matches!(opcode, IntLt | IntEq | IntGt) {
             if let Some(guard) = self.guard_on(&name) {
                 self.try_lines(vec![guard]);
             }
         }
+    }
+}
+
+/// The ops that write, read, measure and copy a byte string, or a
+/// unicode one.
+fn text_ops(unicode: bool) -> [Opcode; 4] {
+    use Opcode::*;
+    match unicode {
+        false => [Strsetitem, Strgetitem, Strlen, Copystrcontent],
+        true => [
+            Unicodesetitem,
+            Unicodegetitem,
+            Unicodelen,
+            Copyunicodecontent,
+        ],
     }
 }
 
@@ -398,15 +599,22 @@ fn example_run(sketch: &Sketch) -> Option<Vec<(String, Kind)>> {
         Some(match v {
             Val::Int(i) => Kind::Int(i),
             Val::Ref(None) => Kind::Null,
+            Val::Float(_) => Kind::Float,
             Val::Ref(Some(id)) => match run.heap.get(id)? {
                 traceopt_interp::HeapObject::Object { class, .. } if *class == box_class => {
                     Kind::Box
                 }
                 traceopt_interp::HeapObject::Object { .. } => Kind::Pair,
                 traceopt_interp::HeapObject::Array { items, .. } => Kind::Array(items.len()),
-                _ => return None,
+                traceopt_interp::HeapObject::Str(s) => Kind::Text {
+                    unicode: false,
+                    len: s.len(),
+                },
+                traceopt_interp::HeapObject::Unicode(s) => Kind::Text {
+                    unicode: true,
+                    len: s.len(),
+                },
             },
-            Val::Float(_) => return None,
         })
     };
     let mut values = Vec::new();
@@ -420,12 +628,12 @@ fn example_run(sketch: &Sketch) -> Option<Vec<(String, Kind)>> {
 }
 
 /// The example heap: one to three objects, boxes linked to each other or
-/// not, a pair, an int array.
+/// not, a pair, an int array, a string.
 fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
     let count = rng.random_range(1..4);
     let mut heap = Vec::new();
     for _ in 0..count {
-        heap.push(match rng.random_range(0..6) {
+        heap.push(match rng.random_range(0..7) {
             0..=3 => ExampleObject::Instance {
                 class: "box_vtable".into(),
                 fields: vec![
@@ -441,6 +649,10 @@ fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
                         "linkdescr".into(),
                         ExampleValue::Ref(rng.random_range(0..count + 1usize).checked_sub(1)),
                     ),
+                    (
+                        "ratiodescr".into(),
+                        ExampleValue::Float(FLOATS[rng.random_range(0..FLOATS.len())].to_bits()),
+                    ),
                 ],
             },
             4 => ExampleObject::Instance {
@@ -450,7 +662,15 @@ fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
                     ExampleValue::Int(rng.random_range(0..5)),
                 )],
             },
-            _ => ExampleObject::Array((0..rng.random_range(1..4)).map(|i| i * 3).collect()),
+            5 => ExampleObject::Array((0..rng.random_range(1..4)).map(|i| i * 3).collect()),
+            _ => {
+                let unicode = rng.random_range(0..3) == 0;
+                let top = if unicode { 0x3b0 } else { 97 };
+                let chars = (0..rng.random_range(0..5))
+                    .map(|_| rng.random_range(top..top + 4))
+                    .collect();
+                ExampleObject::Text { unicode, chars }
+            }
         });
     }
     // A link only to a box.

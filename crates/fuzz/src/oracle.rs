@@ -6,7 +6,8 @@
 //!    values and on random values: where the input runs without an
 //!    undefined op, the output must end the same way (both fail some
 //!    guard, or both finish or jump with equal values);
-//! 3. the SMT validator, end to end, with a timeout: a refutation is a
+//! 3. the SMT validator (guard by guard, then end to end where that
+//!    settles nothing: `verify_optimized`), with a timeout: a refutation is a
 //!    finding, a timeout is counted as undecided (never as proved), a
 //!    pair the validator cannot take is counted as such (never as
 //!    agreement), and a solver that fails (dies, answers what is not
@@ -23,7 +24,7 @@ use traceopt_interp::{
 use traceopt_ir::Trace;
 use traceopt_opt::{optimize, Passes};
 use traceopt_smt::Solver;
-use traceopt_verify::{verify, verify_never_ends, Verdict, VerifyError};
+use traceopt_verify::{verify_never_ends, verify_optimized, Verdict, VerifyError};
 
 use crate::env::FuzzEnv;
 use crate::sketch::{materialize, ExampleObject};
@@ -225,7 +226,10 @@ pub fn check(
     }
     match solver {
         None => Ok(Cleared::RunsAgree { infeasible: false }),
-        Some(solver) => validated(verify(trace, after, solver), false),
+        Some(solver) => validated(
+            verify_optimized(trace, after, &optimized.provenance, solver),
+            false,
+        ),
     }
 }
 

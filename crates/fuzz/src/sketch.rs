@@ -23,6 +23,8 @@ pub enum Operand {
     Null,
     /// A class of the namespace (`ConstClass(name)`).
     Class(String),
+    /// A float constant, by its bits (so that operands compare exactly).
+    Float(u64),
 }
 
 impl Operand {
@@ -32,7 +34,17 @@ impl Operand {
             Operand::Const(c) => c.to_string(),
             Operand::Null => "NULL".into(),
             Operand::Class(name) => format!("ConstClass({name})"),
+            Operand::Float(bits) => float_text(f64::from_bits(*bits)),
         }
+    }
+}
+
+/// A float as the test format writes it (`1.0`, `-0.0`, `inf`, `nan`).
+pub fn float_text(x: f64) -> String {
+    match x {
+        _ if x.is_nan() => "nan".into(),
+        _ if x.is_infinite() => format!("{}inf", if x < 0.0 { "-" } else { "" }),
+        _ => format!("{x:?}"),
     }
 }
 
@@ -65,16 +77,18 @@ impl Line {
     }
 }
 
-/// A value in the example heap: an int, or an object of it (by index)
-/// or null.
+/// A value in the example heap: an int, a float (by its bits), or an
+/// object of it (by index) or null.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExampleValue {
     Int(i64),
+    Float(u64),
     Ref(Option<usize>),
 }
 
 /// An object of the example heap: an instance of a class of the
-/// namespace with field values (by descr name), or an int array.
+/// namespace with field values (by descr name), an int array, or a
+/// string (bytes, or code points for a unicode string).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExampleObject {
     Instance {
@@ -82,14 +96,20 @@ pub enum ExampleObject {
         fields: Vec<(String, ExampleValue)>,
     },
     Array(Vec<i64>),
+    Text {
+        unicode: bool,
+        chars: Vec<u32>,
+    },
 }
 
 impl ExampleObject {
-    /// Its class, or "array".
+    /// Its class, or "array", "str", "unicode".
     pub fn kind(&self) -> &str {
         match self {
             ExampleObject::Instance { class, .. } => class,
             ExampleObject::Array(_) => "array",
+            ExampleObject::Text { unicode: false, .. } => "str",
+            ExampleObject::Text { unicode: true, .. } => "unicode",
         }
     }
 }
@@ -175,6 +195,14 @@ pub fn materialize(types: &[Type], heap: &[ExampleObject], values: &[i64]) -> (V
             ExampleObject::Array(items) => {
                 out.alloc_array(items.iter().map(|&v| Val::Int(v)).collect())
             }
+            ExampleObject::Text {
+                unicode: false,
+                chars,
+            } => out.alloc_str(chars.iter().map(|&c| c as u8).collect()),
+            ExampleObject::Text {
+                unicode: true,
+                chars,
+            } => out.alloc_unicode(chars.clone()),
         })
         .collect();
     let reference = |index: Option<usize>| Val::Ref(index.and_then(|i| ids.get(i).copied()));
@@ -186,6 +214,7 @@ pub fn materialize(types: &[Type], heap: &[ExampleObject], values: &[i64]) -> (V
                     .map_or(name.as_str().into(), |d| d.text.clone());
                 let value = match *value {
                     ExampleValue::Int(v) => Val::Int(v),
+                    ExampleValue::Float(bits) => Val::Float(f64::from_bits(bits)),
                     ExampleValue::Ref(r) => reference(r),
                 };
                 out.set_field(id, &key, value);

@@ -35,6 +35,13 @@ fn heap_traces_hold_objects_calls_aliasing_and_resume_data() {
         if (1..refs.len()).any(|k| refs[..k].contains(&refs[k])) {
             count("aliasing inputs");
         }
+        if sketch
+            .heap
+            .iter()
+            .any(|o| matches!(o, ExampleObject::Text { .. }))
+        {
+            count("string given");
+        }
         for line in &sketch.lines {
             match line.opcode {
                 Opcode::NewWithVtable | Opcode::NewArray => count("allocation"),
@@ -43,6 +50,17 @@ fn heap_traces_hold_objects_calls_aliasing_and_resume_data() {
                     count("read")
                 }
                 Opcode::CallI | Opcode::CallPureI => count("call"),
+                Opcode::CallR => count("string helper"),
+                Opcode::GetfieldGcF => count("float field read"),
+                Opcode::FloatAdd
+                | Opcode::FloatSub
+                | Opcode::FloatMul
+                | Opcode::FloatTruediv
+                | Opcode::FloatNeg
+                | Opcode::FloatAbs => count("float arithmetic"),
+                Opcode::Newstr | Opcode::Newunicode => count("new string"),
+                Opcode::Strsetitem | Opcode::Unicodesetitem => count("character write"),
+                Opcode::Copystrcontent | Opcode::Copyunicodecontent => count("string copy"),
                 Opcode::EscapeN => count("escape"),
                 Opcode::GuardClass | Opcode::GuardNonnullClass | Opcode::GuardIsnull => {
                     count("guard on a reference")
@@ -66,9 +84,19 @@ fn heap_traces_hold_objects_calls_aliasing_and_resume_data() {
         "escape",
         "guard on a reference",
         "guard holding an object",
+        "float field read",
+        "float arithmetic",
+        "new string",
+        "character write",
+        "string given",
     ] {
         let n = seen.get(what).copied().unwrap_or(0);
         assert!(n >= 40, "only {n} of '{what}' in 200 traces: {seen:?}");
+    }
+    // Rarer: a copy needs two strings of a kind, a helper byte strings.
+    for what in ["string copy", "string helper"] {
+        let n = seen.get(what).copied().unwrap_or(0);
+        assert!(n >= 30, "only {n} of '{what}' in 200 traces: {seen:?}");
     }
 }
 
@@ -107,6 +135,33 @@ fn calls_write_only_what_they_can_reach() {
     let trace = traceopt_ir::parse_trace_with(text, "t", ns).unwrap();
     let run = run_on(&trace, &one_box(), &[0]).unwrap();
     assert!(matches!(run.outcome, Outcome::Finished { values } if values == [Val::Int(1)]));
+}
+
+#[test]
+fn calls_write_float_fields_and_read_them() {
+    let ns = Some(traceopt_fuzz::heapgen::namespace());
+    let text = "[p0]\nsetfield_gc(p0, 2.5, descr=ratiodescr)\n\
+        i1 = call_i(1, descr=opaquecalldescr)\nf2 = getfield_gc_f(p0, descr=ratiodescr)\n\
+        finish(f2)\n";
+    let trace = traceopt_ir::parse_trace_with(text, "t", ns.clone()).unwrap();
+    let run = run_on(&trace, &one_box(), &[0]).unwrap();
+    let Outcome::Finished { values } = run.outcome else {
+        panic!("{:?}", run.outcome)
+    };
+    assert!(matches!(values[0], Val::Float(x) if x != 2.5), "{values:?}");
+    // The call's result depends on the float it may read.
+    let result = |x: &str| {
+        let text = format!(
+            "[p0]\nsetfield_gc(p0, {x}, descr=ratiodescr)\n\
+             i1 = call_i(1, descr=quietcalldescr)\nfinish(i1)\n"
+        );
+        let trace = traceopt_ir::parse_trace_with(&text, "t", ns.clone()).unwrap();
+        run_on(&trace, &one_box(), &[0]).unwrap().outcome
+    };
+    assert_ne!(
+        format!("{:?}", result("1.0")),
+        format!("{:?}", result("2.0"))
+    );
 }
 
 #[test]

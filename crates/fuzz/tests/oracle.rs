@@ -50,3 +50,27 @@ fn an_infeasibility_claim_is_proved_by_the_validator() {
     let cleared = check(&trace, &[], &[0], &samples, Passes::default(), None);
     assert_eq!(cleared, Ok(Cleared::RunsAgree { infeasible: true }));
 }
+
+#[test]
+fn the_oracle_pairs_allocations_as_the_optimizer_did() {
+    // BEFORE allocates two boxes and lets the second out through two
+    // reads of its link; AFTER allocates only that one. Paired in order,
+    // AFTER's box would stand for BEFORE's first, and the end-to-end
+    // counterexample would not replay; the optimizer's provenance pairs
+    // them right, and the pair is proved.
+    let text = "[p0]\np1 = new_with_vtable(descr=boxsize)\n\
+        p2 = new_with_vtable(descr=boxsize)\nsetfield_gc(p2, p2, descr=linkdescr)\n\
+        p4 = getfield_gc_r(p2, descr=linkdescr)\np9 = getfield_gc_r(p4, descr=linkdescr)\n\
+        escape_n(p9)\nfinish()\n";
+    let ns = Some(traceopt_fuzz::heapgen::namespace());
+    let trace = traceopt_ir::parse_trace_with(text, "t", ns).unwrap();
+    let cleared = check(
+        &trace,
+        &[],
+        &[-1],
+        &[],
+        Passes::default(),
+        Some(&mut solver()),
+    );
+    assert_eq!(cleared, Ok(Cleared::Proved { infeasible: false }));
+}

@@ -203,6 +203,9 @@ pub struct Solver {
     /// twice each way on a machine busy with other builds: 10 and 16 s
     /// instead of 22 and 33 s).
     fresh_after_work: bool,
+    /// Solver time left for the current piece of work (`set_budget`):
+    /// once it is spent, every query is `Unknown` without being asked.
+    budget: Option<Duration>,
 }
 
 /// A solver's own limit is not exact (it checks the clock now and then):
@@ -266,6 +269,7 @@ impl Solver {
             grace: GRACE,
             second_opinions: true,
             fresh_after_work: true,
+            budget: None,
         };
         for line in kind.preamble(timeout) {
             solver.write(&line);
@@ -290,6 +294,15 @@ impl Solver {
 
     pub fn set_second_opinions(&mut self, on: bool) {
         self.second_opinions = on;
+    }
+
+    /// Gives the next queries `budget` of solver time in all (`None`: no
+    /// limit), counted from now: a query asked once it is spent is
+    /// `Unknown` at once. A fuzz campaign gives each trace a budget, so
+    /// that a trace whose queries keep timing out does not take the time
+    /// of many others.
+    pub fn set_budget(&mut self, budget: Option<Duration>) {
+        self.budget = budget;
     }
 
     /// Whether a popped top-level scope that did work makes the next
@@ -554,6 +567,12 @@ impl Solver {
     }
 
     fn check_with(&mut self, vars: &[Name], check_command: &str) -> Result<Sat, SolverError> {
+        if self.budget.is_some_and(|left| left.is_zero()) {
+            return Ok(Sat::Unknown(
+                "the solver time given to this work is spent".into(),
+            ));
+        }
+        let started = Instant::now();
         if self.broken {
             self.restart()?;
         }
@@ -561,6 +580,9 @@ impl Solver {
         self.write(check_command);
         let deadline = Instant::now() + self.timeout + self.grace;
         let result = self.answer(vars, check_command, deadline);
+        if let Some(left) = &mut self.budget {
+            *left = left.saturating_sub(started.elapsed());
+        }
         if result.is_err() {
             // Whatever it was doing, its next answers cannot be trusted to
             // belong to our next questions.
@@ -1142,6 +1164,26 @@ mod tests {
             assert_eq!(model.i64(&names[1]), Some(6), "{kind:?}");
             assert_eq!(model.i64("in0"), None, "{kind:?}: not asked for");
         }
+    }
+
+    #[test]
+    fn a_spent_budget_leaves_queries_unasked() {
+        let mut solver = Solver::start(None, Duration::from_secs(10)).unwrap();
+        let x = Term::var("x");
+        solver.declare("x", Sort::Bv(64)).unwrap();
+        let goal = x.eq(&x);
+        let before = solver.queries();
+        solver.set_budget(Some(Duration::ZERO));
+        let Outcome::Unknown(why) = solver.prove(&goal, &[]).unwrap() else {
+            panic!("a query with no budget left was answered");
+        };
+        assert!(why.contains("spent"), "{why}");
+        assert_eq!(solver.queries(), before, "the solver was asked");
+        // A budget is spent by the queries' time only, and none is no limit.
+        solver.set_budget(Some(Duration::from_secs(60)));
+        assert_eq!(solver.prove(&goal, &[]).unwrap(), Outcome::Proved);
+        solver.set_budget(None);
+        assert_eq!(solver.prove(&goal, &[]).unwrap(), Outcome::Proved);
     }
 
     #[test]

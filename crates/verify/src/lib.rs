@@ -257,6 +257,39 @@ pub fn verify_aligned(
     check(before, after, Some(provenance), Given::default(), solver)
 }
 
+/// The validator for an optimizer's output (`traceopt opt --verify` and
+/// the fuzzer): the guard-aligned form first, whose queries are smaller
+/// and whose pairing of the two traces' allocations is the optimizer's
+/// own (its provenance); where that settles nothing (a timeout, a
+/// counterexample that does not replay, or guards that do not line up
+/// although the runs end alike), the end-to-end form. An undecided answer
+/// says why each form gave up.
+pub fn verify_optimized(
+    before: &Trace,
+    after: &Trace,
+    provenance: &[Option<usize>],
+    solver: &mut Solver,
+) -> Result<Verdict, VerifyError> {
+    let aligned = verify_aligned(before, after, provenance, solver);
+    match &aligned {
+        Ok(Verdict::Proved) => return aligned,
+        Ok(Verdict::Refuted(cex)) if !cex.difference.contains(ENDS_ALIKE) => return aligned,
+        _ => {}
+    }
+    let end_to_end = verify(before, after, solver)?;
+    let stuck = match aligned {
+        Ok(Verdict::Unknown(why) | Verdict::Unreplayed(why)) => why,
+        Ok(Verdict::Refuted(cex)) => cex.to_string(),
+        Err(VerifyError::Solver(e)) => e.to_string(),
+        _ => return Ok(end_to_end),
+    };
+    Ok(match end_to_end {
+        Verdict::Unknown(why) => Verdict::Unknown(format!("{why}; guard by guard: {stuck}")),
+        Verdict::Unreplayed(why) => Verdict::Unreplayed(format!("{why}; guard by guard: {stuck}")),
+        decided => decided,
+    })
+}
+
 /// Proves that `trace` can never run to its end (its `jump` or
 /// `finish`): on every input where it is defined, some guard fails. This
 /// is the claim an optimizer makes when it finds a guard that always
@@ -517,14 +550,15 @@ fn prove_naming(
 
 /// `prove`, with cvc5's answer where it is installed and decides: first
 /// on IEEE float arithmetic (z3 4.8 times out on most of it), else where
-/// z3 gives up (unless the solver is set to ask no second opinion).
+/// z3 gives up; neither where the solver is set to ask no second opinion
+/// (a fuzzing campaign, which cannot wait for a second process).
 fn decide(
     solver: &mut Solver,
     world: &World,
     query: &Term,
     vars: &[String],
 ) -> Result<Outcome, SolverError> {
-    if world.float_meanings {
+    if world.float_meanings && solver.second_opinions() {
         if let Some(outcome) = second_opinion(solver, world, query, vars) {
             return Ok(outcome);
         }

@@ -185,6 +185,18 @@ fn string_helpers_on_virtual_strings_are_done_by_the_optimizer() {
 }
 
 #[test]
+fn strings_built_alike_are_equal() {
+    // The same characters, written one by one or concatenated: equal.
+    let before = "[i0, i1]\np0 = newstr(2)\nstrsetitem(p0, 0, i0)\nstrsetitem(p0, 1, i1)\n\
+        p1 = newstr(1)\nstrsetitem(p1, 0, i0)\np2 = newstr(1)\nstrsetitem(p2, 0, i1)\n\
+        p3 = call_r(0, p1, p2, descr=strconcatdescr)\ni4 = call_i(0, p0, p3, descr=strequaldescr)\n\
+        finish(i4)\n";
+    let after = "[i0, i1]\nfinish(1)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "finish(1)", "finish(0)");
+}
+
+#[test]
 fn characters_of_a_virtual_string_copied_into_a_real_one_are_written() {
     let before = "[i0]\np1 = newstr(1)\nstrsetitem(p1, 0, i0)\np2 = newstr(1)\nescape_n(p2)\n\
         copystrcontent(p1, p2, 0, 0, 1)\nfinish()\n";

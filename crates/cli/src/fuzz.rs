@@ -54,6 +54,13 @@ pub struct FuzzArgs {
     /// a finding has no limit. At most 1000000.
     #[arg(long, value_name = "SECS", default_value = "0.12", value_parser = seconds, allow_negative_numbers = true)]
     solver_budget: Duration,
+    /// The part of the campaign's time the solver may take, from 0 to 1.
+    /// The differential runs check every trace in well under a
+    /// millisecond, the solver in tens of milliseconds: past its share,
+    /// traces are checked by the runs only (counted as such) until the
+    /// solver is back within it. 1 gives every trace to the solver.
+    #[arg(long, value_name = "PART", default_value_t = 0.5, value_parser = share)]
+    solver_share: f64,
     /// The solver: z3 (the default) or cvc5.
     #[arg(long, value_parser = ["z3", "cvc5"])]
     solver: Option<String>,
@@ -132,6 +139,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         },
         solver_timeout: (!args.solver_timeout.is_zero()).then_some(args.solver_timeout),
         solver_budget: (!args.solver_budget.is_zero()).then_some(args.solver_budget),
+        solver_share: args.solver_share,
         solver: args
             .solver
             .as_deref()
@@ -199,7 +207,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
     let rate = summary.generated as f64 / summary.seconds.max(0.001);
     writeln!(
         out,
-        "{} traces in {:.1}s ({rate:.0}/s): {} proved, {} checked by runs only (solver off), \
+        "{} traces in {:.1}s ({rate:.0}/s): {} proved, {} checked by runs only, \
          {} undecided in time, {} beyond the validator, {} solver failure(s), {} findings; \
          {} called infeasible; {} of {} rules fired",
         summary.generated,
@@ -316,4 +324,14 @@ fn example_comment(sketch: &traceopt_fuzz::Sketch) -> String {
         .unwrap();
     }
     text
+}
+
+/// A part of a whole: a number from 0 to 1.
+fn share(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "'{text}' is not a number from 0 to 1 (0.5 is half)"
+        )),
+    }
 }

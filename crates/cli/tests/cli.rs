@@ -613,6 +613,8 @@ fn fuzz_runs_a_short_campaign_and_reports_a_finding_with_a_replay() {
             "--quiet",
             "--solver-timeout",
             "0.05",
+            "--solver-share",
+            "1",
             "--stop-at-first",
             "--inject-bug",
             "lshift-inverse",

@@ -61,3 +61,27 @@ fn every_injected_bug_is_found_and_shrunk() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn the_solver_takes_its_share_of_the_time_and_no_more() {
+    let campaign = |share: f64, count: u64| {
+        let options = Options {
+            count: Some(count),
+            solver_share: share,
+            ..Options::default()
+        };
+        run(&options, &Counters::default())
+    };
+    // None: every trace checked by the runs only, and that is no failure.
+    let none = campaign(0.0, 200);
+    assert_eq!(none.runs_only, 200, "{none:?}");
+    assert_eq!(none.solver_error, None);
+    // All: every trace given to the solver.
+    let all = campaign(1.0, 30);
+    assert_eq!(all.runs_only, 0, "{all:?}");
+    assert!(all.proved > 0, "{all:?}");
+    // Half: most traces by the runs (a trace takes them far less time),
+    // some by the solver.
+    let half = campaign(0.5, 2000);
+    assert!(half.proved > 0 && half.runs_only > half.proved, "{half:?}");
+}

@@ -27,6 +27,9 @@ fn clean_campaign(heap: bool, count: u64, timeout: Duration, min_proved: f64) ->
             ..Config::default()
         },
         solver_timeout: Some(timeout),
+        // Every trace to the solver, with no limit but the timeout.
+        solver_share: 1.0,
+        solver_budget: None,
         ..Options::default()
     };
     let summary = run(&options, &Counters::default());

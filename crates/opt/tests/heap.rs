@@ -593,3 +593,15 @@ fn a_float_field_read_after_a_write_gives_what_was_written() {
         f2 = getfield_gc_f(p0, descr=floatdescr)\nf3 = float_add(f1, f2)\nfinish(f3)\n";
     optimizes_with(Passes::default(), escaped, escaped);
 }
+
+#[test]
+fn a_copy_of_a_reference_or_float_is_its_argument_when_folding() {
+    let before = "[p0, f1]\np2 = same_as_r(p0)\nf3 = same_as_f(f1)\njump(p2, f3)\n";
+    optimizes_with(Passes::default(), before, "[p0, f1]\njump(p0, f1)\n");
+    // Folding switched off, the copies stay.
+    let without = Passes {
+        fold: false,
+        ..Passes::default()
+    };
+    optimizes_with(without, before, before);
+}

@@ -41,6 +41,15 @@ fn overflow_checked_add_removes_the_second_guard() {
 }
 
 #[test]
+fn an_add_that_overflowed_keeps_the_second_guard() {
+    // After guard_overflow the sum wrapped: int_add_ovf(x, 10) < 15
+    // then says nothing about x.
+    let before = "[i0]\ni1 = int_add_ovf(i0, 10)\nguard_overflow() []\ni2 = int_lt(i1, 15)\n\
+                  guard_true(i2) []\ni3 = int_lt(i0, 6)\nguard_true(i3) []\njump(i0)\n";
+    optimizes_to(before, before);
+}
+
+#[test]
 fn negation_of_minint_keeps_the_second_guard() {
     // -x < 0 does not imply x > 0: -MININT == MININT.
     let before = "[i0]\ni1 = int_neg(i0)\ni2 = int_lt(i1, 0)\nguard_true(i2) []\n\

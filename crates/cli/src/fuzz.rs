@@ -223,6 +223,24 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         traceopt_opt::RULES.len(),
     )
     .unwrap();
+    // What the passes did to the traces: the Figure 7 counts.
+    let (b, a) = (summary.before, summary.after);
+    writeln!(
+        out,
+        "before -> after: {} -> {} ops, {} -> {} allocations, {} -> {} heap reads, \
+         {} -> {} heap writes, {} -> {} guards",
+        b.ops,
+        a.ops,
+        b.allocations,
+        a.allocations,
+        b.reads,
+        a.reads,
+        b.writes,
+        a.writes,
+        b.guards,
+        a.guards
+    )
+    .unwrap();
     if let Some(first) = &summary.first_validator_error {
         eprintln!(
             "warning: the validator could not take {} trace(s), checked by the runs only; the \

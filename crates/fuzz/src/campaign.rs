@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+use traceopt_ir::OpCounts;
 use traceopt_opt::Passes;
 use traceopt_smt::{Solver, SolverKind};
 
@@ -120,6 +121,8 @@ pub struct Counters {
     /// For each rule of `traceopt_opt::RULES`, the traces it fired on
     /// (what the campaign reached of the rules).
     pub rules_fired: Mutex<Vec<u64>>,
+    /// The Figure 7 counts of the traces that passed, before and after.
+    pub counts: Mutex<(OpCounts, OpCounts)>,
 }
 
 /// A campaign whose solver was given this many traces (or all of them,
@@ -152,6 +155,11 @@ pub struct Summary {
     pub solver_error: Option<String>,
     /// For each rule of `traceopt_opt::RULES`, the traces it fired on.
     pub rules_fired: Vec<u64>,
+    /// The Figure 7 counts (ops, allocations, heap reads and writes,
+    /// guards) of the traces that passed, before and after: what the
+    /// passes did to them.
+    pub before: OpCounts,
+    pub after: OpCounts,
 }
 
 impl Summary {
@@ -221,13 +229,22 @@ fn check_ok(trace: &traceopt_ir::Trace) -> bool {
     traceopt_ir::check(trace, "mutant", traceopt_ir::CheckOptions::default()).is_empty()
 }
 
+/// What the optimizer did to one trace that passed the oracle: how
+/// often each rule fired, and the Figure 7 counts before and after.
+#[derive(Clone, Debug, Default)]
+pub struct Done {
+    pub fired: Vec<u32>,
+    pub before: OpCounts,
+    pub after: OpCounts,
+}
+
 /// Checks one generated (or mutated) trace; `Err` with its report if it
-/// fails. With the verdict, how often each rule fired on it.
+/// fails. With the verdict, what the optimizer did to it.
 pub fn check_seed(
     seed: u64,
     options: &Options,
     solver: Option<&mut Solver>,
-) -> Result<(Cleared, Vec<u32>), Box<Report>> {
+) -> Result<(Cleared, Done), Box<Report>> {
     let sketch = if options.bases.is_empty() {
         generate(seed, &options.config)
     } else {
@@ -252,10 +269,21 @@ pub fn check_seed(
     ) {
         Ok(cleared) => {
             // Optimized again for the counts (the oracle keeps its result
-            // to itself; a trace's optimization takes microseconds).
-            let fired = traceopt_opt::optimize(&trace, options.passes)
-                .map_or_else(|_| Vec::new(), |o| o.rule_counts);
-            Ok((cleared, fired))
+            // to itself; a trace's optimization takes microseconds). A
+            // trace called infeasible leaves nothing.
+            let before = OpCounts::of(&trace);
+            let done = match traceopt_opt::optimize(&trace, options.passes) {
+                Ok(o) => Done {
+                    after: OpCounts::of(&o.trace),
+                    fired: o.rule_counts,
+                    before,
+                },
+                Err(_) => Done {
+                    before,
+                    ..Done::default()
+                },
+            };
+            Ok((cleared, done))
         }
         Err(finding) => Err(Box::new(Report {
             seed,
@@ -365,8 +393,11 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                     let checked = check_seed(seed, options, solver_now);
                     solver_time += timed.map_or(Duration::ZERO, |t| t.elapsed());
                     let cleared = match checked {
-                        Ok((cleared, fired)) => {
-                            count_rules(&counters.rules_fired, &fired);
+                        Ok((cleared, done)) => {
+                            count_rules(&counters.rules_fired, &done.fired);
+                            let mut counts = counters.counts.lock().unwrap();
+                            counts.0 += done.before;
+                            counts.1 += done.after;
                             cleared
                         }
                         Err(mut report) => {
@@ -427,6 +458,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
     let mut reports = reports.into_inner().unwrap();
     reports.sort_by_key(|r| r.seed);
     let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+    let counts = *counters.counts.lock().unwrap();
     let mut summary = Summary {
         generated: load(&counters.generated),
         proved: load(&counters.proved),
@@ -441,6 +473,8 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
         first_solver_failure: first_failure.into_inner().unwrap(),
         solver_error: solver_error.into_inner().unwrap(),
         rules_fired: counters.rules_fired.lock().unwrap().clone(),
+        before: counts.0,
+        after: counts.1,
     };
     let solver_on = options.solver_timeout.is_some();
     // The traces the solver was given, where it decided none: enough of

@@ -65,3 +65,47 @@ fn rule_templates_make_a_short_campaign_fire_nearly_every_rule() {
         without.rules_reached()
     );
 }
+
+#[test]
+fn heap_traces_give_every_heap_pass_work() {
+    // What the passes remove from 500 heap traces (runs only), and what
+    // stays with allocation removal and the heap cache switched off.
+    let heap = |passes: traceopt_opt::Passes| {
+        let options = Options {
+            count: Some(500),
+            config: Config {
+                heap: true,
+                ..Config::default()
+            },
+            passes,
+            solver_timeout: None,
+            samples: 2,
+            ..Options::default()
+        };
+        let summary = run(&options, &Counters::default());
+        assert!(summary.reports.is_empty(), "a clean optimizer, no findings");
+        (summary.before, summary.after)
+    };
+    let (before, after) = heap(traceopt_opt::Passes::default());
+    println!("500 heap traces: {before:?} -> {after:?}");
+    assert!(
+        after.allocations * 2 < before.allocations,
+        "{before:?} -> {after:?}"
+    );
+    assert!(after.reads * 2 < before.reads, "{before:?} -> {after:?}");
+    assert!(
+        after.writes * 4 < before.writes * 3,
+        "{before:?} -> {after:?}"
+    );
+    assert!(
+        after.guards * 3 < before.guards * 2,
+        "{before:?} -> {after:?}"
+    );
+    let (_, kept) = heap(traceopt_opt::Passes {
+        virtuals: false,
+        heap: false,
+        ..traceopt_opt::Passes::default()
+    });
+    assert!(kept.allocations > after.allocations * 2, "{kept:?}");
+    assert!(kept.reads > after.reads, "{kept:?}");
+}

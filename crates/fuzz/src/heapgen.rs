@@ -224,7 +224,7 @@ impl HeapGen<'_> {
     /// One step: a few ops of one kind.
     fn step(&mut self) {
         use Opcode::*;
-        match self.rng.random_range(0..18) {
+        match self.rng.random_range(0..19) {
             0 | 1 => {
                 let (descr, letter) = match self.rng.random_range(0..5) {
                     0..=2 => ("boxsize", 'p'),
@@ -244,6 +244,7 @@ impl HeapGen<'_> {
             2..=4 => self.write_field(),
             5..=7 => self.read_field(),
             8 => self.array_item(),
+            18 => self.read_write_read(),
             9 => self.call(),
             10 => {
                 if let Some((p, _)) = self.some(Kind::is_object) {
@@ -317,6 +318,41 @@ impl HeapGen<'_> {
             ),
         };
         self.try_lines(vec![guard]);
+    }
+
+    /// A read through one reference, a write through another of the same
+    /// kind (the same object or not, as the inputs alias or not), and the
+    /// read again: what a heap cache may forward only where the two
+    /// cannot be the same object.
+    fn read_write_read(&mut self) {
+        use Opcode::*;
+        let kinds = |k: Kind| matches!(k, Kind::Box | Kind::Array(_));
+        let Some((p, kind)) = self.some(kinds) else {
+            return;
+        };
+        let Some((q, _)) = self.some(|k| k == kind) else {
+            return;
+        };
+        let (read, write, descr, place) = match kind {
+            Kind::Array(len) => {
+                let index = Operand::Const(self.rng.random_range(0..len as i64));
+                (GetarrayitemGcI, SetarrayitemGc, INT_ARRAY, vec![index])
+            }
+            _ => (GetfieldGcI, SetfieldGc, "headdescr", vec![]),
+        };
+        let value = self.int();
+        let first = self.new_name('i');
+        let again = self.new_name('i');
+        let lines = vec![
+            Line::new(Some(first), read, [vec![p.clone()], place.clone()].concat()),
+            Line::new(None, write, [vec![q], place.clone(), vec![value]].concat()),
+            Line::new(Some(again), read, [vec![p], place].concat()),
+        ];
+        let lines = lines
+            .into_iter()
+            .map(|l| Self::with_descr(l, descr))
+            .collect();
+        self.try_lines(lines);
     }
 
     fn array_item(&mut self) {
@@ -633,7 +669,7 @@ fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
     let count = rng.random_range(1..4);
     let mut heap = Vec::new();
     for _ in 0..count {
-        heap.push(match rng.random_range(0..7) {
+        heap.push(match rng.random_range(0..8) {
             0..=3 => ExampleObject::Instance {
                 class: "box_vtable".into(),
                 fields: vec![
@@ -662,7 +698,7 @@ fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
                     ExampleValue::Int(rng.random_range(0..5)),
                 )],
             },
-            5 => ExampleObject::Array((0..rng.random_range(1..4)).map(|i| i * 3).collect()),
+            5 | 7 => ExampleObject::Array((0..rng.random_range(1..4)).map(|i| i * 3).collect()),
             _ => {
                 let unicode = rng.random_range(0..3) == 0;
                 let top = if unicode { 0x3b0 } else { 97 };

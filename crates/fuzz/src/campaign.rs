@@ -478,14 +478,18 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
     };
     let solver_on = options.solver_timeout.is_some();
     // The traces the solver was given, where it decided none: enough of
-    // them (a share of a short campaign may be a few undecided ones).
+    // them (a share of a short campaign may be a few undecided ones), or
+    // any it failed on (it may never have worked).
     let given = summary.undecided + summary.validator_errors + summary.solver_failures;
-    let nothing_decided = given >= summary.generated.min(SOLVER_TRIES) && summary.decided() == 0;
+    let enough = given >= summary.generated.min(SOLVER_TRIES) || summary.solver_failures > 0;
+    let nothing_decided = enough && summary.decided() == 0;
     if solver_on && summary.solver_error.is_none() && summary.reports.is_empty() && nothing_decided
     {
+        let first = (summary.first_solver_failure.as_ref())
+            .map_or(String::new(), |why| format!("; the first failure, {why}"));
         summary.solver_error = Some(format!(
             "the solver decided none of the {given} traces it was given ({} undecided in time, \
-             {} beyond the validator, {} solver failures)",
+             {} beyond the validator, {} solver failures{first})",
             summary.undecided, summary.validator_errors, summary.solver_failures
         ));
     }

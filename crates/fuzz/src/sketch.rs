@@ -79,11 +79,22 @@ impl Line {
 
 /// A value in the example heap: an int, a float (by its bits), or an
 /// object of it (by index) or null.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum ExampleValue {
     Int(i64),
     Float(u64),
     Ref(Option<usize>),
+}
+
+/// As derived, but a float shows its value, not its bits.
+impl std::fmt::Debug for ExampleValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExampleValue::Int(v) => write!(f, "Int({v})"),
+            ExampleValue::Float(bits) => write!(f, "Float({})", float_text(f64::from_bits(*bits))),
+            ExampleValue::Ref(r) => write!(f, "Ref({r:?})"),
+        }
+    }
 }
 
 /// An object of the example heap: an instance of a class of the

@@ -207,3 +207,15 @@ fn a_call_result_depends_on_what_it_may_read() {
     assert_ne!(result("taildescr", 3), result("taildescr", 4));
     assert_eq!(result("headdescr", 3), result("headdescr", 4));
 }
+
+#[test]
+fn example_values_show_floats_by_value() {
+    let shown = |v: ExampleValue| format!("{v:?}");
+    assert_eq!(
+        shown(ExampleValue::Float((-2.5f64).to_bits())),
+        "Float(-2.5)"
+    );
+    assert_eq!(shown(ExampleValue::Float(f64::NAN.to_bits())), "Float(nan)");
+    assert_eq!(shown(ExampleValue::Int(-3)), "Int(-3)");
+    assert_eq!(shown(ExampleValue::Ref(None)), "Ref(None)");
+}

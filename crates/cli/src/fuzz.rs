@@ -59,7 +59,7 @@ pub struct FuzzArgs {
     /// millisecond, the solver in tens of milliseconds: past its share,
     /// traces are checked by the runs only (counted as such) until the
     /// solver is back within it. 1 gives every trace to the solver.
-    #[arg(long, value_name = "PART", default_value_t = 0.5, value_parser = share)]
+    #[arg(long, value_name = "PART", default_value_t = 0.5, value_parser = share, allow_negative_numbers = true)]
     solver_share: f64,
     /// The solver: z3 (the default) or cvc5.
     #[arg(long, value_parser = ["z3", "cvc5"])]

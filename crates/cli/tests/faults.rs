@@ -248,16 +248,17 @@ fn a_solver_that_stops_reading_gives_unknown_not_a_hang() {
 
 #[test]
 fn seconds_out_of_range_are_refused_by_every_command() {
-    let options: [(&[&str], &str); 5] = [
+    let options: [(&[&str], &str); 6] = [
         (&["verify", "a.trace", "a.trace"], "--timeout"),
         (&["opt", "--verify", "a.trace"], "--timeout"),
         (&["rules", "prove", "--no-cache"], "--timeout"),
         (&["fuzz", "--count", "1"], "--time"),
         (&["fuzz", "--count", "1"], "--solver-timeout"),
+        (&["fuzz", "--count", "1"], "--solver-budget"),
     ];
     for (command, option) in options {
         let mut bad = vec!["1e19", "1e30", "-1", "NaN", "inf", "1000001", "ten"];
-        if option != "--solver-timeout" {
+        if !option.starts_with("--solver-") {
             bad.push("0");
         }
         for value in bad {
@@ -273,6 +274,21 @@ fn seconds_out_of_range_are_refused_by_every_command() {
                 out.stderr
             );
         }
+    }
+}
+
+#[test]
+fn a_solver_share_outside_0_to_1_is_refused() {
+    for value in ["-0.1", "1.5", "NaN", "half"] {
+        let args = ["fuzz", "--count", "1", "--solver-share", value];
+        let out = traceopt(&args, &[], None);
+        assert_eq!(out.status.code(), Some(2), "{value}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains(&format!("'{value}' is not a number from 0 to 1")),
+            "{value}: {}",
+            out.stderr
+        );
     }
 }
 

@@ -67,8 +67,8 @@ pub struct Options {
 }
 
 /// From seed 0, one job, every pass, z3 (or cvc5) at 30 ms a query and
-/// 120 ms a trace, for half of the time, 8 samples: the defaults of `traceopt fuzz`, but with no end (set `count`
-/// or `time`).
+/// 120 ms a trace, for half of the time, 8 samples: the defaults of
+/// `traceopt fuzz`, but with no end (set `count` or `time`).
 impl Default for Options {
     fn default() -> Options {
         Options {
@@ -369,6 +369,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                 let mut in_a_row = 0;
                 let worker_started = Instant::now();
                 let mut solver_time = Duration::ZERO;
+                let share = options.solver_share.clamp(0.0, 1.0);
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;
@@ -385,7 +386,6 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                     if let Some(solver) = solver.as_mut() {
                         solver.set_budget(options.solver_budget);
                     }
-                    let share = options.solver_share.clamp(0.0, 1.0);
                     let within =
                         share >= 1.0 || solver_time < worker_started.elapsed().mul_f64(share);
                     let solver_now = solver.as_mut().filter(|_| within);

@@ -6,9 +6,10 @@
 //! returns a hash of k, the function, its integer arguments and the int
 //! and float fields its effect info lets it read, and writes, into every
 //! int or float field and int array item its effect info lets it write,
-//! a hash of k and the field, but only in objects it can reach: the objects the trace was
-//! given, every object passed to a call or an `escape_*` so far, and
-//! what those hold (through the fields it may read, for its reads).
+//! a hash of k and the field, but only in objects it can reach: the
+//! objects the trace was given, every object passed to a call or an
+//! `escape_*` so far, and what those hold (through the fields it may
+//! read, for its reads).
 //! The helpers PyPy knows (array copy, string helpers, Python division)
 //! do what they do. An object the trace allocated and kept to itself is
 //! out of its reach, which is what lets an

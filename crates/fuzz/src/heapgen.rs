@@ -244,7 +244,6 @@ impl HeapGen<'_> {
             2..=4 => self.write_field(),
             5..=7 => self.read_field(),
             8 => self.array_item(),
-            18 => self.read_write_read(),
             9 => self.call(),
             10 => {
                 if let Some((p, _)) = self.some(Kind::is_object) {
@@ -256,6 +255,7 @@ impl HeapGen<'_> {
             12 => self.compare_refs(),
             13 => self.float_step(),
             14 | 15 => self.text_step(),
+            18 => self.read_write_read(),
             _ => self.int_step(),
         }
     }
@@ -509,9 +509,14 @@ impl HeapGen<'_> {
                     self.rng.random_range(0..=len),
                     self.rng.random_range(0..=len),
                 );
-                let args = [1, start.min(stop) as i64, start.max(stop) as i64].map(Operand::Const);
-                let [func, start, stop] = args;
-                let call = Line::new(Some(self.new_name('p')), CallR, vec![func, s, start, stop]);
+                let (start, stop) = (start.min(stop) as i64, start.max(stop) as i64);
+                let args = vec![
+                    Operand::Const(1),
+                    s,
+                    Operand::Const(start),
+                    Operand::Const(stop),
+                ];
+                let call = Line::new(Some(self.new_name('p')), CallR, args);
                 Self::with_descr(call, "strslicedescr")
             }
             _ => {
@@ -519,12 +524,11 @@ impl HeapGen<'_> {
                 let Some((other, _)) = self.some(bytes) else {
                     return;
                 };
-                let letter = if self.chance(50) { 'p' } else { 'i' };
-                let name = self.new_name(letter);
-                let (opcode, descr) = match name.starts_with('p') {
-                    true => (CallR, "strconcatdescr"),
-                    false => (CallI, "strequaldescr"),
+                let (opcode, descr, letter) = match self.chance(50) {
+                    true => (CallR, "strconcatdescr", 'p'),
+                    false => (CallI, "strequaldescr", 'i'),
                 };
+                let name = self.new_name(letter);
                 let call = Line::new(
                     Some(name.clone()),
                     opcode,

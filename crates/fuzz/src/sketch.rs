@@ -34,18 +34,17 @@ impl Operand {
             Operand::Const(c) => c.to_string(),
             Operand::Null => "NULL".into(),
             Operand::Class(name) => format!("ConstClass({name})"),
-            Operand::Float(bits) => float_text(f64::from_bits(*bits)),
+            Operand::Float(bits) => float_text(*bits),
         }
     }
 }
 
-/// A float as the test format writes it (`1.0`, `-0.0`, `inf`, `nan`).
-pub fn float_text(x: f64) -> String {
-    match x {
-        _ if x.is_nan() => "nan".into(),
-        _ if x.is_infinite() => format!("{}inf", if x < 0.0 { "-" } else { "" }),
-        _ => format!("{x:?}"),
-    }
+/// A float (by its bits) as the test format writes it (`1.0`, `-0.0`,
+/// `inf`, `nan`): the trace printer's spelling.
+fn float_text(bits: u64) -> String {
+    let mut text = String::new();
+    traceopt_ir::print::write_const(&mut text, &traceopt_ir::Const::Float(bits));
+    text
 }
 
 /// One op: its result name (none for guards and void ops), opcode,
@@ -91,7 +90,7 @@ impl std::fmt::Debug for ExampleValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ExampleValue::Int(v) => write!(f, "Int({v})"),
-            ExampleValue::Float(bits) => write!(f, "Float({})", float_text(f64::from_bits(*bits))),
+            ExampleValue::Float(bits) => write!(f, "Float({})", float_text(*bits)),
             ExampleValue::Ref(r) => write!(f, "Ref({r:?})"),
         }
     }

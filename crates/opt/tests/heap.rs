@@ -597,7 +597,9 @@ fn a_float_field_read_after_a_write_gives_what_was_written() {
 #[test]
 fn a_copy_of_a_reference_or_float_is_its_argument_when_folding() {
     let before = "[p0, f1]\np2 = same_as_r(p0)\nf3 = same_as_f(f1)\njump(p2, f3)\n";
-    optimizes_with(Passes::default(), before, "[p0, f1]\njump(p0, f1)\n");
+    let after = "[p0, f1]\njump(p0, f1)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "jump(p0, f1)", "jump(p0, 1.0)");
     // Folding switched off, the copies stay.
     let without = Passes {
         fold: false,

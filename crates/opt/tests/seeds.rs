@@ -47,6 +47,13 @@ fn an_add_that_overflowed_keeps_the_second_guard() {
     let before = "[i0]\ni1 = int_add_ovf(i0, 10)\nguard_overflow() []\ni2 = int_lt(i1, 15)\n\
                   guard_true(i2) []\ni3 = int_lt(i0, 6)\nguard_true(i3) []\njump(i0)\n";
     optimizes_to(before, before);
+    // Its twin without the second guard is refuted (x = MAXINT).
+    let twin = before.replace("i3 = int_lt(i0, 6)\nguard_true(i3) []\n", "");
+    let input = parse_trace(before, "before").unwrap();
+    let twin = parse_trace(&twin, "twin").unwrap();
+    let mut solver = Solver::start(None, Duration::from_secs(20)).expect("an SMT solver");
+    let verdict = traceopt_verify::verify(&input, &twin, &mut solver).unwrap();
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }
 
 #[test]

@@ -297,10 +297,10 @@ impl Solver {
     }
 
     /// Gives the next queries `budget` of solver time in all (`None`: no
-    /// limit), counted from now: a query asked once it is spent is
-    /// `Unknown` at once. A fuzz campaign gives each trace a budget, so
-    /// that a trace whose queries keep timing out does not take the time
-    /// of many others.
+    /// limit): each query's time, from now on, is taken from it, and a
+    /// query asked once it is spent is `Unknown` at once. A fuzz campaign
+    /// gives each trace a budget, so that a trace whose queries keep
+    /// timing out does not take the time of many others.
     pub fn set_budget(&mut self, budget: Option<Duration>) {
         self.budget = budget;
     }
@@ -1179,6 +1179,14 @@ mod tests {
         };
         assert!(why.contains("spent"), "{why}");
         assert_eq!(solver.queries(), before, "the solver was asked");
+        // A query spends the budget: a nanosecond lets one be asked and
+        // no second one.
+        solver.set_budget(Some(Duration::from_nanos(1)));
+        assert_eq!(solver.prove(&goal, &[]).unwrap(), Outcome::Proved);
+        assert!(matches!(
+            solver.prove(&goal, &[]).unwrap(),
+            Outcome::Unknown(_)
+        ));
         // A budget is spent by the queries' time only, and none is no limit.
         solver.set_budget(Some(Duration::from_secs(60)));
         assert_eq!(solver.prove(&goal, &[]).unwrap(), Outcome::Proved);

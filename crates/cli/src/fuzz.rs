@@ -15,12 +15,13 @@
 
 use crate::input::Failure;
 use crate::seconds::{positive_seconds, seconds};
+use crate::watch::{self, Ending};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use traceopt_fuzz::{campaign, Config, Counters, Options};
 use traceopt_opt::{Bug, Passes};
 
@@ -86,11 +87,18 @@ pub struct FuzzArgs {
     /// references and resume data with objects.
     #[arg(long)]
     heap: bool,
+    /// An optimization still running after this many seconds is a
+    /// finding (the optimizer hangs), and stops the campaign; so is an
+    /// optimizer that kills its process (a stack overflow, an abort): the
+    /// campaign runs in a process of its own, watched. At most 1000000.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
+    hang: Duration,
     /// Testing the fuzzer: switch on a known miscompilation
     /// (wrapping-add, neg-minint, mul-inverse, lshift-inverse,
     /// sub-ovf-after-add, ge-as-unsigned; on heap traces, which a heap bug implies:
     /// call-keeps-cache, alias-forward, resume-drops-field,
-    /// write-after-aliasing-read).
+    /// write-after-aliasing-read), or a way to kill or hang the optimizer
+    /// (stack-overflow, endless-loop).
     #[arg(long, hide = true)]
     inject_bug: Option<String>,
 }
@@ -148,6 +156,13 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         bases: mutation_bases(&args.mutate)?,
         ..Options::default()
     };
+    match std::env::var_os(watch::FLIGHT_ENV) {
+        // The watched child: keep the flight record the watcher reads.
+        Some(record) => traceopt_fuzz::flight::open(record.as_ref()).map_err(|e| {
+            Failure::input(format!("cannot write the flight record {record:?}: {e}"))
+        })?,
+        None => return watched_campaign(out, &args, &options),
+    }
     let counters = Counters::default();
     let summary = std::thread::scope(|scope| {
         let progress = (!args.quiet).then(|| {
@@ -174,36 +189,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         }
         worker.join().expect("the campaign panicked")
     });
-    let replay_bug = args
-        .inject_bug
-        .as_ref()
-        .map(|b| format!(" --inject-bug {b}"))
-        .unwrap_or_default();
-    let injected = args.inject_bug.as_ref().map(|name| {
-        format!(
-            "WARNING: --inject-bug {name}: the optimizer was broken on purpose; these findings \
-             are not traceopt's"
-        )
-    });
-    if let Some(warning) = &injected {
-        writeln!(out, "{warning}").unwrap();
-    }
-    for report in &summary.reports {
-        let path =
-            write_reproducer(&args.out, report, injected.as_deref()).map_err(Failure::input)?;
-        writeln!(
-            out,
-            "FOUND{} (seed {}): {}\n  shrunk from {} to {} ops: {}\n  replay: traceopt opt --verify{replay_bug} {}\n",
-            if injected.is_some() { " WITH AN INJECTED BUG" } else { "" },
-            report.seed,
-            report.finding,
-            report.original.op_count(),
-            report.reproducer.op_count(),
-            path.display(),
-            path.display()
-        )
-        .unwrap();
-    }
+    print_findings(out, &args, &summary.reports)?;
     let rate = summary.generated as f64 / summary.seconds.max(0.001);
     writeln!(
         out,
@@ -271,6 +257,119 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
             Err(Failure::silent(1))
         }
     }
+}
+
+/// Prints the findings (with the injected-bug warning first, if any)
+/// and writes their reproducers.
+fn print_findings(
+    out: &mut String,
+    args: &FuzzArgs,
+    reports: &[traceopt_fuzz::Report],
+) -> Result<(), Failure> {
+    let replay_bug = args
+        .inject_bug
+        .as_ref()
+        .map(|b| format!(" --inject-bug {b}"))
+        .unwrap_or_default();
+    let injected = args.inject_bug.as_ref().map(|name| {
+        format!(
+            "WARNING: --inject-bug {name}: the optimizer was broken on purpose; these findings \
+             are not traceopt's"
+        )
+    });
+    if let Some(warning) = &injected {
+        writeln!(out, "{warning}").unwrap();
+    }
+    for report in reports {
+        let path =
+            write_reproducer(&args.out, report, injected.as_deref()).map_err(Failure::input)?;
+        writeln!(
+            out,
+            "FOUND{} (seed {}): {}\n  shrunk from {} to {} ops: {}\n  replay: traceopt opt --verify{replay_bug} {}\n",
+            if injected.is_some() { " WITH AN INJECTED BUG" } else { "" },
+            report.seed,
+            report.finding,
+            report.original.op_count(),
+            report.reproducer.op_count(),
+            path.display(),
+            path.display()
+        )
+        .unwrap();
+    }
+    Ok(())
+}
+
+/// Runs the campaign in a watched child process (this command again).
+/// Its output and exit code are the campaign's, unless the optimizer
+/// killed it or hung: then the trace the flight record names is shrunk
+/// in processes of its own and reported as a finding.
+fn watched_campaign(out: &mut String, args: &FuzzArgs, options: &Options) -> Result<(), Failure> {
+    let (how, entry, hung) = match watch::run_watched(args.hang).map_err(Failure::input)? {
+        Ending::Exited(0) => return Ok(()),
+        Ending::Exited(code) => return Err(Failure::silent(code.clamp(1, 255) as u8)),
+        Ending::Stopped(signal) => {
+            return Err(Failure {
+                message: format!("the campaign's process was stopped by signal {signal}"),
+                code: (128 + signal).clamp(1, 255) as u8,
+            })
+        }
+        Ending::Blamed { how, entry, hung } => (how, entry, hung),
+    };
+    let Some(entry) = entry else {
+        return Err(Failure {
+            message: format!(
+                "error: the campaign's process {how}, while no worker was checking a trace\n  \
+                 hint: a bug of the fuzzer or the solver interface, not of a trace: run again \
+                 with --jobs 1 and report it"
+            ),
+            code: 1,
+        });
+    };
+    // Each candidate is optimized by `traceopt opt` in a process of its
+    // own. A hang is probed with at most 2 s a candidate, and shrunk for
+    // at most 20 such probes' time; a crash for at most a minute.
+    let probe_limit = args.hang.min(Duration::from_secs(2));
+    let probe = watch::Probe::new(args.inject_bug.clone(), hung.then_some(probe_limit))
+        .map_err(Failure::input)?;
+    let original = campaign::sketch_for(entry.seed, options);
+    let alone = probe.fails(&original);
+    let deadline = Instant::now()
+        + if hung {
+            probe_limit * 20
+        } else {
+            Duration::from_secs(60)
+        };
+    let reproducer = if alone {
+        let fails = |c: &traceopt_fuzz::Sketch| Instant::now() < deadline && probe.fails(c);
+        let cut = traceopt_fuzz::shrink::shortest_failing_prefix(&original, fails);
+        traceopt_fuzz::shrink::shrink(&cut, 2000, fails)
+    } else {
+        original.clone()
+    };
+    let mut how = format!("{how}, on the trace of seed {}", entry.seed);
+    if !alone {
+        how += if watch::while_shrinking(&entry) {
+            " (a smaller trace made while shrinking another finding of this seed; the seed's \
+             own trace does not do it alone)"
+        } else {
+            " (optimized alone, in another process, it does not do it again)"
+        };
+    }
+    let report = traceopt_fuzz::Report {
+        seed: entry.seed,
+        finding: traceopt_fuzz::Finding::Died(how),
+        original,
+        reproducer,
+    };
+    print_findings(out, args, &[report])?;
+    writeln!(
+        out,
+        "the campaign stopped at this finding: the optimizer took the campaign's process with \
+         it (its counts are lost; --seed {} goes on after it)",
+        entry.seed + 1
+    )
+    .unwrap();
+    Err(Failure::silent(1))
 }
 
 /// The integer traces of the `--mutate` files, as sketches.

@@ -14,6 +14,7 @@ mod run;
 mod seconds;
 mod stats;
 mod verify;
+mod watch;
 
 use clap::{Parser, Subcommand};
 

@@ -653,6 +653,73 @@ fn fuzz_runs_a_short_campaign_and_reports_a_finding_with_a_replay() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The optimizer overflowing its stack, or never returning, kills or
+/// holds the campaign's process: the watcher reports it as a finding,
+/// shrunk, whose reproducer does it again with the bug and not without.
+#[test]
+fn fuzz_reports_an_optimizer_that_kills_its_process_or_hangs() {
+    for (bug, what) in [
+        ("stack-overflow", "killed its process: signal 6"),
+        ("endless-loop", "did not return"),
+    ] {
+        let dir = std::env::temp_dir().join(format!("traceopt-{bug}-{}", std::process::id()));
+        let out = traceopt(
+            &[
+                "fuzz",
+                "--time",
+                "60",
+                "--quiet",
+                "--hang",
+                "1",
+                "--inject-bug",
+                bug,
+                "--out",
+                dir.to_str().unwrap(),
+            ],
+            "",
+        );
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{bug}: {stdout}");
+        assert!(
+            stdout.contains("FOUND WITH AN INJECTED BUG (seed")
+                && stdout.contains(what)
+                && stdout.contains("the campaign stopped at this finding"),
+            "{bug}: {stdout}"
+        );
+        let file = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "trace"))
+            .unwrap();
+        let ops = std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with('['))
+            .count();
+        assert!(ops <= 4, "{bug}: shrunk to {ops} ops:\n{stdout}");
+        // Again with the bug: killed, or still running after 3 s; without
+        // it, optimized.
+        let mut again = Command::new(env!("CARGO_BIN_EXE_traceopt"))
+            .args(["opt", "--inject-bug", bug, file.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        match again.try_wait().unwrap() {
+            None => {
+                assert_eq!(bug, "endless-loop");
+                again.kill().unwrap();
+                again.wait().unwrap();
+            }
+            Some(status) => assert_eq!((bug, status.code()), ("stack-overflow", None)),
+        }
+        let out = traceopt(&["opt", file.to_str().unwrap()], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 #[test]
 fn fuzz_mutates_the_peer_set() {
     let out = traceopt(

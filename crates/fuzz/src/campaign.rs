@@ -30,6 +30,7 @@ use traceopt_ir::OpCounts;
 use traceopt_opt::Passes;
 use traceopt_smt::{Solver, SolverKind};
 
+use crate::flight;
 use crate::gen::{generate, Config};
 use crate::mutate::mutate;
 use crate::oracle::{check, Cleared, Finding};
@@ -238,6 +239,21 @@ pub struct Done {
     pub after: OpCounts,
 }
 
+/// The trace a seed gives in a campaign with these options: generated,
+/// or a mutant of one of the bases.
+pub fn sketch_for(seed: u64, options: &Options) -> Sketch {
+    if options.bases.is_empty() {
+        return generate(seed, &options.config);
+    }
+    let base = &options.bases[(seed % options.bases.len() as u64) as usize];
+    let mutant = mutate(base, seed);
+    if mutant.trace().is_ok_and(|t| check_ok(&t)) {
+        mutant
+    } else {
+        base.clone()
+    }
+}
+
 /// Checks one generated (or mutated) trace; `Err` with its report if it
 /// fails. With the verdict, what the optimizer did to it.
 pub fn check_seed(
@@ -245,17 +261,7 @@ pub fn check_seed(
     options: &Options,
     solver: Option<&mut Solver>,
 ) -> Result<(Cleared, Done), Box<Report>> {
-    let sketch = if options.bases.is_empty() {
-        generate(seed, &options.config)
-    } else {
-        let base = &options.bases[(seed % options.bases.len() as u64) as usize];
-        let mutant = mutate(base, seed);
-        if mutant.trace().is_ok_and(|t| check_ok(&t)) {
-            mutant
-        } else {
-            base.clone()
-        }
-    };
+    let sketch = sketch_for(seed, options);
     let trace = sketch.trace().expect("generated and mutated traces parse");
     let example = sketch.example();
     let extra = samples(seed, &sketch, options.samples);
@@ -360,8 +366,12 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
         }),
     };
     std::thread::scope(|scope| {
-        for _ in 0..options.jobs.max(1) {
-            scope.spawn(|| {
+        for worker in 0..options.jobs.max(1) {
+            let (next, stop, reports) = (&next, &stop, &reports);
+            let (first_failure, first_validator_error) = (&first_failure, &first_validator_error);
+            let (give_up, start_solver) = (&give_up, &start_solver);
+            scope.spawn(move || {
+                flight::set_worker(worker);
                 let mut solver = match start_solver() {
                     Ok(solver) => solver,
                     Err(e) => return give_up(e.to_string()),
@@ -390,6 +400,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                         share >= 1.0 || solver_time < worker_started.elapsed().mul_f64(share);
                     let solver_now = solver.as_mut().filter(|_| within);
                     let timed = solver_now.is_some().then(Instant::now);
+                    flight::note(seed, flight::State::Checking);
                     let checked = check_seed(seed, options, solver_now);
                     solver_time += timed.map_or(Duration::ZERO, |t| t.elapsed());
                     let cleared = match checked {
@@ -405,6 +416,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                             if let Some(solver) = solver.as_mut() {
                                 solver.set_budget(None);
                             }
+                            flight::note(seed, flight::State::Shrinking);
                             minimize(&mut report, options, solver.as_mut());
                             reports.lock().unwrap().push(*report);
                             if options.stop_at_first {
@@ -452,6 +464,7 @@ pub fn run(options: &Options, counters: &Counters) -> Summary {
                         Err(e) => return give_up(e.to_string()),
                     };
                 }
+                flight::note(0, flight::State::Idle);
             });
         }
     });

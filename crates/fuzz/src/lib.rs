@@ -9,6 +9,7 @@
 pub mod campaign;
 pub mod entropy;
 pub mod env;
+pub mod flight;
 pub mod gen;
 pub mod heapgen;
 pub mod mutate;

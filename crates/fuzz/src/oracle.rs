@@ -34,6 +34,9 @@ use crate::sketch::{materialize, ExampleObject};
 pub enum Finding {
     /// The optimizer panicked.
     Crash(String),
+    /// The optimizer killed its process (a stack overflow, an abort) or
+    /// did not return: what `traceopt fuzz`'s watcher saw of it.
+    Died(String),
     /// A concrete input on which the two traces end differently.
     Differential {
         inputs: Vec<i64>,
@@ -50,7 +53,7 @@ impl Finding {
     /// The kind, to tell whether a smaller trace "fails the same way".
     pub fn kind(&self) -> &'static str {
         match self {
-            Finding::Crash(_) => "crash",
+            Finding::Crash(_) | Finding::Died(_) => "crash",
             Finding::Malformed(_) => "malformed output",
             // A refutation and a differential failure are the same
             // miscompilation seen two ways.
@@ -63,6 +66,7 @@ impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Finding::Crash(message) => write!(f, "the optimizer panicked: {message}"),
+            Finding::Died(how) => write!(f, "the optimizer {how}"),
             Finding::Differential {
                 inputs,
                 before,
@@ -169,7 +173,8 @@ pub fn optimize_caught(
     trace: &Trace,
     passes: Passes,
 ) -> Result<Option<traceopt_opt::Optimized>, Finding> {
-    let result = catch_unwind(AssertUnwindSafe(|| optimize(trace, passes)));
+    let result =
+        crate::flight::optimizing(|| catch_unwind(AssertUnwindSafe(|| optimize(trace, passes))));
     match result {
         Ok(Ok(optimized)) => Ok(Some(optimized)),
         Ok(Err(_infeasible)) => Ok(None),

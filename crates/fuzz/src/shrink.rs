@@ -178,3 +178,62 @@ pub fn shrink(
     }
     best
 }
+
+/// The shortest prefix of `sketch` (its first lines, then `finish()`) on
+/// which `still_fails` holds, found by bisection; `sketch` itself if no
+/// shorter one does. For failures that happen at one op of a one-pass
+/// optimizer (a crash, a hang): the ops after it are never reached, and
+/// a prefix that fails fails when longer too. A first cut before
+/// `shrink` when each failing check is slow (a hang costs its whole
+/// time limit), as it takes a logarithmic number of checks.
+pub fn shortest_failing_prefix(
+    sketch: &Sketch,
+    mut still_fails: impl FnMut(&Sketch) -> bool,
+) -> Sketch {
+    let prefix = |k: usize| Sketch {
+        lines: sketch.lines[..k].to_vec(),
+        end: (Opcode::Finish, Vec::new()),
+        ..sketch.clone()
+    };
+    // Invariant: prefix `passing` does not fail, prefix `failing` (the
+    // whole sketch when it is `lines.len()`) does.
+    let (mut passing, mut failing) = (0, sketch.lines.len());
+    while failing - passing > 1 {
+        let middle = (passing + failing) / 2;
+        let candidate = prefix(middle);
+        if well_formed(&candidate) && still_fails(&candidate) {
+            failing = middle;
+        } else {
+            passing = middle;
+        }
+    }
+    if failing == sketch.lines.len() {
+        sketch.clone()
+    } else {
+        prefix(failing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{generate, Config};
+
+    #[test]
+    fn the_shortest_failing_prefix_is_found_in_few_checks() {
+        let sketch = generate(3, &Config::default());
+        let n = sketch.lines.len();
+        assert!(n >= 16, "{n} lines");
+        let mut checks = 0;
+        let cut = shortest_failing_prefix(&sketch, |s| {
+            checks += 1;
+            s.lines.len() >= 11
+        });
+        assert_eq!(cut.lines, sketch.lines[..11]);
+        assert_eq!(cut.end, (Opcode::Finish, Vec::new()));
+        assert!(checks <= 6, "{checks} checks for {n} lines");
+        // Only the whole trace fails: it is kept, end and all.
+        let whole = shortest_failing_prefix(&sketch, |s| s.lines.len() == n && s.end == sketch.end);
+        assert_eq!(whole, sketch);
+    }
+}

@@ -604,11 +604,13 @@ impl Optimizer<'_> {
         if self.passes.bounds
             && ovf
             && intbounds::cannot_overflow(opcode, arg_bounds[0], arg_bounds[1])
+            || self.injected_recursion(opcode, arg_bounds)
         {
             opcode = intbounds::without_overflow_check(opcode);
             self.drop_overflow_guard = true;
             return self.int_op(opcode, args, name, depth);
         }
+        self.injected_endless_loop(opcode);
         let bound = intbounds::forward(opcode, arg_bounds).unwrap_or_else(IntBound::unbounded);
         if self.passes.bounds && !ovf {
             if let Some(c) = bound.as_constant() {

@@ -28,6 +28,18 @@
 //! - `write-after-aliasing-read`: a kept (lazy) field write is not
 //!   emitted before a read of that field from an object that may be the
 //!   same one, but later, after the read.
+//!
+//! And two ways for the optimizer to fail without a wrong answer, which
+//! `traceopt fuzz` must catch although no panic is raised (`Bug::KILLERS`,
+//! left out of `Bug::ALL`: they would end a test process):
+//!
+//! - `stack-overflow`: an op whose bounds cannot overflow is taken for an
+//!   overflow-checked one whose check can go, and optimized again, for
+//!   ever (a mutant of `int_op` did this, #19); the stack overflows and
+//!   the process aborts;
+//! - `endless-loop`: rewriting `int_neg` of a constant-free value is
+//!   repeated until nothing changes, and a mistake in the change test
+//!   says something always did; the optimizer never returns.
 
 use traceopt_domains::IntBound;
 use traceopt_ir::{Arg, Opcode};
@@ -46,6 +58,8 @@ pub enum Bug {
     AliasForward,
     ResumeDropsField,
     WriteAfterAliasingRead,
+    StackOverflow,
+    EndlessLoop,
 }
 
 impl Bug {
@@ -61,6 +75,9 @@ impl Bug {
         Bug::ResumeDropsField,
         Bug::WriteAfterAliasingRead,
     ];
+
+    /// The bugs that kill or hang the optimizer's process.
+    pub const KILLERS: [Bug; 2] = [Bug::StackOverflow, Bug::EndlessLoop];
 
     /// A heap bug, which only traces with objects can show.
     pub fn is_heap(self) -> bool {
@@ -85,11 +102,13 @@ impl Bug {
             Bug::AliasForward => "alias-forward",
             Bug::ResumeDropsField => "resume-drops-field",
             Bug::WriteAfterAliasingRead => "write-after-aliasing-read",
+            Bug::StackOverflow => "stack-overflow",
+            Bug::EndlessLoop => "endless-loop",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Bug> {
-        Bug::ALL.into_iter().find(|b| b.name() == name)
+        (Bug::ALL.into_iter().chain(Bug::KILLERS)).find(|b| b.name() == name)
     }
 }
 
@@ -146,6 +165,26 @@ impl Optimizer<'_> {
                 true
             }
             None => false,
+        }
+    }
+
+    /// `stack-overflow`: says that an `int_add` that cannot overflow is
+    /// to be optimized again without its overflow check, which it never
+    /// had: `int_op` recurses for ever.
+    pub(crate) fn injected_recursion(&self, opcode: Opcode, bounds: &[IntBound]) -> bool {
+        self.bug(Bug::StackOverflow)
+            && opcode == Opcode::IntAdd
+            && bounds[0].add_cannot_overflow(bounds[1])
+    }
+
+    /// `endless-loop`: on `int_neg`, a rewrite to a fixed point whose
+    /// change test always says that something changed.
+    pub(crate) fn injected_endless_loop(&self, opcode: Opcode) {
+        if self.bug(Bug::EndlessLoop) && opcode == Opcode::IntNeg {
+            let mut changed = true;
+            while std::hint::black_box(changed) {
+                changed = true;
+            }
         }
     }
 }

@@ -282,6 +282,19 @@ fn writes_wait_until_something_could_see_them() {
 }
 
 #[test]
+fn an_output_must_end_as_its_input_does() {
+    // A whole input (ending in a jump) must give a whole output; a
+    // partial one (stopping early, as in a log cut short) may give a
+    // partial output.
+    let whole = "[i0]\ni1 = int_add(i0, 1)\njump(i1)\n";
+    let cut = "[i0]\ni1 = int_add(i0, 1)\n";
+    let problem = malformed_output(&parse(whole), &parse(cut)).unwrap();
+    assert!(problem.contains("to end with jump or finish"), "{problem}");
+    assert_eq!(malformed_output(&parse(cut), &parse(cut)), None);
+    assert_eq!(malformed_output(&parse(whole), &parse(whole)), None);
+}
+
+#[test]
 fn a_waiting_write_goes_before_an_overflow_checked_op() {
     // The overflow guard must follow its op at once (the checker says
     // so): the write the guard would emit goes before the op. The trace

@@ -163,6 +163,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         })?,
         None => return watched_campaign(out, &args, &options),
     }
+    let watcher = watch::parent();
     let counters = Counters::default();
     let summary = std::thread::scope(|scope| {
         let progress = (!args.quiet).then(|| {
@@ -172,6 +173,10 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         });
         let worker = scope.spawn(|| campaign::run(&options, &counters));
         while !worker.is_finished() {
+            // A watcher that was killed reads no more: stop with it.
+            if watch::parent() != watcher {
+                std::process::exit(1);
+            }
             if let Some(bar) = &progress {
                 let generated = counters.generated.load(Ordering::Relaxed);
                 let rate = generated as f64 / bar.elapsed().as_secs_f64().max(0.001);

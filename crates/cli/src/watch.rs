@@ -202,6 +202,15 @@ fn scratch(what: &str) -> PathBuf {
     std::env::temp_dir().join(format!("traceopt-watch-{}.{what}", std::process::id()))
 }
 
+/// This process's parent: the watched child stops when its watcher is
+/// gone (killed), instead of running on unseen.
+pub fn parent() -> u32 {
+    #[cfg(unix)]
+    return std::os::unix::process::parent_id();
+    #[cfg(not(unix))]
+    return 0;
+}
+
 /// Whether the blamed trace is the seed's own, for the report.
 pub fn while_shrinking(entry: &Entry) -> bool {
     entry.state == State::Shrinking

@@ -29,7 +29,7 @@
 
 use crate::input::{read_inputs, Failure};
 use crate::seconds::positive_seconds;
-use crate::verify::{judge_optimized, judged, Judged};
+use crate::verify::{judge_optimized, judge_peeled, judged, Judged};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -37,8 +37,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
-use traceopt_ir::{check, print_trace, CheckOptions, Header, OpCounts, Opcode, Trace, TraceFile};
-use traceopt_opt::{optimize, Bug, Infeasible, Optimized, Passes, RULES};
+use traceopt_ir::{
+    check, print_trace, CheckOptions, Fact, Header, OpCounts, Opcode, Trace, TraceFile,
+};
+use traceopt_opt::{optimize, peel, Bug, Infeasible, Optimized, Passes, RULES};
 use traceopt_smt::{Solver, SolverError, SolverKind};
 use traceopt_verify::{verify_never_ends, VerifyError};
 
@@ -69,6 +71,11 @@ pub struct OptArgs {
     /// into DIR (into DIR/job-N, one per worker, with --jobs above 1).
     #[arg(long, value_name = "DIR", requires = "verify")]
     dump_smt: Option<PathBuf>,
+    /// Peel loops (traces whose jump goes back to their start): a
+    /// preamble, then a label and the loop's body optimized knowing what
+    /// the preamble established; --verify proves the result by induction.
+    #[arg(long)]
+    peel: bool,
     /// Print how often each rule fired, per op (on standard error).
     #[arg(long)]
     rule_stats: bool,
@@ -183,16 +190,23 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 }
                 continue;
             }
-            let optimized = optimize(trace, passes);
+            let optimized = match args.peel {
+                true => peel(trace, passes).and_then(|peeled| match peeled {
+                    Some(p) => Ok((p.optimized, Some(p.facts))),
+                    None => optimize(trace, passes).map(|o| (o, None)),
+                }),
+                false => optimize(trace, passes).map(|o| (o, None)),
+            };
             work.push(((label, trace, pypy, bridge), optimized));
         }
     }
-    type Item<'a> = (Work<'a>, Result<Optimized, Infeasible>);
+    type Item<'a> = (Work<'a>, Result<(Optimized, Option<Vec<Fact>>), Infeasible>);
     let judge = |((_, trace, _, _), optimized): &Item, solver: &mut Solver| {
         let started = std::time::Instant::now();
         let judged = match optimized {
             Err(_) => judged(verify_never_ends(trace, solver)),
-            Ok(result) => judge_optimized(trace, result, solver),
+            Ok((result, None)) => judge_optimized(trace, result, solver),
+            Ok((result, Some(facts))) => judge_peeled(trace, result, facts, solver),
         };
         (judged, started.elapsed().as_secs_f64())
     };
@@ -219,7 +233,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 note(format!("# {label}: {infeasible_trace}"));
                 verified(&mut record, " (never runs to the end)");
             }
-            Ok(result) => {
+            Ok((result, _)) => {
                 figure7.recorded += OpCounts::of(trace);
                 figure7.ours += OpCounts::of(&result.trace);
                 if let Some(pypy) = pypy {

@@ -161,6 +161,27 @@ pub fn judge_optimized(
     ))
 }
 
+/// Proves a peeled loop (`traceopt_opt::peel`) by induction on the
+/// facts its body takes for granted (`verify_peeled`), after checking
+/// that it is well formed.
+pub fn judge_peeled(
+    before: &Trace,
+    result: &traceopt_opt::Optimized,
+    facts: &[traceopt_ir::Fact],
+    solver: &mut Solver,
+) -> Result<Judged, VerifyError> {
+    if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
+        return Ok(Judged::Refuted(problem));
+    }
+    judged(traceopt_verify::verify_peeled(
+        before,
+        &result.trace,
+        &result.provenance,
+        facts,
+        solver,
+    ))
+}
+
 /// A validator result as a verdict: a solver that fails or a
 /// counterexample that does not replay is unknown, never a claim.
 pub fn judged(result: Result<Verdict, VerifyError>) -> Result<Judged, VerifyError> {

@@ -399,6 +399,46 @@ impl Trace {
         };
     }
 
+    /// `op` of trace `from`, made an op of this trace: each value `v` it
+    /// uses becomes `value(v)`, its constants and descrs are interned
+    /// here (resume data included). Not pushed.
+    pub fn import_op(
+        &mut self,
+        from: &Trace,
+        op: &Op,
+        mut value: impl FnMut(ValueId) -> Arg,
+    ) -> Op {
+        let mut copy = op.clone();
+        let mut import = |arg: &mut Arg, this: &mut Trace| {
+            *arg = match *arg {
+                Arg::Value(v) => value(v),
+                Arg::Const(c) => Arg::Const(this.add_const(from.constant(c).clone())),
+            }
+        };
+        for arg in copy.args.iter_mut() {
+            import(arg, self);
+        }
+        for arg in copy.resume_args_mut() {
+            import(arg, self);
+        }
+        let descr = |d: &mut DescrId, this: &mut Trace| *d = this.add_descr(from.descr(*d).clone());
+        if let Some(d) = copy.descr.as_mut() {
+            descr(d, self);
+        }
+        for v in copy.virtuals.iter_mut() {
+            if let Some(d) = v.descr.as_mut() {
+                descr(d, self);
+            }
+            for (d, _) in v.fields.iter_mut() {
+                descr(d, self);
+            }
+        }
+        for w in copy.pending.iter_mut() {
+            descr(&mut w.descr, self);
+        }
+        copy
+    }
+
     /// Interns a constant.
     pub fn add_const(&mut self, c: Const) -> ConstId {
         self.pool.add_const(c)

@@ -34,7 +34,9 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
-use traceopt_ir::{Arg, Const, ConstId, DescrId, Flags, Op, Opcode, Pos, Trace, Type, ValueId};
+use traceopt_ir::{
+    Arg, Const, ConstId, DescrId, Fact, Flags, Op, Opcode, Pos, Trace, Type, ValueId,
+};
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::Built;
 
@@ -236,6 +238,19 @@ pub fn optimize_without(
     passes: Passes,
     disabled: &[bool],
 ) -> Result<Optimized, Infeasible> {
+    optimize_knowing(input, passes, disabled, &[]).map(|(optimized, _)| optimized)
+}
+
+/// `optimize_without`, taking `facts[i]` for granted of input `i` (none
+/// where `facts` is shorter), as a peeled loop's body does. With the
+/// output, what is known at its end of the arguments of its final op,
+/// if that is a jump (`peel` checks that the body keeps its facts).
+pub(crate) fn optimize_knowing(
+    input: &Trace,
+    passes: Passes,
+    disabled: &[bool],
+    facts: &[Fact],
+) -> Result<(Optimized, Option<Vec<Fact>>), Infeasible> {
     let mut opt = Optimizer {
         disabled,
         any_rule_fired: false,
@@ -277,6 +292,9 @@ pub fn optimize_without(
     // The output's constants and descrs are the input's, with the same
     // ids (new ones are added after them).
     opt.out.share_interned(input);
+    for (i, fact) in facts.iter().enumerate() {
+        opt.assume(Arg::Value(ValueId(i as u32)), fact);
+    }
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());
     opt.out.names.reserve(input.ops.len());
@@ -285,16 +303,21 @@ pub fn optimize_without(
         opt.current = index;
         opt.op(index, op)?;
     }
+    let end_facts = (opt.out.ops.last())
+        .filter(|op| op.opcode == Opcode::Jump)
+        .map(|jump| jump.args.clone())
+        .map(|args| args.iter().map(|&a| opt.fact(a)).collect());
     let (trace, provenance) = if passes.dce {
         crate::dce::remove_dead(opt.out, opt.provenance)
     } else {
         (opt.out, opt.provenance)
     };
-    Ok(Optimized {
+    let optimized = Optimized {
         trace,
         provenance,
         rule_counts: opt.rule_counts,
-    })
+    };
+    Ok((optimized, end_facts))
 }
 
 impl Optimizer<'_> {

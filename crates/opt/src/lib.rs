@@ -1,6 +1,7 @@
 //! traceopt's optimizer: one forward pass over a trace (`driver`), with
 //! the integer domain (`intbounds`) and the peephole rules compiled from
-//! `rules/*.rules` (`rules`).
+//! `rules/*.rules` (`rules`); loops peeled into preamble and body
+//! (`peel`).
 
 pub mod confluence;
 mod cse;
@@ -13,6 +14,7 @@ mod heap;
 pub mod inject;
 pub mod intbounds;
 mod lazy;
+pub mod peel;
 pub mod relations;
 pub mod rules;
 mod values;
@@ -20,6 +22,7 @@ mod virtuals;
 
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
 pub use inject::Bug;
+pub use peel::{peel, Peeled};
 pub use rules::RULES;
 pub use traceopt_rules::runtime::{PatternNode, RuleInfo};
 

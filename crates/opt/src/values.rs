@@ -8,7 +8,9 @@
 //! (an object's class never does).
 
 use traceopt_domains::IntBound;
-use traceopt_ir::{Arg, Const, DescrId, DescrKind, Flags, NamedConst, Op, Opcode, Type, ValueId};
+use traceopt_ir::{
+    Arg, Const, DescrId, DescrKind, Fact, Flags, NamedConst, Op, Opcode, Type, ValueId,
+};
 
 use crate::driver::Optimizer;
 
@@ -60,6 +62,41 @@ impl Optimizer<'_> {
                 Info::Ptr(info) => info.clone(),
                 _ => PtrInfo::default(),
             },
+        }
+    }
+
+    /// What is known of an argument, as a fact a guard could check: an
+    /// integer's range (its known bits are left out), a reference's
+    /// class or that it is not null.
+    pub(crate) fn fact(&self, arg: Arg) -> Fact {
+        match self.out.arg_type(arg) {
+            Type::Int => {
+                let bound = self.bound(arg);
+                let full = (bound.lower, bound.upper) == (i64::MIN, i64::MAX);
+                Fact {
+                    range: (!full).then_some((bound.lower, bound.upper)),
+                    ..Fact::default()
+                }
+            }
+            Type::Ref => {
+                let info = self.ptr_info(arg);
+                Fact {
+                    nonnull: info.nonnull || info.class.is_some(),
+                    class: info.class,
+                    ..Fact::default()
+                }
+            }
+            _ => Fact::default(),
+        }
+    }
+
+    /// Takes `fact` of an input for granted, as if a guard had checked it.
+    pub(crate) fn assume(&mut self, input: Arg, fact: &Fact) {
+        if let Some((lower, upper)) = fact.range {
+            self.narrow(input, IntBound::range(lower, upper), 0);
+        }
+        if fact.nonnull || fact.class.is_some() {
+            self.learn_ptr(input, true, fact.class.clone());
         }
     }
 

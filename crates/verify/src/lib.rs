@@ -52,6 +52,8 @@ mod copies;
 pub use bridge::Scope;
 mod heap;
 mod pairing;
+mod peel;
+pub use peel::verify_peeled;
 mod reach;
 mod slice;
 mod strings;

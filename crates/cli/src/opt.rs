@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 use traceopt_ir::{
-    check, print_trace, CheckOptions, Fact, Header, OpCounts, Opcode, Trace, TraceFile,
+    check, print_trace, CheckOptions, Header, LabelState, OpCounts, Opcode, Trace, TraceFile,
 };
 use traceopt_opt::{optimize, peel, Bug, Infeasible, Optimized, Passes, RULES};
 use traceopt_smt::{Solver, SolverError, SolverKind};
@@ -192,7 +192,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             }
             let optimized = match args.peel {
                 true => peel(trace, passes).and_then(|peeled| match peeled {
-                    Some(p) => Ok((p.optimized, Some(p.facts))),
+                    Some(p) => Ok((p.optimized, Some(p.state))),
                     None => optimize(trace, passes).map(|o| (o, None)),
                 }),
                 false => optimize(trace, passes).map(|o| (o, None)),
@@ -200,13 +200,16 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             work.push(((label, trace, pypy, bridge), optimized));
         }
     }
-    type Item<'a> = (Work<'a>, Result<(Optimized, Option<Vec<Fact>>), Infeasible>);
+    type Item<'a> = (
+        Work<'a>,
+        Result<(Optimized, Option<LabelState>), Infeasible>,
+    );
     let judge = |((_, trace, _, _), optimized): &Item, solver: &mut Solver| {
         let started = std::time::Instant::now();
         let judged = match optimized {
             Err(_) => judged(verify_never_ends(trace, solver)),
             Ok((result, None)) => judge_optimized(trace, result, solver),
-            Ok((result, Some(facts))) => judge_peeled(trace, result, facts, solver),
+            Ok((result, Some(state))) => judge_peeled(trace, result, state, solver),
         };
         (judged, started.elapsed().as_secs_f64())
     };

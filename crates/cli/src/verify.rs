@@ -162,12 +162,13 @@ pub fn judge_optimized(
 }
 
 /// Proves a peeled loop (`traceopt_opt::peel`) by induction on the
-/// facts its body takes for granted (`verify_peeled`), after checking
+/// state at its label and the facts its body takes for granted
+/// (`verify_peeled`), after checking
 /// that it is well formed.
 pub fn judge_peeled(
     before: &Trace,
     result: &traceopt_opt::Optimized,
-    facts: &[traceopt_ir::Fact],
+    state: &traceopt_ir::LabelState,
     solver: &mut Solver,
 ) -> Result<Judged, VerifyError> {
     if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
@@ -177,7 +178,7 @@ pub fn judge_peeled(
         before,
         &result.trace,
         &result.provenance,
-        facts,
+        state,
         solver,
     ))
 }

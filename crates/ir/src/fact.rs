@@ -72,3 +72,84 @@ impl Fact {
         }
     }
 }
+
+/// The state at a peeled loop's label, in terms of the label's
+/// arguments: what each input of the loop is (`inputs[i]`), with the
+/// facts the body takes for granted of each label argument. In `inputs`
+/// and in the contents of `virtuals`, `Arg::Value(ValueId(k))` stands for
+/// the label's argument `k`; a constant is itself; `FailArg::Virtual(j)`
+/// is an object the loop passes along without the peeled loop ever
+/// allocating it (`virtuals[j]`, allocated in the loop by its op
+/// `allocs[j]`). With no virtuals and `inputs[i]` label argument `i`,
+/// the label takes the loop's inputs as they are.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LabelState {
+    pub inputs: Vec<crate::FailArg>,
+    pub virtuals: Vec<crate::Virtual>,
+    pub allocs: Vec<usize>,
+    pub facts: Vec<Fact>,
+}
+
+impl LabelState {
+    /// The label taking the loop's `n` inputs as they are, with facts.
+    pub fn plain(facts: Vec<Fact>) -> LabelState {
+        let inputs = (0..facts.len())
+            .map(|k| crate::FailArg::Arg(Arg::Value(crate::ValueId(k as u32))))
+            .collect();
+        LabelState {
+            inputs,
+            facts,
+            ..LabelState::default()
+        }
+    }
+
+    /// For each label argument, where the loop's state holds it first:
+    /// the loop's input, then the fields and items to follow from there
+    /// (in the order of `inputs`, then each object's contents).
+    pub fn paths(&self) -> Vec<Option<(usize, Vec<Step>)>> {
+        let mut paths = vec![None; self.facts.len()];
+        let mut seen = vec![false; self.virtuals.len()];
+        let mut stack: Vec<(crate::FailArg, usize, Vec<Step>)> = (self.inputs.iter())
+            .enumerate()
+            .rev()
+            .map(|(i, &item)| (item, i, Vec::new()))
+            .collect();
+        while let Some((item, input, path)) = stack.pop() {
+            match item {
+                crate::FailArg::Arg(Arg::Value(v)) => {
+                    let slot = &mut paths[v.0 as usize];
+                    if slot.is_none() {
+                        *slot = Some((input, path));
+                    }
+                }
+                crate::FailArg::Virtual(j) if !seen[j as usize] => {
+                    seen[j as usize] = true;
+                    let object = &self.virtuals[j as usize];
+                    let mut next = Vec::new();
+                    for &(descr, value) in &object.fields {
+                        let mut p = path.clone();
+                        p.push(Step::Field(descr));
+                        next.push((value, input, p));
+                    }
+                    for (index, &value) in object.items.iter().enumerate() {
+                        let mut p = path.clone();
+                        p.push(Step::Item(index as i64, object.descr));
+                        next.push((value, input, p));
+                    }
+                    stack.extend(next.into_iter().rev());
+                }
+                _ => {}
+            }
+        }
+        paths
+    }
+}
+
+/// One step from an object to what it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A field, by its descr.
+    Field(crate::DescrId),
+    /// An array item, by its index, with the array's descr.
+    Item(i64, Option<crate::DescrId>),
+}

@@ -35,7 +35,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
 use traceopt_ir::{
-    Arg, Const, ConstId, DescrId, Fact, Flags, Op, Opcode, Pos, Trace, Type, ValueId,
+    Arg, Const, ConstId, DescrId, Flags, LabelState, Op, Opcode, Pos, Trace, Type, ValueId,
 };
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::Built;
@@ -221,6 +221,10 @@ pub(crate) struct Optimizer<'a> {
     /// The input op being optimized.
     pub(crate) current: usize,
     pub(crate) fresh: u32,
+    /// Keep the final jump's virtual arguments (`optimize_knowing`).
+    pub(crate) capture: bool,
+    /// What the final jump passed on, captured.
+    pub(crate) captured: Option<Ending>,
 }
 
 /// Optimizes `input` with the given passes. `input` must pass the
@@ -238,19 +242,50 @@ pub fn optimize_without(
     passes: Passes,
     disabled: &[bool],
 ) -> Result<Optimized, Infeasible> {
-    optimize_knowing(input, passes, disabled, &[]).map(|(optimized, _)| optimized)
+    optimize_knowing(input, passes, disabled, None, End::Plain).map(|(optimized, _)| optimized)
 }
 
-/// `optimize_without`, taking `facts[i]` for granted of input `i` (none
-/// where `facts` is shorter), as a peeled loop's body does. With the
-/// output, what is known at its end of the arguments of its final op,
-/// if that is a jump (`peel` checks that the body keeps its facts).
+/// Where a peeled loop's body starts (`peel`): its inputs are the
+/// label's arguments (`types`, `names`), the loop's inputs are what
+/// `state` says in terms of them (`pool` holds its constants and
+/// descrs), and its facts are taken for granted.
+pub(crate) struct Entry<'a> {
+    pub state: &'a LabelState,
+    pub pool: &'a Trace,
+    pub types: Vec<Type>,
+    pub names: Vec<String>,
+}
+
+/// How the optimized trace ended: the state its final jump (back to the
+/// start) passes on, in terms of `leaves`, its output arguments (label
+/// argument `k` of the state is `leaves[k]`), with what is known of
+/// each.
+pub(crate) struct Ending {
+    pub state: LabelState,
+    pub leaves: Vec<Arg>,
+}
+
+/// What becomes of the final jump (`optimize_knowing`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    /// Emitted, its virtual arguments forced.
+    Plain,
+    /// The same, and the ending is its arguments.
+    Describe,
+    /// Not emitted: its virtual arguments stay virtual, and the ending
+    /// describes them.
+    Capture,
+}
+
+/// `optimize_without`, from `entry` if given (else from the input's
+/// inputs), ending as `end` says.
 pub(crate) fn optimize_knowing(
     input: &Trace,
     passes: Passes,
     disabled: &[bool],
-    facts: &[Fact],
-) -> Result<(Optimized, Option<Vec<Fact>>), Infeasible> {
+    entry: Option<&Entry>,
+    end: End,
+) -> Result<(Optimized, Option<Ending>), Infeasible> {
     let mut opt = Optimizer {
         disabled,
         any_rule_fired: false,
@@ -280,11 +315,24 @@ pub(crate) fn optimize_knowing(
         lazy: Vec::new(),
         current: 0,
         fresh: input.num_values() as u32,
+        capture: false,
+        captured: None,
     };
-    for (i, &ty) in input.inputs.iter().enumerate() {
-        let v = opt.out.add_input(ty, input.name(ValueId(i as u32)));
-        opt.new_value(v);
-        opt.map[i] = Some(Arg::Value(v));
+    opt.capture = end == End::Capture;
+    match entry {
+        None => {
+            for (i, &ty) in input.inputs.iter().enumerate() {
+                let v = opt.out.add_input(ty, input.name(ValueId(i as u32)));
+                opt.new_value(v);
+                opt.map[i] = Some(Arg::Value(v));
+            }
+        }
+        Some(entry) => {
+            for (ty, name) in entry.types.iter().zip(&entry.names) {
+                let v = opt.out.add_input(*ty, name);
+                opt.new_value(v);
+            }
+        }
     }
     opt.out.input_pos = input.input_pos;
     // The same names mean the same descrs and constants (the vref layout).
@@ -292,8 +340,8 @@ pub(crate) fn optimize_knowing(
     // The output's constants and descrs are the input's, with the same
     // ids (new ones are added after them).
     opt.out.share_interned(input);
-    for (i, fact) in facts.iter().enumerate() {
-        opt.assume(Arg::Value(ValueId(i as u32)), fact);
+    if let Some(entry) = entry {
+        opt.enter(entry);
     }
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());
@@ -303,21 +351,27 @@ pub(crate) fn optimize_knowing(
         opt.current = index;
         opt.op(index, op)?;
     }
-    let end_facts = (opt.out.ops.last())
-        .filter(|op| op.opcode == Opcode::Jump)
-        .map(|jump| jump.args.clone())
-        .map(|args| args.iter().map(|&a| opt.fact(a)).collect());
+    let ending = (end != End::Plain).then(|| opt.ending()).flatten();
     let (trace, provenance) = if passes.dce {
         crate::dce::remove_dead(opt.out, opt.provenance)
     } else {
         (opt.out, opt.provenance)
     };
+    // The leaves as the output (renumbered by `dce`) has them: the final
+    // jump's arguments, or its stand-in's.
+    let ending = ending.map(|e| Ending {
+        leaves: trace
+            .ops
+            .last()
+            .map_or(e.leaves.clone(), |jump| jump.args.clone()),
+        ..e
+    });
     let optimized = Optimized {
         trace,
         provenance,
         rule_counts: opt.rule_counts,
     };
-    Ok((optimized, end_facts))
+    Ok((optimized, ending))
 }
 
 impl Optimizer<'_> {
@@ -439,6 +493,14 @@ impl Optimizer<'_> {
     }
 
     pub(crate) fn op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
+        if self.capture && op.opcode == Opcode::Jump && index + 1 == self.input.ops.len() {
+            // What a jump could see of the heap is written first.
+            if self.passes.heap {
+                self.lazy_op(index, op);
+            }
+            self.captured = Some(self.capture_jump(&op.args));
+            return Ok(());
+        }
         let input_value = self.input.value_of_op(index);
         use Opcode::{DebugMergePoint, GuardNoException, GuardNotForced};
         if !matches!(

@@ -25,9 +25,14 @@
 //! preamble reused by the body (PyPy's short preamble).
 
 use rustc_hash::FxHashSet as HashSet;
-use traceopt_ir::{Arg, Descr, DescrKind, Fact, JumpTarget, Op, Opcode, Pos, Trace, Type, ValueId};
+use traceopt_ir::{
+    Arg, Descr, DescrKind, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Trace, Type,
+    ValueId, Virtual,
+};
 
-use crate::driver::{optimize_knowing, Infeasible, Optimized, Passes};
+use crate::driver::{
+    optimize_knowing, End, Ending, Entry, Infeasible, Optimized, Optimizer, Passes,
+};
 
 /// A loop optimized as preamble and body.
 #[derive(Clone, Debug)]
@@ -38,10 +43,14 @@ pub struct Peeled {
     pub optimized: Optimized,
     /// The index of the label in the trace.
     pub label: usize,
-    /// What the body takes for granted of each label argument.
-    pub facts: Vec<Fact>,
+    /// The loop's inputs in terms of the label's arguments, and what the
+    /// body takes for granted of each (the witness of `verify_peeled`).
+    pub state: LabelState,
     /// How many times the body was optimized (facts weakened in between).
     pub rounds: usize,
+    /// Why objects passed along the loop were allocated after all, if
+    /// they were.
+    pub forced: Option<String>,
 }
 
 /// How many times the body is optimized before the facts are dropped
@@ -50,7 +59,9 @@ const MAX_ROUNDS: usize = 8;
 
 /// Peels `input` if it is a loop (its last op a jump to its start):
 /// `Ok(None)` for any other trace, or a loop whose preamble never
-/// reaches its jump.
+/// reaches its jump. Objects the loop passes along stay virtual where
+/// the body passes them on alike; otherwise they are allocated at the
+/// jumps, and `Peeled::forced` says why.
 pub fn peel(input: &Trace, passes: Passes) -> Result<Option<Peeled>, Infeasible> {
     let is_loop = input
         .ops
@@ -59,30 +70,61 @@ pub fn peel(input: &Trace, passes: Passes) -> Result<Option<Peeled>, Infeasible>
     if !is_loop || input.ops.iter().any(|op| op.opcode == Opcode::Label) {
         return Ok(None);
     }
-    let (preamble, end_facts) = optimize_knowing(input, passes, &[], &[])?;
-    let Some(mut facts) = end_facts else {
+    if !passes.virtuals {
+        return peel_with(input, passes, false);
+    }
+    match peel_with(input, passes, true) {
+        Ok(Some(peeled)) => Ok(Some(peeled)),
+        // The body never reaches its jump, or passes other objects on.
+        _ => Ok(peel_with(input, passes, false)?.map(|peeled| Peeled {
+            forced: Some("the body does not pass the objects on as the preamble does".into()),
+            ..peeled
+        })),
+    }
+}
+
+/// Peels with the objects passed along kept virtual (`carry`) or
+/// allocated; `None` where the body's jump does not give the label's
+/// state.
+fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled>, Infeasible> {
+    let (preamble, ending) = optimize_knowing(input, passes, &[], None, end(carry))?;
+    let Some(Ending {
+        state: mut label_state,
+        leaves,
+    }) = ending
+    else {
         return Ok(None);
     };
-    for (fact, &ty) in facts.iter_mut().zip(&input.inputs) {
+    let types: Vec<Type> = leaves.iter().map(|&a| preamble.trace.arg_type(a)).collect();
+    for (fact, &ty) in label_state.facts.iter_mut().zip(&types) {
         if !fact.fits(ty) {
             *fact = Fact::default();
         }
     }
     let mut rounds = 0;
-    let body = loop {
+    let (body, body_leaves) = loop {
         rounds += 1;
-        let (body, kept) = optimize_knowing(input, passes, &[], &facts)?;
-        let Some(kept) = kept else {
+        let entry = Entry {
+            state: &label_state,
+            pool: &preamble.trace,
+            types: types.clone(),
+            names: (0..types.len()).map(|k| format!("label{k}")).collect(),
+        };
+        let (body, ending) = optimize_knowing(input, passes, &[], Some(&entry), end(carry))?;
+        let Some(ending) = ending else {
             return Ok(None);
         };
-        let weaker: Vec<Fact> = (facts.iter().zip(&kept))
+        if !same_shape(&label_state, &preamble.trace, &ending.state, &body.trace) {
+            return Ok(None);
+        }
+        let weaker: Vec<Fact> = (label_state.facts.iter().zip(&ending.state.facts))
             .map(|(assumed, held)| weaken(assumed, held))
             .collect();
-        if weaker == facts {
-            break body;
+        if weaker == label_state.facts {
+            break (body, ending.leaves);
         }
-        facts = if rounds >= MAX_ROUNDS {
-            vec![Fact::default(); facts.len()]
+        label_state.facts = if rounds >= MAX_ROUNDS {
+            vec![Fact::default(); weaker.len()]
         } else {
             weaker
         };
@@ -91,7 +133,8 @@ pub fn peel(input: &Trace, passes: Passes) -> Result<Option<Peeled>, Infeasible>
     for (total, n) in rule_counts.iter_mut().zip(&body.rule_counts) {
         *total += n;
     }
-    let (trace, provenance, label) = splice(&preamble, &body);
+    let jump = input.ops.len() - 1;
+    let (trace, provenance, label) = splice(&preamble, &leaves, &body, &body_leaves, jump);
     Ok(Some(Peeled {
         optimized: Optimized {
             trace,
@@ -99,11 +142,164 @@ pub fn peel(input: &Trace, passes: Passes) -> Result<Option<Peeled>, Infeasible>
             rule_counts,
         },
         label,
-        facts,
+        state: label_state,
         rounds,
+        forced: None,
     }))
 }
 
+/// How a copy of the loop ends: its objects kept (`carry`) or not.
+fn end(carry: bool) -> End {
+    if carry {
+        End::Capture
+    } else {
+        End::Describe
+    }
+}
+
+impl Optimizer<'_> {
+    /// Starts from a peeled loop's label (`Entry`).
+    pub(crate) fn enter(&mut self, entry: &Entry) {
+        let pool = entry.pool;
+        let import = |item: FailArg, out: &mut Trace| match item {
+            FailArg::Arg(Arg::Const(c)) => {
+                FailArg::Arg(Arg::Const(out.add_const(pool.constant(c).clone())))
+            }
+            other => other,
+        };
+        let items: Vec<FailArg> = (entry.state.inputs.iter())
+            .map(|&item| import(item, &mut self.out))
+            .collect();
+        let virtuals: Vec<Virtual> = (entry.state.virtuals.iter())
+            .map(|v| {
+                let mut v = v.clone();
+                v.descr = v.descr.map(|d| self.out.add_descr(pool.descr(d).clone()));
+                for (d, item) in v.fields.iter_mut() {
+                    *d = self.out.add_descr(pool.descr(*d).clone());
+                    *item = import(*item, &mut self.out);
+                }
+                for item in v.items.iter_mut() {
+                    *item = import(*item, &mut self.out);
+                }
+                v
+            })
+            .collect();
+        self.enter_state(&items, &virtuals, &entry.state.allocs);
+        for (k, fact) in entry.state.facts.iter().enumerate() {
+            self.assume(Arg::Value(ValueId(k as u32)), fact);
+        }
+    }
+
+    /// The state the final jump's `args` pass on, its virtuals kept; a
+    /// jump with the state's leaves stands in for it until `peel` takes
+    /// it out (so that what computes them stays alive).
+    pub(crate) fn capture_jump(&mut self, args: &[Arg]) -> Ending {
+        let (items, virtuals, allocs) = self.capture_state(args);
+        let ending = self.template(items, virtuals, allocs);
+        self.emit(Op::new(Opcode::Jump, ending.leaves.clone()), Some(""));
+        ending
+    }
+
+    /// The trace's ending: the captured state, or the arguments of the
+    /// final jump it emitted.
+    pub(crate) fn ending(&mut self) -> Option<Ending> {
+        if let Some(captured) = self.captured.take() {
+            return Some(captured);
+        }
+        let jump = self.out.ops.last().filter(|op| op.opcode == Opcode::Jump)?;
+        let items = jump.args.iter().map(|&a| FailArg::Arg(a)).collect();
+        Some(self.template(items, Vec::new(), Vec::new()))
+    }
+
+    /// A state in terms of label arguments: each argument of the jump,
+    /// and each value (not constant) an object holds, becomes the next
+    /// label argument, in the order of `LabelState::paths`.
+    fn template(
+        &self,
+        mut items: Vec<FailArg>,
+        mut virtuals: Vec<Virtual>,
+        allocs: Vec<usize>,
+    ) -> Ending {
+        let mut leaves = Vec::new();
+        let mut seen = vec![false; virtuals.len()];
+        for item in items.iter_mut() {
+            slot(item, true, &mut virtuals, &mut seen, &mut leaves);
+        }
+        let facts = leaves.iter().map(|&a| self.fact(a)).collect();
+        Ending {
+            state: LabelState {
+                inputs: items,
+                virtuals,
+                allocs,
+                facts,
+            },
+            leaves,
+        }
+    }
+}
+
+/// Replaces `item` by its label argument (a new one each time), in
+/// depth-first order through the objects.
+fn slot(
+    item: &mut FailArg,
+    top: bool,
+    virtuals: &mut [Virtual],
+    seen: &mut [bool],
+    leaves: &mut Vec<Arg>,
+) {
+    match *item {
+        FailArg::Arg(a) if top || matches!(a, Arg::Value(_)) => {
+            *item = FailArg::Arg(Arg::Value(ValueId(leaves.len() as u32)));
+            leaves.push(a);
+        }
+        FailArg::Virtual(j) if !seen[j as usize] => {
+            seen[j as usize] = true;
+            let mut fields = std::mem::take(&mut virtuals[j as usize].fields);
+            for (_, value) in fields.iter_mut() {
+                slot(value, false, virtuals, seen, leaves);
+            }
+            virtuals[j as usize].fields = fields;
+            let mut items = std::mem::take(&mut virtuals[j as usize].items);
+            for value in items.iter_mut() {
+                slot(value, false, virtuals, seen, leaves);
+            }
+            virtuals[j as usize].items = items;
+        }
+        _ => {}
+    }
+}
+
+/// Whether two label states have the same shape: the same objects
+/// holding the same constants and label arguments in the same places.
+fn same_shape(a: &LabelState, a_pool: &Trace, b: &LabelState, b_pool: &Trace) -> bool {
+    let item = |x: &FailArg, y: &FailArg| match (x, y) {
+        (FailArg::Arg(Arg::Const(c)), FailArg::Arg(Arg::Const(d))) => {
+            a_pool.constant(*c) == b_pool.constant(*d)
+        }
+        (FailArg::Arg(Arg::Const(_)), _) | (_, FailArg::Arg(Arg::Const(_))) => false,
+        _ => x == y,
+    };
+    let descr = |x: Option<traceopt_ir::DescrId>, y: Option<traceopt_ir::DescrId>| {
+        x.map(|d| &a_pool.descr(d).text) == y.map(|d| &b_pool.descr(d).text)
+    };
+    let object = |x: &Virtual, y: &Virtual| {
+        x.opcode == y.opcode
+            && descr(x.descr, y.descr)
+            && x.fields.len() == y.fields.len()
+            && (x.fields.iter().zip(&y.fields))
+                .all(|((d, u), (e, w))| descr(Some(*d), Some(*e)) && item(u, w))
+            && x.items.len() == y.items.len()
+            && x.items.iter().zip(&y.items).all(|(u, w)| item(u, w))
+    };
+    a.facts.len() == b.facts.len()
+        && a.inputs.len() == b.inputs.len()
+        && a.inputs.iter().zip(&b.inputs).all(|(x, y)| item(x, y))
+        && a.virtuals.len() == b.virtuals.len()
+        && a.virtuals
+            .iter()
+            .zip(&b.virtuals)
+            .all(|(x, y)| object(x, y))
+}
 /// What remains of `assumed` when a pass of the body ends with `held`
 /// known of the same argument: each part of `assumed` that `held`
 /// implies.
@@ -125,15 +321,23 @@ fn weaken(assumed: &Fact, held: &Fact) -> Fact {
     }
 }
 
-/// `preamble` less its jump, the label, then `body` with its inputs
-/// read as the label's arguments and its jump sent to the label.
-fn splice(preamble: &Optimized, body: &Optimized) -> (Trace, Vec<Option<usize>>, usize) {
+/// `preamble` less its jump, the label (taking `leaves`, each a value
+/// of its own), then `body` with its inputs read as the label's
+/// arguments, and a jump to the label with `body_leaves`.
+fn splice(
+    preamble: &Optimized,
+    leaves: &[Arg],
+    body: &Optimized,
+    body_leaves: &[Arg],
+    jump: usize,
+) -> (Trace, Vec<Option<usize>>, usize) {
     let mut trace = preamble.trace.clone();
     let mut provenance = preamble.provenance.clone();
-    let jump = trace.ops.pop().expect("the preamble ends in its jump");
+    // The jump (or the stand-in for it) goes.
+    trace.ops.pop();
     trace.op_pos.pop();
     trace.names.pop();
-    let jump_index = provenance.pop().flatten();
+    provenance.pop();
     let mut names: HashSet<String> = trace.names.iter().map(|n| n.to_string()).collect();
     let mut fresh = 0u32;
     let mut fresh_name = |ty: Type, names: &mut HashSet<String>| loop {
@@ -147,7 +351,7 @@ fn splice(preamble: &Optimized, body: &Optimized) -> (Trace, Vec<Option<usize>>,
     };
     // One value of its own for each label argument.
     let mut label_args = Vec::new();
-    for &arg in &jump.args {
+    for &arg in leaves {
         let own = matches!(arg, Arg::Value(v) if !label_args.contains(&Arg::Value(v)));
         if own {
             label_args.push(arg);
@@ -161,7 +365,7 @@ fn splice(preamble: &Optimized, body: &Optimized) -> (Trace, Vec<Option<usize>>,
         };
         let name = fresh_name(ty, &mut names);
         let v = trace.push(Op::new(copy, vec![arg]), &name, Pos::default());
-        provenance.push(jump_index);
+        provenance.push(Some(jump));
         label_args.push(Arg::Value(v));
     }
     let token = trace.add_descr(Descr {
@@ -177,27 +381,30 @@ fn splice(preamble: &Optimized, body: &Optimized) -> (Trace, Vec<Option<usize>>,
         "",
         Pos::default(),
     );
-    provenance.push(jump_index);
+    provenance.push(Some(jump));
     // The body's values here: its inputs are the label's arguments.
     let mut map: Vec<Arg> = label_args;
-    for (op, (&pos, name)) in body.trace.ops.iter().zip(
-        body.trace
-            .op_pos
-            .iter()
-            .zip(&body.trace.names[body.trace.inputs.len()..]),
-    ) {
-        let mut copy = trace.import_op(&body.trace, op, |v: ValueId| map[v.0 as usize]);
-        if copy.opcode == Opcode::Jump {
-            copy.descr = Some(token);
-        }
+    let body_ops = body.trace.ops.len() - 1;
+    let body_names = &body.trace.names[body.trace.inputs.len()..];
+    for (i, op) in body.trace.ops[..body_ops].iter().enumerate() {
+        let copy = trace.import_op(&body.trace, op, |v: ValueId| map[v.0 as usize]);
         let ty = copy.opcode.result_type();
+        let name = &body_names[i];
         let name = if ty == Type::Void || names.insert(name.to_string()) {
             name.to_string()
         } else {
             fresh_name(ty, &mut names)
         };
-        map.push(Arg::Value(trace.push(copy, &name, pos)));
+        map.push(Arg::Value(trace.push(copy, &name, body.trace.op_pos[i])));
+        provenance.push(body.provenance[i]);
     }
-    provenance.extend(&body.provenance);
+    let mut end = trace.import_op(
+        &body.trace,
+        &Op::new(Opcode::Jump, body_leaves.to_vec()),
+        |v: ValueId| map[v.0 as usize],
+    );
+    end.descr = Some(token);
+    trace.push(end, "", Pos::default());
+    provenance.push(Some(jump));
     (trace, provenance, label)
 }

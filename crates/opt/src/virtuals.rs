@@ -749,6 +749,62 @@ impl Optimizer<'_> {
         out.pending = pending;
     }
 
+    /// The state the input's values `args` are in, as resume data
+    /// describes it: each an output argument or a virtual (described
+    /// among the returned virtuals, with the input op that allocates
+    /// each). Nothing is forced but strings.
+    pub(crate) fn capture_state(
+        &mut self,
+        args: &[Arg],
+    ) -> (Vec<FailArg>, Vec<Virtual>, Vec<usize>) {
+        let mut described = HashMap::default();
+        let mut virtuals = Vec::new();
+        let items = (args.iter())
+            .map(|&a| self.resume_item(FailArg::Arg(a), &mut virtuals, &mut described))
+            .collect();
+        let mut allocs = vec![0; virtuals.len()];
+        for (&k, &i) in &described {
+            allocs[i as usize] = self.virtuals.objects[k as usize].alloc;
+        }
+        (items, virtuals, allocs)
+    }
+
+    /// Makes input value `i` stand for `items[i]`: an output argument, or
+    /// a virtual of `virtuals` (contents output arguments or each other),
+    /// allocated by input op `allocs[j]`.
+    pub(crate) fn enter_state(
+        &mut self,
+        items: &[FailArg],
+        virtuals: &[Virtual],
+        allocs: &[usize],
+    ) {
+        let base = self.virtuals.objects.len() as u32;
+        let mapped = |item: FailArg| match item {
+            FailArg::Arg(a) => Some(Mapped::Out(a)),
+            FailArg::Virtual(j) => Some(Mapped::Virtual(base + j)),
+            FailArg::Hole => None,
+        };
+        for (v, &alloc) in virtuals.iter().zip(allocs) {
+            self.virtuals.objects.push(VirtualObject {
+                alloc,
+                opcode: v.opcode,
+                descr: v.descr,
+                fields: (v.fields.iter())
+                    .filter_map(|&(d, x)| Some((d, mapped(x)?)))
+                    .collect(),
+                items: v.items.iter().map(|&x| mapped(x)).collect(),
+                forced: None,
+            });
+        }
+        for (i, &item) in items.iter().enumerate() {
+            match item {
+                FailArg::Arg(a) => self.map[i] = Some(a),
+                FailArg::Virtual(j) => self.virtuals.of_input[i] = Some(base + j),
+                FailArg::Hole => {}
+            }
+        }
+    }
+
     /// One input item of resume data, in the output.
     fn resume_item(
         &mut self,

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{parse, solver};
-use traceopt_ir::{print_trace, Fact, Trace};
+use traceopt_ir::{print_trace, Fact, LabelState, Trace};
 use traceopt_opt::{peel, Passes, Peeled};
 use traceopt_verify::{verify_peeled, Verdict};
 
@@ -36,13 +36,24 @@ fn peeled(before: &str) -> (Trace, Peeled) {
     (input, peeled)
 }
 
-fn verdict(input: &Trace, peeled: &Peeled, facts: &[Fact]) -> Verdict {
+fn verdict(input: &Trace, peeled: &Peeled, state: &LabelState) -> Verdict {
     let out = &peeled.optimized;
-    verify_peeled(input, &out.trace, &out.provenance, facts, &mut solver()).unwrap()
+    verify_peeled(input, &out.trace, &out.provenance, state, &mut solver()).unwrap()
+}
+
+/// The peeled loop's state with other facts.
+fn with_facts(peeled: &Peeled, facts: Vec<Fact>) -> LabelState {
+    LabelState {
+        facts,
+        ..peeled.state.clone()
+    }
 }
 
 #[test]
-fn the_body_knows_the_classes_the_preamble_checked() {
+fn boxed_integers_passed_along_the_loop_are_unboxed() {
+    // Seed 004's result: the preamble checks the classes and reads the
+    // boxes once; the body adds plain integers, and the boxes it would
+    // pass on are never allocated: the label takes their contents.
     let (input, peeled) = peeled(BOXED);
     let expected = "[p0, p1]\n\
         guard_class(p1, ConstClass(node_vtable)) []\n\
@@ -54,32 +65,58 @@ fn the_body_knows_the_classes_the_preamble_checked() {
         i14 = int_add(i3, -1)\n\
         i17 = int_gt(i14, 0)\n\
         guard_true(i17) []\n\
-        p15 = new_with_vtable(descr=nodesize)\n\
-        setfield_gc(p15, i14, descr=valuedescr)\n\
-        p10 = new_with_vtable(descr=nodesize)\n\
-        setfield_gc(p10, i9, descr=valuedescr)\n\
-        label(p15, p10, descr=TargetToken(1))\n\
-        i1 = getfield_gc_i(p10, descr=valuedescr)\n\
-        i5 = getfield_gc_i(p15, descr=valuedescr)\n\
-        i6 = int_add(i1, i5)\n\
-        i7 = int_add(i6, -100)\n\
-        i8 = int_add(i5, -1)\n\
-        i10 = int_gt(i8, 0)\n\
-        guard_true(i10) []\n\
-        p11 = new_with_vtable(descr=nodesize)\n\
-        setfield_gc(p11, i8, descr=valuedescr)\n\
-        p12 = new_with_vtable(descr=nodesize)\n\
-        setfield_gc(p12, i7, descr=valuedescr)\n\
-        jump(p11, p12, descr=TargetToken(1))\n";
+        label(i14, i9, descr=TargetToken(1))\n\
+        i1 = int_add(i9, i14)\n\
+        i5 = int_add(i1, -100)\n\
+        i6 = int_add(i14, -1)\n\
+        i7 = int_gt(i6, 0)\n\
+        guard_true(i7) []\n\
+        jump(i6, i5, descr=TargetToken(1))\n";
     assert_eq!(print_trace(&peeled.optimized.trace), expected);
-    assert_eq!(peeled.label, 13);
+    assert_eq!(
+        (peeled.label, peeled.state.virtuals.len(), &peeled.forced),
+        (9, 2, &None)
+    );
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // A state that says the two boxes swap places is refuted.
+    let mut swapped = peeled.state.clone();
+    swapped.inputs.swap(0, 1);
+    assert!(matches!(
+        verdict(&input, &peeled, &swapped),
+        Verdict::Refuted(_)
+    ));
+}
+
+#[test]
+fn the_body_knows_the_classes_the_preamble_checked() {
+    // The boxes escape each pass: they are allocated, and the body
+    // still drops the class guards the preamble passed.
+    let before = BOXED.replace(
+        "guard_true(i17) []\n",
+        "guard_true(i17) []\nescape_n(p15)\nescape_n(p10)\n",
+    );
+    let (input, peeled) = peeled(&before);
+    let text = print_trace(&peeled.optimized.trace);
+    let body = &text[text.find("label(").unwrap()..];
+    assert_eq!(text.matches("guard_class").count(), 2, "{text}");
+    assert!(
+        !body.contains("guard_class") && body.contains("getfield_gc_i"),
+        "{text}"
+    );
     let class = Some(traceopt_ir::Const::Class("node_vtable".into()));
-    assert!(peeled.facts.iter().all(|f| f.class == class), "{:?}", peeled.facts);
-    assert_eq!(verdict(&input, &peeled, &peeled.facts), Verdict::Proved);
+    assert!(
+        peeled.state.facts.iter().all(|f| f.class == class),
+        "{:?}",
+        peeled.state.facts
+    );
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
     // Without the facts, the body's dropped class guards are unproved:
     // a pass may start from objects of another class.
-    let none = vec![Fact::default(); 2];
-    assert!(matches!(verdict(&input, &peeled, &none), Verdict::Refuted(_)));
+    let none = with_facts(&peeled, vec![Fact::default(); 2]);
+    match verdict(&input, &peeled, &none) {
+        Verdict::Refuted(cex) => assert!(cex.difference.starts_with("a pass of the body"), "{cex}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -88,9 +125,21 @@ fn a_fact_the_preamble_does_not_establish_is_refuted() {
     // it passes on is at least 0; that it is at most 5 is not known.
     let before = "[i0]\ni1 = int_sub(i0, 1)\ni2 = int_ge(i1, 0)\nguard_true(i2) []\njump(i1)\n";
     let (input, peeled) = peeled(before);
-    assert_eq!(peeled.facts, vec![Fact { range: Some((0, i64::MAX)), ..Fact::default() }]);
-    assert_eq!(verdict(&input, &peeled, &peeled.facts), Verdict::Proved);
-    let wrong = vec![Fact { range: Some((0, 5)), ..Fact::default() }];
+    assert_eq!(
+        peeled.state.facts,
+        vec![Fact {
+            range: Some((0, i64::MAX)),
+            ..Fact::default()
+        }]
+    );
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    let wrong = with_facts(
+        &peeled,
+        vec![Fact {
+            range: Some((0, 5)),
+            ..Fact::default()
+        }],
+    );
     match verdict(&input, &peeled, &wrong) {
         Verdict::Refuted(cex) => assert!(cex.difference.starts_with("the preamble"), "{cex}"),
         other => panic!("{other:?}"),
@@ -108,6 +157,9 @@ fn a_trace_that_is_no_loop_is_not_peeled() {
         // A jump that does not fit the inputs goes elsewhere.
         "[i0]\ni1 = int_add(i0, 1)\njump(i1, i1)\n",
     ] {
-        assert!(peel(&parse(text), Passes::default()).unwrap().is_none(), "{text}");
+        assert!(
+            peel(&parse(text), Passes::default()).unwrap().is_none(),
+            "{text}"
+        );
     }
 }

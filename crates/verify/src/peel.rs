@@ -1,39 +1,49 @@
 //! A peeled loop, proved by induction. The optimizer turned a loop (one
 //! iteration ending in a jump to its start) into `preamble; label(L);
-//! body; jump(L')`, and exports the witness: for each label argument
-//! (one per input of the loop, in order), the facts the body takes for
-//! granted (`Fact`). Two straight-line comparisons, each checked by
-//! `verify_optimized`, then cover every run:
+//! body; jump(L')`, and exports the witness (`LabelState`): what each
+//! input of the loop is in terms of the label's arguments (one of them,
+//! a constant, or an object the peeled loop never allocates, whose
+//! contents are label arguments, constants or such objects), and the
+//! facts the body takes for granted of each label argument. Two
+//! straight-line comparisons, each checked by `verify_optimized`, cover
+//! every run:
 //!
-//! (a) the first pass: the loop's iteration from its inputs, with
-//!     guards for the facts on its jump arguments before the jump,
-//!     against the preamble with a jump from where the label stands.
-//!     The preamble fails alike or reaches the label with the loop's jump
-//!     values, and the facts hold there (guards of BEFORE that AFTER
-//!     lacks must always pass);
-//! (b) any later pass: from inputs that satisfy the facts (both sides
-//!     start with the same fact guards), the loop's iteration, with the
-//!     fact guards on its jump arguments, against the body. Both fail
-//!     alike or jump with the same values, which satisfy the facts again.
+//! (a) the first pass: the loop's iteration from its inputs, with guards
+//!     for the facts on what its jump passes on (read out of its objects
+//!     where the state says), against the preamble followed by the
+//!     state's objects built from the label's arguments and a jump. Both
+//!     fail alike or jump with the same values, objects and contents
+//!     (the state's objects are paired with the loop's allocations that
+//!     made them), and the facts hold (guards of BEFORE that AFTER lacks
+//!     must always pass);
+//! (b) any later pass: from label arguments that satisfy the facts (both
+//!     sides start with the same fact guards), the loop's iteration on
+//!     the state (its objects built fresh: in a real run they were made
+//!     by the previous pass and reached by nothing else), with the fact
+//!     guards at its end, against the body followed by the state built
+//!     from its jump's arguments. Both fail alike or end alike, and the
+//!     facts hold again.
 //!
 //! By induction on the number of passes, the peeled loop and the loop
-//! fail alike or go on with the same values, for ever. Everything is
-//! derived from the output trace itself (split at its label), so the
-//! splicing of preamble and body is checked too; only the facts come
-//! from the optimizer, and a wrong fact makes (a) or (b) fail.
+//! fail alike or go on in related states, for ever. Everything but the
+//! witness is taken from the output itself (split at its label), so the
+//! splicing of preamble and body is checked too; a wrong witness makes
+//! (a) or (b) fail.
 
-use traceopt_ir::{Arg, Fact, JumpTarget, Op, Opcode, Pos, Trace, ValueId};
+use traceopt_ir::{
+    Arg, Const, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Step, Trace, Type, ValueId,
+};
 use traceopt_smt::Solver;
 
 use crate::{verify_optimized, Verdict, VerifyError};
 
-/// Proves `output` (peeled from `looped`, `provenance` giving for each
-/// of its ops the loop's op it stands for) by induction on the facts.
+/// Proves `output` (peeled from `looped`; `provenance` gives for each of
+/// its ops the loop's op it stands for) by induction on `state`.
 pub fn verify_peeled(
     looped: &Trace,
     output: &Trace,
     provenance: &[Option<usize>],
-    facts: &[Fact],
+    state: &LabelState,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
     let shape = |what: &str| VerifyError::Unsupported {
@@ -41,35 +51,47 @@ pub fn verify_peeled(
         line: 0,
         what: format!("a peeled loop {what}"),
     };
-    let jump = looped
-        .ops
-        .len()
-        .checked_sub(1)
-        .ok_or_else(|| shape("of an empty loop"))?;
+    let jump = (looped.ops.len().checked_sub(1)).ok_or_else(|| shape("of an empty loop"))?;
     let Some(end) = output.ops.last().filter(|op| op.opcode == Opcode::Jump) else {
         return Err(shape("that does not end in a jump"));
     };
     let JumpTarget::Label(label) = output.jump_target(end) else {
         return Err(shape("whose jump does not go to a label"));
     };
-    let n = looped.inputs.len();
+    let slots = state.facts.len();
+    let fits = output.ops[label].args.len() == slots
+        && state.inputs.len() == looped.inputs.len()
+        && state.allocs.len() == state.virtuals.len()
+        && state.allocs.iter().all(|&a| a < jump)
+        && state.paths().iter().all(Option::is_some);
+    // The body reads the label's arguments and its own values only, and
+    // the label rebinds each value once.
     let label_args = &output.ops[label].args;
-    let types_fit =
-        (label_args.iter().map(|&a| output.arg_type(a))).eq(looped.inputs.iter().copied());
-    if label_args.len() != n || facts.len() != n || !types_fit {
-        return Err(shape("whose label does not take the loop's inputs"));
+    let own = |v: ValueId| {
+        output.op_index(v).is_some_and(|i| i > label) || label_args.contains(&Arg::Value(v))
+    };
+    let body_closed = (output.ops[label + 1..].iter())
+        .flat_map(|op| op.all_args())
+        .all(|a| !matches!(a, Arg::Value(v) if !own(v)));
+    let distinct = (label_args.iter().enumerate())
+        .all(|(i, a)| matches!(a, Arg::Value(_)) && !label_args[..i].contains(a));
+    if !body_closed || !distinct {
+        return Err(shape(
+            "whose body reads values of the preamble, or whose label repeats one",
+        ));
     }
-    let first = first_pass(looped, output, provenance, label, facts, jump);
-    let verdict = verify_optimized(&first.0, &first.1, &first.2, solver)?;
+    if !fits || provenance.len() != output.ops.len() {
+        return Err(shape("whose label state does not fit its label and loop"));
+    }
+    let (before, after, prov) = first_pass(looped, output, provenance, label, state, jump);
+    let verdict = verify_optimized(&before, &after, &prov, solver)?;
     if verdict != Verdict::Proved {
         return Ok(named(verdict, "the preamble"));
     }
-    let later = later_pass(looped, output, provenance, label, facts, jump);
-    let verdict = verify_optimized(&later.0, &later.1, &later.2, solver)?;
+    let (before, after, prov) = later_pass(looped, output, provenance, label, state, jump);
+    let verdict = verify_optimized(&before, &after, &prov, solver)?;
     Ok(named(verdict, "a pass of the body"))
 }
-
-type Pair = (Trace, Trace, Vec<Option<usize>>);
 
 /// Says which comparison a verdict that is not a proof is about.
 fn named(verdict: Verdict, part: &str) -> Verdict {
@@ -84,38 +106,21 @@ fn named(verdict: Verdict, part: &str) -> Verdict {
     }
 }
 
-/// A trace with `from`'s inputs (types and names) and interned items.
-fn like(from: &Trace) -> Trace {
+/// A trace sharing `pool`'s constants and descrs, with these inputs.
+fn new_trace(pool: &Trace, inputs: impl IntoIterator<Item = (Type, String)>) -> Trace {
     let mut trace = Trace::new();
-    trace.share_interned(from);
-    trace.namespace = from.namespace.clone();
-    for (i, &ty) in from.inputs.iter().enumerate() {
-        trace.add_input(ty, from.name(ValueId(i as u32)));
+    trace.share_interned(pool);
+    trace.namespace = pool.namespace.clone();
+    for (ty, name) in inputs {
+        trace.add_input(ty, &name);
     }
     trace
 }
 
-/// Copies `from.ops[range]` into `to` (which shares `from`'s interned
-/// items), each value `v` read as `map[v]`; extends `map` with the
-/// copies' values.
-fn copy_ops(to: &mut Trace, from: &Trace, range: std::ops::Range<usize>, map: &mut Vec<Arg>) {
-    for i in range {
-        let op = &from.ops[i];
-        let mut copy = op.clone();
-        for arg in copy.args.iter_mut() {
-            *arg = mapped(*arg, map);
-        }
-        for arg in copy.resume_args_mut() {
-            *arg = mapped(*arg, map);
-        }
-        let name = from.name(from.value_of_op(i));
-        let v = to.push(
-            copy,
-            name,
-            from.op_pos.get(i).copied().unwrap_or(Pos::default()),
-        );
-        map.push(Arg::Value(v));
-    }
+fn inputs_of(trace: &Trace) -> Vec<(Type, String)> {
+    (trace.inputs.iter().enumerate())
+        .map(|(i, &ty)| (ty, trace.name(ValueId(i as u32)).to_string()))
+        .collect()
 }
 
 fn mapped(arg: Arg, map: &[Arg]) -> Arg {
@@ -125,133 +130,321 @@ fn mapped(arg: Arg, map: &[Arg]) -> Arg {
     }
 }
 
-/// The fact guards on `values`; how many ops they took.
-fn fact_guards(trace: &mut Trace, facts: &[Fact], values: &[Arg]) -> usize {
-    (facts.iter().zip(values))
-        .map(|(fact, &v)| fact.guards(trace, v))
-        .sum()
+/// Copies `from.ops[range]` into `to` (which shares `from`'s interned
+/// items), each value `v` read as `map[v]`, which it extends; the
+/// provenance of each copy is `prov(i)`.
+fn copy_ops(
+    to: &mut Trace,
+    from: &Trace,
+    range: std::ops::Range<usize>,
+    map: &mut [Arg],
+    mut prov: impl FnMut(usize) -> Option<usize>,
+    provenance: &mut Vec<Option<usize>>,
+) {
+    for i in range {
+        let mut copy = from.ops[i].clone();
+        for arg in copy.args.iter_mut() {
+            *arg = mapped(*arg, map);
+        }
+        for arg in copy.resume_args_mut() {
+            *arg = mapped(*arg, map);
+        }
+        let v = from.value_of_op(i);
+        let pos = from.op_pos.get(i).copied().unwrap_or(Pos::default());
+        map[v.0 as usize] = Arg::Value(to.push(copy, from.name(v), pos));
+        provenance.push(prov(i));
+    }
+}
+
+fn push(
+    trace: &mut Trace,
+    op: Op,
+    provenance: &mut Vec<Option<usize>>,
+    prov: Option<usize>,
+) -> Arg {
+    provenance.push(prov);
+    Arg::Value(trace.push(op, "", Pos::default()))
+}
+
+/// Builds the state's objects from the label arguments `slots`: each
+/// allocation (its provenance the loop's op that made the object, moved
+/// by `at`), then their contents. The loop's inputs, as built.
+fn materialize(
+    trace: &mut Trace,
+    state: &LabelState,
+    slots: &[Arg],
+    provenance: &mut Vec<Option<usize>>,
+    at: usize,
+) -> Vec<Arg> {
+    let mut objects = Vec::new();
+    for (v, &alloc) in state.virtuals.iter().zip(&state.allocs) {
+        let mut op = match v.opcode {
+            Opcode::NewArray | Opcode::NewArrayClear => {
+                let length = trace.add_const(Const::Int(v.items.len() as i64));
+                Op::new(v.opcode, vec![Arg::Const(length)])
+            }
+            opcode => Op::new(opcode, Vec::new()),
+        };
+        op.descr = v.descr;
+        objects.push(push(trace, op, provenance, Some(alloc + at)));
+    }
+    let value = |item: FailArg| match item {
+        FailArg::Arg(Arg::Value(k)) => Some(slots[k.0 as usize]),
+        FailArg::Arg(constant) => Some(constant),
+        FailArg::Virtual(j) => Some(objects[j as usize]),
+        FailArg::Hole => None,
+    };
+    for (v, &object) in state.virtuals.iter().zip(&objects) {
+        for &(descr, item) in &v.fields {
+            let mut op = Op::new(Opcode::SetfieldGc, vec![object, value(item).unwrap()]);
+            op.descr = Some(descr);
+            push(trace, op, provenance, None);
+        }
+        for (index, &item) in v.items.iter().enumerate() {
+            if let Some(x) = value(item) {
+                let index = Arg::Const(trace.add_const(Const::Int(index as i64)));
+                let mut op = Op::new(Opcode::SetarrayitemGc, vec![object, index, x]);
+                op.descr = v.descr;
+                push(trace, op, provenance, None);
+            }
+        }
+    }
+    state
+        .inputs
+        .iter()
+        .map(|&item| value(item).unwrap())
+        .collect()
+}
+
+/// The label arguments as the loop's state `inputs` holds them (read out
+/// of its objects), then the guards of their facts; how many ops that
+/// took.
+fn check_facts(trace: &mut Trace, state: &LabelState, inputs: &[Arg], types: &[Type]) -> usize {
+    let before = trace.ops.len();
+    for (k, path) in state.paths().into_iter().enumerate() {
+        let Some((input, steps)) = path else { continue };
+        let fact = &state.facts[k];
+        if fact.is_empty() {
+            continue;
+        }
+        let mut value = inputs[input];
+        for (s, step) in steps.iter().enumerate() {
+            let ty = if s + 1 == steps.len() {
+                types[k]
+            } else {
+                Type::Ref
+            };
+            let op = match *step {
+                Step::Field(descr) => Op {
+                    descr: Some(descr),
+                    ..Op::new(read(Opcode::GetfieldGcI, ty), vec![value])
+                },
+                Step::Item(index, descr) => {
+                    let index = Arg::Const(trace.add_const(Const::Int(index)));
+                    Op {
+                        descr,
+                        ..Op::new(read(Opcode::GetarrayitemGcI, ty), vec![value, index])
+                    }
+                }
+            };
+            value = Arg::Value(trace.push(op, "", Pos::default()));
+        }
+        fact.guards(trace, value);
+    }
+    trace.ops.len() - before
+}
+
+/// The read of that kind for a value of type `ty`.
+fn read(int: Opcode, ty: Type) -> Opcode {
+    match (int, ty) {
+        (Opcode::GetfieldGcI, Type::Ref) => Opcode::GetfieldGcR,
+        (Opcode::GetfieldGcI, Type::Float) => Opcode::GetfieldGcF,
+        (Opcode::GetarrayitemGcI, Type::Ref) => Opcode::GetarrayitemGcR,
+        (Opcode::GetarrayitemGcI, Type::Float) => Opcode::GetarrayitemGcF,
+        (op, _) => op,
+    }
 }
 
 /// A jump like `looped`'s (back to its start) with these arguments.
-fn jump_like(to: &mut Trace, looped: &Trace, args: Vec<Arg>) {
+fn jump_like(
+    to: &mut Trace,
+    looped: &Trace,
+    args: Vec<Arg>,
+    provenance: &mut Vec<Option<usize>>,
+    prov: Option<usize>,
+) {
     let original = &looped.ops[looped.ops.len() - 1];
     let mut jump = Op::new(Opcode::Jump, args);
-    jump.descr = original
-        .descr
-        .map(|d| to.add_descr(looped.descr(d).clone()));
-    to.push(jump, "", Pos::default());
+    jump.descr = original.descr;
+    push(to, jump, provenance, prov);
 }
 
+type Pair = (Trace, Trace, Vec<Option<usize>>);
+
 /// Comparison (a): the loop's iteration with the facts checked at its
-/// jump, against the preamble jumping from the label.
+/// jump, against the preamble, the state built, and a jump.
 fn first_pass(
     looped: &Trace,
     output: &Trace,
     provenance: &[Option<usize>],
     label: usize,
-    facts: &[Fact],
+    state: &LabelState,
     jump: usize,
 ) -> Pair {
-    let mut before = like(looped);
-    let mut map: Vec<Arg> = (0..looped.inputs.len())
-        .map(|i| Arg::Value(ValueId(i as u32)))
+    let types: Vec<Type> = output.ops[label]
+        .args
+        .iter()
+        .map(|&a| output.arg_type(a))
         .collect();
-    copy_ops(&mut before, looped, 0..jump, &mut map);
+    let mut unused = Vec::new();
+    let mut before = new_trace(output, inputs_of(looped));
+    let mut map: Vec<Arg> = (0..looped.num_values())
+        .map(|v| Arg::Value(ValueId(v as u32)))
+        .collect();
+    copy_ops(
+        &mut before,
+        looped,
+        0..jump,
+        &mut map,
+        |_| None,
+        &mut unused,
+    );
     let jump_args: Vec<Arg> = looped.ops[jump]
         .args
         .iter()
         .map(|&a| mapped(a, &map))
         .collect();
-    let checks = fact_guards(&mut before, facts, &jump_args);
-    jump_like(&mut before, looped, jump_args);
+    let checks = check_facts(&mut before, state, &jump_args, &types);
+    jump_like(&mut before, looped, jump_args, &mut unused, None);
 
-    let mut after = like(output);
-    let mut map: Vec<Arg> = (0..output.inputs.len())
-        .map(|i| Arg::Value(ValueId(i as u32)))
+    let mut after = new_trace(output, inputs_of(output));
+    let mut prov = Vec::new();
+    let moved = |p: Option<usize>| p.map(|p| if p >= jump { p + checks } else { p });
+    let mut map: Vec<Arg> = (0..output.num_values())
+        .map(|v| Arg::Value(ValueId(v as u32)))
         .collect();
-    copy_ops(&mut after, output, 0..label, &mut map);
-    let label_args = output.ops[label]
+    copy_ops(
+        &mut after,
+        output,
+        0..label,
+        &mut map,
+        |i| moved(provenance[i]),
+        &mut prov,
+    );
+    let slots: Vec<Arg> = output.ops[label]
         .args
         .iter()
         .map(|&a| mapped(a, &map))
         .collect();
-    jump_like(&mut after, looped, label_args);
-    let moved = |p: Option<usize>| p.map(|p| if p >= jump { p + checks } else { p });
-    let mut prov: Vec<Option<usize>> = provenance[..label].iter().map(|&p| moved(p)).collect();
-    prov.push(Some(jump + checks));
+    let inputs = materialize(&mut after, state, &slots, &mut prov, 0);
+    jump_like(&mut after, looped, inputs, &mut prov, Some(jump + checks));
     (before, after, prov)
 }
 
-/// Comparison (b): from inputs with the facts, the loop's iteration with
-/// the facts checked at its jump, against the body.
+/// Comparison (b): from label arguments with the facts, the loop's
+/// iteration on the state built from them, the facts checked at its
+/// jump, against the body, the state built from its jump, and a jump.
 fn later_pass(
     looped: &Trace,
     output: &Trace,
     provenance: &[Option<usize>],
     label: usize,
-    facts: &[Fact],
+    state: &LabelState,
     jump: usize,
 ) -> Pair {
-    let n = looped.inputs.len();
-    let inputs: Vec<Arg> = (0..n).map(|i| Arg::Value(ValueId(i as u32))).collect();
-    let mut before = like(looped);
-    let assumed = fact_guards(&mut before, facts, &inputs);
-    let mut map = inputs.clone();
-    copy_ops(&mut before, looped, 0..jump, &mut map);
+    let label_args = &output.ops[label].args;
+    let types: Vec<Type> = label_args.iter().map(|&a| output.arg_type(a)).collect();
+    let named: Vec<(Type, String)> = (label_args.iter().zip(&types))
+        .map(|(&a, &ty)| {
+            (
+                ty,
+                format!(
+                    "L{}",
+                    match a {
+                        Arg::Value(v) => output.name(v).to_string(),
+                        _ => String::new(),
+                    }
+                ),
+            )
+        })
+        .collect();
+    let slots: Vec<Arg> = (0..types.len())
+        .map(|k| Arg::Value(ValueId(k as u32)))
+        .collect();
+    let mut unused = Vec::new();
+    let mut before = new_trace(output, named.clone());
+    let mut assumed = 0;
+    for (fact, &slot) in state.facts.iter().zip(&slots) {
+        assumed += fact.guards(&mut before, slot);
+    }
+    let start = before.ops.len();
+    let inputs = materialize(&mut before, state, &slots, &mut unused, 0);
+    let built = before.ops.len() - start;
+    let mut map: Vec<Arg> = (0..looped.num_values())
+        .map(|v| Arg::Value(ValueId(v as u32)))
+        .collect();
+    map[..inputs.len()].copy_from_slice(&inputs);
+    copy_ops(
+        &mut before,
+        looped,
+        0..jump,
+        &mut map,
+        |_| None,
+        &mut unused,
+    );
     let jump_args: Vec<Arg> = looped.ops[jump]
         .args
         .iter()
         .map(|&a| mapped(a, &map))
         .collect();
-    let checks = fact_guards(&mut before, facts, &jump_args);
-    jump_like(&mut before, looped, jump_args);
+    let checks = check_facts(&mut before, state, &jump_args, &types);
+    jump_like(&mut before, looped, jump_args, &mut unused, None);
 
     // The body, its inputs the label's arguments, after the same fact
     // guards.
-    let mut after = like(looped);
-    after.share_interned(output);
-    fact_guards(&mut after, facts, &inputs);
+    let mut after = new_trace(output, named);
+    let mut prov: Vec<Option<usize>> = Vec::new();
+    for (fact, &slot) in state.facts.iter().zip(&slots) {
+        fact.guards(&mut after, slot);
+    }
+    prov.extend((0..assumed).map(Some));
+    let offset = assumed + built;
+    let moved = |p: Option<usize>| {
+        p.map(|p| {
+            if p >= jump {
+                p + offset + checks
+            } else {
+                p + offset
+            }
+        })
+    };
     let mut map: Vec<Arg> = vec![Arg::Value(ValueId(u32::MAX)); output.num_values()];
-    for (k, &arg) in output.ops[label].args.iter().enumerate() {
+    for (&arg, &slot) in label_args.iter().zip(&slots) {
         if let Arg::Value(v) = arg {
-            map[v.0 as usize] = inputs[k];
+            map[v.0 as usize] = slot;
         }
     }
     let end = output.ops.len() - 1;
-    for i in label + 1..end {
-        let op = &output.ops[i];
-        let mut copy = op.clone();
-        for arg in copy.args.iter_mut() {
-            *arg = mapped(*arg, &map);
-        }
-        for arg in copy.resume_args_mut() {
-            *arg = mapped(*arg, &map);
-        }
-        let v = output.value_of_op(i);
-        let pushed = after.push(
-            copy,
-            output.name(v),
-            output.op_pos.get(i).copied().unwrap_or(Pos::default()),
-        );
-        map[v.0 as usize] = Arg::Value(pushed);
-    }
-    let jump_args = output.ops[end]
+    copy_ops(
+        &mut after,
+        output,
+        label + 1..end,
+        &mut map,
+        |i| moved(provenance[i]),
+        &mut prov,
+    );
+    let body_slots: Vec<Arg> = output.ops[end]
         .args
         .iter()
         .map(|&a| mapped(a, &map))
         .collect();
-    jump_like(&mut after, looped, jump_args);
-    let moved = |p: Option<usize>| {
-        p.map(|p| {
-            if p >= jump {
-                p + assumed + checks
-            } else {
-                p + assumed
-            }
-        })
-    };
-    let mut prov: Vec<Option<usize>> = (0..assumed).map(Some).collect();
-    prov.extend(provenance[label + 1..end].iter().map(|&p| moved(p)));
-    prov.push(Some(jump + assumed + checks));
+    let inputs = materialize(&mut after, state, &body_slots, &mut prov, offset);
+    jump_like(
+        &mut after,
+        looped,
+        inputs,
+        &mut prov,
+        Some(jump + offset + checks),
+    );
     (before, after, prov)
 }

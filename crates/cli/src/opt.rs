@@ -192,7 +192,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             }
             let optimized = match args.peel {
                 true => peel(trace, passes).and_then(|peeled| match peeled {
-                    Some(p) => Ok((p.optimized, Some(p.state))),
+                    Some(p) => Ok((p.optimized, Some((p.state, p.forced)))),
                     None => optimize(trace, passes).map(|o| (o, None)),
                 }),
                 false => optimize(trace, passes).map(|o| (o, None)),
@@ -202,14 +202,14 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     }
     type Item<'a> = (
         Work<'a>,
-        Result<(Optimized, Option<LabelState>), Infeasible>,
+        Result<(Optimized, Option<(LabelState, Option<String>)>), Infeasible>,
     );
     let judge = |((_, trace, _, _), optimized): &Item, solver: &mut Solver| {
         let started = std::time::Instant::now();
         let judged = match optimized {
             Err(_) => judged(verify_never_ends(trace, solver)),
             Ok((result, None)) => judge_optimized(trace, result, solver),
-            Ok((result, Some(state))) => judge_peeled(trace, result, state, solver),
+            Ok((result, Some((state, _)))) => judge_peeled(trace, result, state, solver),
         };
         (judged, started.elapsed().as_secs_f64())
     };
@@ -236,13 +236,15 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 note(format!("# {label}: {infeasible_trace}"));
                 verified(&mut record, " (never runs to the end)");
             }
-            Ok((result, _)) => {
+            Ok((result, peeled)) => {
                 figure7.recorded += OpCounts::of(trace);
                 figure7.ours += OpCounts::of(&result.trace);
                 if let Some(pypy) = pypy {
                     figure7.with_pypy += 1;
                     figure7.pypy += OpCounts::of(pypy);
                     figure7.ours_where_pypy += OpCounts::of(&result.trace);
+                    figure7.pypy_steady += OpCounts::steady(pypy);
+                    figure7.ours_steady += OpCounts::steady(&result.trace);
                     if bridge {
                         figure7.bridges += 1;
                         figure7.pypy_bridges += OpCounts::of(pypy);
@@ -261,7 +263,15 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 ops_after += after_count;
                 let text = print_trace(&result.trace);
                 record["ops_after"] = after_count.into();
-                note(format!("# {label}: {before_count} -> {after_count} ops"));
+                let how = match peeled {
+                    None => String::new(),
+                    Some((state, None)) => format!(
+                        " (peeled: {} object(s) passed along kept virtual)",
+                        state.virtuals.len()
+                    ),
+                    Some((_, Some(why))) => format!(" (peeled; objects allocated: {why})"),
+                };
+                note(format!("# {label}: {before_count} -> {after_count} ops{how}"));
                 verified(&mut record, "");
                 match (print_traces, one_trace) {
                     (true, true) => out.push_str(&text),
@@ -300,6 +310,8 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 "pypy": figure7.pypy,
                 "optimized_where_pypy": figure7.ours_where_pypy,
                 "traces_with_pypy": figure7.with_pypy,
+                "pypy_steady": figure7.pypy_steady,
+                "optimized_steady": figure7.ours_steady,
                 "pypy_bridges": figure7.pypy_bridges,
                 "optimized_bridges": figure7.ours_bridges,
                 "bridges": figure7.bridges,
@@ -454,6 +466,9 @@ struct Figure7 {
     pypy: OpCounts,
     ours_where_pypy: OpCounts,
     with_pypy: usize,
+    /// The steady state (`OpCounts::steady`) of PyPy's traces and ours.
+    pypy_steady: OpCounts,
+    ours_steady: OpCounts,
     /// The same for the traces PyPy optimized as bridges.
     pypy_bridges: OpCounts,
     ours_bridges: OpCounts,
@@ -481,6 +496,8 @@ fn write_figure7(out: &mut String, f: &Figure7) {
         let label = format!("PyPy's output ({} traces)", f.with_pypy);
         row(out, &label, &f.pypy);
         row(out, "traceopt on those traces", &f.ours_where_pypy);
+        row(out, "PyPy, steady state", &f.pypy_steady);
+        row(out, "traceopt, steady state", &f.ours_steady);
     }
     if f.bridges > 0 {
         let label = format!("PyPy's bridges ({} traces)", f.bridges);

@@ -25,6 +25,20 @@ impl OpCounts {
         counts
     }
 
+    /// The counts of what runs on every pass of a loop: the ops after
+    /// the trace's last label (the peeled loop's body), or all of them
+    /// for a trace with no label (a bridge, a loop not peeled).
+    pub fn steady(trace: &Trace) -> OpCounts {
+        let last_label = trace.ops.iter().rposition(|op| op.opcode == Opcode::Label);
+        let mut counts = OpCounts::default();
+        for op in &trace.ops[last_label.map_or(0, |l| l + 1)..] {
+            if op.opcode != Opcode::DebugMergePoint {
+                counts.add_op(op.opcode);
+            }
+        }
+        counts
+    }
+
     fn add_op(&mut self, opcode: Opcode) {
         let name = opcode.name();
         self.ops += 1;

@@ -87,6 +87,11 @@ pub struct FuzzArgs {
     /// references and resume data with objects.
     #[arg(long)]
     heap: bool,
+    /// Peel the loops among the traces (`traceopt opt --peel`): the runs
+    /// go around the loop, and the validator proves the peeled loop by
+    /// induction.
+    #[arg(long)]
+    peel: bool,
     /// An optimization still running after this many seconds is a
     /// finding (the optimizer hangs), and stops the campaign; so is an
     /// optimizer that kills its process (a stack overflow, an abort): the
@@ -143,6 +148,7 @@ pub fn run(out: &mut String, args: FuzzArgs) -> Result<(), Failure> {
         },
         passes: Passes {
             bug,
+            peel: args.peel,
             ..Passes::default()
         },
         solver_timeout: (!args.solver_timeout.is_zero()).then_some(args.solver_timeout),
@@ -271,11 +277,13 @@ fn print_findings(
     args: &FuzzArgs,
     reports: &[traceopt_fuzz::Report],
 ) -> Result<(), Failure> {
-    let replay_bug = args
-        .inject_bug
-        .as_ref()
-        .map(|b| format!(" --inject-bug {b}"))
-        .unwrap_or_default();
+    let replay_bug = format!(
+        "{}{}",
+        if args.peel { " --peel" } else { "" },
+        (args.inject_bug.as_ref())
+            .map(|b| format!(" --inject-bug {b}"))
+            .unwrap_or_default()
+    );
     let injected = args.inject_bug.as_ref().map(|name| {
         format!(
             "WARNING: --inject-bug {name}: the optimizer was broken on purpose; these findings \

@@ -40,7 +40,7 @@ use std::time::Duration;
 use traceopt_ir::{
     check, print_trace, CheckOptions, Header, LabelState, OpCounts, Opcode, Trace, TraceFile,
 };
-use traceopt_opt::{optimize, peel, Bug, Infeasible, Optimized, Passes, RULES};
+use traceopt_opt::{optimize_or_peel, Bug, Infeasible, Optimized, Output, Passes, RULES};
 use traceopt_smt::{Solver, SolverError, SolverKind};
 use traceopt_verify::{verify_never_ends, VerifyError};
 
@@ -120,6 +120,7 @@ impl Tally {
 
 pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     let mut passes = Passes::parse(&args.passes).map_err(Failure::input)?;
+    passes.peel = args.peel;
     if let Some(name) = &args.inject_bug {
         passes.bug = Some(
             Bug::from_name(name).ok_or_else(|| Failure::input(format!("unknown bug '{name}'")))?,
@@ -190,13 +191,10 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 }
                 continue;
             }
-            let optimized = match args.peel {
-                true => peel(trace, passes).and_then(|peeled| match peeled {
-                    Some(p) => Ok((p.optimized, Some((p.state, p.forced)))),
-                    None => optimize(trace, passes).map(|o| (o, None)),
-                }),
-                false => optimize(trace, passes).map(|o| (o, None)),
-            };
+            let optimized = optimize_or_peel(trace, passes).map(|outcome| match outcome {
+                Output::Straight(o) => (o, None),
+                Output::Peeled(p) => (p.optimized, Some((p.state, p.forced))),
+            });
             work.push(((label, trace, pypy, bridge), optimized));
         }
     }
@@ -271,7 +269,9 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     ),
                     Some((_, Some(why))) => format!(" (peeled; objects allocated: {why})"),
                 };
-                note(format!("# {label}: {before_count} -> {after_count} ops{how}"));
+                note(format!(
+                    "# {label}: {before_count} -> {after_count} ops{how}"
+                ));
                 verified(&mut record, "");
                 match (print_traces, one_trace) {
                     (true, true) => out.push_str(&text),

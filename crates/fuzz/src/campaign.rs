@@ -278,10 +278,11 @@ pub fn check_seed(
             // to itself; a trace's optimization takes microseconds). A
             // trace called infeasible leaves nothing.
             let before = OpCounts::of(&trace);
-            let done = match traceopt_opt::optimize(&trace, options.passes) {
+            let optimized = traceopt_opt::optimize_or_peel(&trace, options.passes);
+            let done = match optimized.as_ref().map(traceopt_opt::Output::optimized) {
                 Ok(o) => Done {
                     after: OpCounts::of(&o.trace),
-                    fired: o.rule_counts,
+                    fired: o.rule_counts.clone(),
                     before,
                 },
                 Err(_) => Done {

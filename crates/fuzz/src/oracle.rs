@@ -21,10 +21,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use traceopt_interp::{
     ending, run_with_heap, same_ending, same_resume, InterpError, Limits, Outcome, Run,
 };
-use traceopt_ir::Trace;
-use traceopt_opt::{optimize, Passes};
+use traceopt_ir::{LabelState, Trace};
+use traceopt_opt::{optimize_or_peel, Output, Passes};
 use traceopt_smt::Solver;
-use traceopt_verify::{verify_never_ends, verify_optimized, Verdict, VerifyError};
+use traceopt_verify::{verify_never_ends, verify_optimized, verify_peeled, Verdict, VerifyError};
 
 use crate::env::FuzzEnv;
 use crate::sketch::{materialize, ExampleObject};
@@ -129,6 +129,34 @@ pub fn run_limited(
     run_with_heap(trace, &vals, start, &mut FuzzEnv::new(shared), limits)
 }
 
+/// Runs a loop and its peeled form on `inputs`, the loop one pass
+/// more (the preamble is a pass that does not loop back): a finding if
+/// they fail guards that stand for the same guard with different resume
+/// state, or end differently. Where both are still looping at the
+/// limit, their values are compared if the label takes the loop's
+/// inputs as they are; objects passed along in pieces are left to the
+/// validator.
+pub fn differential_peeled(
+    before: &Trace,
+    after: &Trace,
+    provenance: &[Option<usize>],
+    state: &LabelState,
+    heap: &[ExampleObject],
+    inputs: &[i64],
+) -> Option<Finding> {
+    const PASSES: u64 = 20;
+    let expected = run_limited(before, heap, inputs, PASSES + 1).ok()?;
+    let got = run_limited(after, heap, inputs, PASSES);
+    let plain = state.virtuals.is_empty() && state.inputs.len() == state.facts.len();
+    if let (Ok(got), false) = (&got, plain) {
+        let looping = |r: &Run| matches!(r.outcome, Outcome::IterationLimit { .. });
+        if looping(&expected) && looping(got) {
+            return None;
+        }
+    }
+    compare(expected, got, provenance, heap.len(), inputs)
+}
+
 /// Runs both traces on `inputs`: a finding if they end differently (as
 /// `same_ending` compares runs: values, and objects up to renaming), or
 /// fail guards that stand for the same guard (`provenance`) with
@@ -144,15 +172,31 @@ pub fn differential(
     inputs: &[i64],
 ) -> Option<Finding> {
     let expected = run_on(before, heap, inputs).ok()?;
+    compare(
+        expected,
+        run_on(after, heap, inputs),
+        provenance,
+        heap.len(),
+        inputs,
+    )
+}
+
+/// The runs of two traces compared, as `differential` says.
+fn compare(
+    expected: Run,
+    got: Result<Run, InterpError>,
+    provenance: &[Option<usize>],
+    shared: usize,
+    inputs: &[i64],
+) -> Option<Finding> {
     let finding = |after: String| Finding::Differential {
         inputs: inputs.to_vec(),
         before: ending(&expected),
         after,
     };
-    let Ok(got) = run_on(after, heap, inputs) else {
+    let Ok(got) = got else {
         return Some(finding("stops on an undefined op".into()));
     };
-    let shared = heap.len();
     let (why, resumed) = match (&expected.outcome, &got.outcome) {
         (Outcome::GuardFailed { op_index: b, .. }, Outcome::GuardFailed { op_index: a, .. })
             if provenance.get(*a) == Some(&Some(*b)) =>
@@ -169,12 +213,10 @@ pub fn differential(
 }
 
 /// Optimizes, catching a panic.
-pub fn optimize_caught(
-    trace: &Trace,
-    passes: Passes,
-) -> Result<Option<traceopt_opt::Optimized>, Finding> {
-    let result =
-        crate::flight::optimizing(|| catch_unwind(AssertUnwindSafe(|| optimize(trace, passes))));
+pub fn optimize_caught(trace: &Trace, passes: Passes) -> Result<Option<Output>, Finding> {
+    let result = crate::flight::optimizing(|| {
+        catch_unwind(AssertUnwindSafe(|| optimize_or_peel(trace, passes)))
+    });
     match result {
         Ok(Ok(optimized)) => Ok(Some(optimized)),
         Ok(Err(_infeasible)) => Ok(None),
@@ -220,19 +262,34 @@ pub fn check(
             Some(solver) => validated(verify_never_ends(trace, solver), true),
         };
     };
+    let state = match &optimized {
+        Output::Peeled(peeled) => Some(&peeled.state),
+        Output::Straight(_) => None,
+    };
+    let optimized = optimized.optimized();
     let after = &optimized.trace;
     if let Some(problem) = traceopt_opt::malformed_output(trace, after) {
         return Err(Finding::Malformed(problem));
     }
     for inputs in std::iter::once(example).chain(samples.iter().map(Vec::as_slice)) {
-        if let Some(finding) = differential(trace, after, &optimized.provenance, heap, inputs) {
+        let finding = match state {
+            None => differential(trace, after, &optimized.provenance, heap, inputs),
+            Some(state) => {
+                differential_peeled(trace, after, &optimized.provenance, state, heap, inputs)
+            }
+        };
+        if let Some(finding) = finding {
             return Err(finding);
         }
     }
-    match solver {
-        None => Ok(Cleared::RunsAgree { infeasible: false }),
-        Some(solver) => validated(
+    match (solver, state) {
+        (None, _) => Ok(Cleared::RunsAgree { infeasible: false }),
+        (Some(solver), None) => validated(
             verify_optimized(trace, after, &optimized.provenance, solver),
+            false,
+        ),
+        (Some(solver), Some(state)) => validated(
+            verify_peeled(trace, after, &optimized.provenance, state, solver),
             false,
         ),
     }

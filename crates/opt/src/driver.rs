@@ -63,6 +63,10 @@ pub struct Passes {
     /// Relational facts (`x < y`, `y < z` give `x < z`).
     pub relations: bool,
     pub dce: bool,
+    /// Loop peeling (`peel`), which `optimize_or_peel` does for a loop
+    /// (off by default; not one of the `NAMES`: `optimize` alone never
+    /// peels).
+    pub peel: bool,
     /// A known miscompilation switched on, to test the fuzzer (never in
     /// normal use).
     pub bug: Option<Bug>,
@@ -80,6 +84,7 @@ impl Default for Passes {
             virtuals: true,
             relations: true,
             dce: true,
+            peel: false,
             bug: None,
         }
     }
@@ -111,6 +116,7 @@ impl Passes {
             virtuals: false,
             relations: false,
             dce: false,
+            peel: false,
             bug: None,
         };
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {

@@ -22,7 +22,7 @@ mod virtuals;
 
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
 pub use inject::Bug;
-pub use peel::{peel, Peeled};
+pub use peel::{optimize_or_peel, peel, Output, Peeled};
 pub use rules::RULES;
 pub use traceopt_rules::runtime::{PatternNode, RuleInfo};
 

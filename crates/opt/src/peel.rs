@@ -53,6 +53,34 @@ pub struct Peeled {
     pub forced: Option<String>,
 }
 
+/// A trace optimized: straight, or peeled (a loop, with `Passes::peel`).
+#[derive(Clone, Debug)]
+pub enum Output {
+    Straight(Optimized),
+    Peeled(Peeled),
+}
+
+impl Output {
+    /// The output trace, its provenance and rule counts.
+    pub fn optimized(&self) -> &Optimized {
+        match self {
+            Output::Straight(o) => o,
+            Output::Peeled(p) => &p.optimized,
+        }
+    }
+}
+
+/// Peels `input` if `passes.peel` is on and it is a loop; else
+/// optimizes it as `optimize` does.
+pub fn optimize_or_peel(input: &Trace, passes: Passes) -> Result<Output, Infeasible> {
+    if passes.peel {
+        if let Some(peeled) = peel(input, passes)? {
+            return Ok(Output::Peeled(peeled));
+        }
+    }
+    crate::optimize(input, passes).map(Output::Straight)
+}
+
 /// How many times the body is optimized before the facts are dropped
 /// altogether (each round weakens at least one fact).
 const MAX_ROUNDS: usize = 8;
@@ -110,7 +138,13 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
             types: types.clone(),
             names: (0..types.len()).map(|k| format!("label{k}")).collect(),
         };
-        let (body, ending) = optimize_knowing(input, passes, &[], Some(&entry), end(carry))?;
+        // A body that must fail a guard does so on its first pass: the
+        // loop is then not peeled (the preamble is the trace's first
+        // pass, and may well run to its end).
+        let Ok((body, ending)) = optimize_knowing(input, passes, &[], Some(&entry), end(carry))
+        else {
+            return Ok(None);
+        };
         let Some(ending) = ending else {
             return Ok(None);
         };

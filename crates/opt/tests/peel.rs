@@ -151,6 +151,15 @@ fn a_fact_the_preamble_does_not_establish_is_refuted() {
 }
 
 #[test]
+fn a_loop_whose_second_pass_must_fail_is_not_peeled() {
+    // The first pass passes 31 on, which the guard then refuses: the
+    // body could never run to its end, but the trace does, once
+    // (fuzzing found this called infeasible as a whole).
+    let input = parse("[i0]\nguard_value(i0, 0) []\njump(31)\n");
+    assert!(peel(&input, Passes::default()).unwrap().is_none());
+}
+
+#[test]
 fn a_trace_that_is_no_loop_is_not_peeled() {
     for text in [
         "[i0]\ni1 = int_add(i0, 1)\nfinish(i1)\n",

@@ -774,10 +774,30 @@ pub fn generate_heap(mut rng: Entropy, length: usize) -> Sketch {
             out.push(v);
         }
     }
-    let end = out.pop().into_iter().collect();
+    let end: Vec<Operand> = out.pop().into_iter().collect();
     if !out.is_empty() {
         g.sketch.lines.push(Line::new(None, Opcode::EscapeN, out));
     }
     g.sketch.end = (Opcode::Finish, end);
+    // A third of the traces are loops: the jump passes on a value of
+    // each input's kind, often one the trace made (an object it may
+    // keep virtual, for peeling to carry along the loop).
+    if g.chance(33) {
+        let inputs: Vec<String> = g.sketch.inputs.iter().map(|(n, _)| n.clone()).collect();
+        let mut args = Vec::new();
+        for name in inputs {
+            let kind = (g.values.iter()).find(|(n, _)| *n == name).map(|&(_, k)| k);
+            let alike = |k: Kind| match (kind, k) {
+                (Some(Kind::Int(_)), Kind::Int(_)) => true,
+                (Some(a), b) => a == b,
+                (None, _) => false,
+            };
+            args.push(match g.some(alike) {
+                Some((v, _)) if g.chance(70) => v,
+                _ => Operand::Value(name),
+            });
+        }
+        g.sketch.end = (Opcode::Jump, args);
+    }
     g.sketch
 }

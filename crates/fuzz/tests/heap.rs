@@ -4,7 +4,7 @@
 use traceopt_fuzz::campaign::samples;
 use traceopt_fuzz::entropy::Entropy;
 use traceopt_fuzz::heapgen::generate_heap;
-use traceopt_fuzz::oracle::run_on;
+use traceopt_fuzz::oracle::{run_limited, run_on};
 use traceopt_fuzz::sketch::Operand;
 use traceopt_fuzz::{ExampleObject, ExampleValue};
 use traceopt_interp::{Outcome, Val};
@@ -20,14 +20,14 @@ fn heap_traces_hold_objects_calls_aliasing_and_resume_data() {
             .unwrap_or_else(|e| panic!("{e}\n{}", sketch.text()));
         let errors = traceopt_ir::check(&trace, "fuzz", Default::default());
         assert!(errors.is_empty(), "{}\n{}", errors[0], sketch.text());
-        // Every guard passes on the example.
-        let example = run_on(&trace, &sketch.heap, &sketch.example()).unwrap();
-        assert!(
-            matches!(example.outcome, Outcome::Finished { .. }),
-            "{}",
-            sketch.text()
-        );
+        // Every guard passes on the example's first pass.
+        let example = run_limited(&trace, &sketch.heap, &sketch.example(), 1).unwrap();
         let mut count = |what| *seen.entry(what).or_insert(0) += 1;
+        match example.outcome {
+            Outcome::Finished { .. } => {}
+            Outcome::IterationLimit { .. } => count("loop"),
+            _ => panic!("{}", sketch.text()),
+        }
         let refs: Vec<i64> = (sketch.inputs.iter())
             .filter(|(n, _)| n.starts_with('p'))
             .map(|(_, v)| *v)
@@ -89,6 +89,7 @@ fn heap_traces_hold_objects_calls_aliasing_and_resume_data() {
         "new string",
         "character write",
         "string given",
+        "loop",
     ] {
         let n = seen.get(what).copied().unwrap_or(0);
         assert!(n >= 40, "only {n} of '{what}' in 200 traces: {seen:?}");

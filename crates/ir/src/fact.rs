@@ -82,12 +82,26 @@ impl Fact {
 /// allocating it (`virtuals[j]`, allocated in the loop by its op
 /// `allocs[j]`). With no virtuals and `inputs[i]` label argument `i`,
 /// the label takes the loop's inputs as they are.
+///
+/// A label argument may also be `derived`: not part of the loop's
+/// state but what a field of one of its objects holds at the label (a
+/// loop-invariant read the body does not repeat, PyPy's short preamble).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LabelState {
     pub inputs: Vec<crate::FailArg>,
     pub virtuals: Vec<crate::Virtual>,
     pub allocs: Vec<usize>,
     pub facts: Vec<Fact>,
+    pub derived: Vec<Derived>,
+}
+
+/// Label argument `slot` is what field `descr` of `object` holds (a
+/// label argument `Arg::Value(ValueId(k))`, or a constant).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Derived {
+    pub slot: usize,
+    pub object: Arg,
+    pub descr: crate::DescrId,
 }
 
 impl LabelState {

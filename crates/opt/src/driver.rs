@@ -46,7 +46,7 @@ use crate::intbounds;
 use crate::relations::Relations;
 use crate::rules::{self, RULES};
 use crate::values::Info;
-use crate::virtuals::Virtuals;
+use crate::virtuals::{Mapped, Virtuals};
 
 /// Which parts of the optimizer run (all by default).
 #[derive(Clone, Copy, Debug)]
@@ -231,6 +231,9 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) capture: bool,
     /// What the final jump passed on, captured.
     pub(crate) captured: Option<Ending>,
+    /// The label arguments a peeled body was given as fields read
+    /// (`LabelState::derived`), to pass on again at its jump.
+    pub(crate) derived: Vec<traceopt_ir::Derived>,
 }
 
 /// Optimizes `input` with the given passes. `input` must pass the
@@ -323,6 +326,7 @@ pub(crate) fn optimize_knowing(
         fresh: input.num_values() as u32,
         capture: false,
         captured: None,
+        derived: Vec::new(),
     };
     opt.capture = end == End::Capture;
     match entry {
@@ -600,6 +604,10 @@ impl Optimizer<'_> {
         let copy = self.output_op(op, args);
         if self.passes.heap {
             if let HeapStep::Known(value) = self.heap_before(copy.opcode, &copy.args, copy.descr) {
+                let value = match self.as_read(copy.opcode, copy.descr, Mapped::Out(value))? {
+                    Mapped::Out(value) => value,
+                    Mapped::Virtual(_) => value,
+                };
                 self.map[input_value.0 as usize] = Some(value);
                 // The guards on the call's exception and forcing go with it.
                 self.call_removed = copy.opcode.has(Flags::CALL);

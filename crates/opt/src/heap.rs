@@ -142,6 +142,17 @@ impl Optimizer<'_> {
         Some(self.find(value))
     }
 
+    /// The known fields: (object, field descr, value), in a fixed order.
+    pub(crate) fn known_fields(&mut self) -> Vec<(Arg, DescrId, Arg)> {
+        let mut known: Vec<(Arg, DescrId, Arg)> = (self.heap.fields.iter())
+            .map(|(&(object, d), &(value, _))| (object, d, value))
+            .collect();
+        known.sort_by_key(|&(object, d, _)| (format!("{object:?}"), d.0));
+        (known.into_iter())
+            .map(|(object, d, value)| (self.find(object), d, self.find(value)))
+            .collect()
+    }
+
     /// Field `d` of `object` holds `value`.
     pub(crate) fn heap_knows_field(&mut self, object: Arg, d: DescrId, value: Arg) {
         let pure = self.never_changes(d);

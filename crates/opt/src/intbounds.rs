@@ -10,9 +10,10 @@
 
 use traceopt_domains::Operand;
 use traceopt_domains::{IntBound, Relation};
-use traceopt_ir::{oopspec, Arg, CellKind, Descr, DescrKind, Opcode, ValueId};
+use traceopt_ir::{oopspec, Arg, CellKind, Descr, DescrId, DescrKind, Opcode, ValueId};
 
-use crate::driver::{Optimizer, MAX_BACKWARD_DEPTH};
+use crate::driver::{Infeasible, Optimizer, MAX_BACKWARD_DEPTH};
+use crate::virtuals::Mapped;
 
 /// The bound of `op(args)`, or `None` for ops the domain does not model.
 pub fn forward(op: Opcode, args: &[IntBound]) -> Option<IntBound> {
@@ -139,6 +140,52 @@ fn read_bound(opcode: Opcode, descr: Option<&Descr>) -> Option<IntBound> {
         DescrKind::Array(a) => cell_bound(a.cell, a.item_size),
         DescrKind::InteriorField(i) => cell_bound(i.field.cell, i64::from(i.field.size?)),
         _ => None,
+    }
+}
+
+impl Optimizer<'_> {
+    /// What a read of a cell (`opcode` with output `descr`) gives where
+    /// `value` is what was written to it: `value` if it fits the cell;
+    /// else `value` cut down as a narrow cell cuts what is written to it
+    /// (`int_and` with the mask of an unsigned cell, `int_signext` for a
+    /// signed one). Forwarding a write to a read must not skip that cut.
+    pub(crate) fn as_read(
+        &mut self,
+        opcode: Opcode,
+        descr: Option<DescrId>,
+        value: Mapped,
+    ) -> Result<Mapped, Infeasible> {
+        use Opcode::*;
+        let cells = matches!(
+            opcode,
+            GetfieldGcI
+                | GetfieldRawI
+                | GetarrayitemGcI
+                | GetarrayitemRawI
+                | GetarrayitemGcPureI
+                | GetinteriorfieldGcI
+        );
+        let Mapped::Out(v) = value else {
+            return Ok(value);
+        };
+        if !cells {
+            return Ok(value);
+        }
+        let Some(cell) = read_bound(opcode, descr.map(|d| self.out.descr(d))) else {
+            return Ok(value);
+        };
+        if self.bound(v).is_subset_of(cell) {
+            return Ok(value);
+        }
+        let cut = if cell.lower == 0 {
+            let mask = self.int_const(cell.upper);
+            self.int_op(Opcode::IntAnd, vec![v, mask], None, 0)?
+        } else {
+            let bytes = (64 - cell.upper.leading_zeros() + 1) / 8;
+            let size = self.int_const(i64::from(bytes));
+            self.int_op(Opcode::IntSignext, vec![v, size], None, 0)?
+        };
+        Ok(Mapped::Out(cut))
     }
 }
 

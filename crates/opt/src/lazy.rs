@@ -97,10 +97,14 @@ impl Optimizer<'_> {
                     .iter()
                     .find(|w| w.descr == descr && w.object == object);
                 if let Some(w) = kept.copied() {
-                    self.learn_ptr(object, true, None);
-                    let result = self.input.value_of_op(index);
-                    self.bind(result, w.value);
-                    return true;
+                    // (A cut that cannot be built leaves the read to the
+                    // heap: the kept write goes out first.)
+                    if let Ok(value) = self.as_read(op.opcode, Some(descr), w.value) {
+                        self.learn_ptr(object, true, None);
+                        let result = self.input.value_of_op(index);
+                        self.bind(result, value);
+                        return true;
+                    }
                 }
                 let same_only = self.bug(Bug::WriteAfterAliasingRead);
                 self.emit_lazy_where(|w, cache| {

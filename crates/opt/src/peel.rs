@@ -30,9 +30,12 @@ use traceopt_ir::{
     ValueId, Virtual,
 };
 
+use traceopt_ir::DescrId;
+
 use crate::driver::{
     optimize_knowing, End, Ending, Entry, Infeasible, Optimized, Optimizer, Passes,
 };
+use crate::virtuals::Mapped;
 
 /// A loop optimized as preamble and body.
 #[derive(Clone, Debug)]
@@ -118,12 +121,12 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
     let (preamble, ending) = optimize_knowing(input, passes, &[], None, end(carry))?;
     let Some(Ending {
         state: mut label_state,
-        leaves,
+        mut leaves,
     }) = ending
     else {
         return Ok(None);
     };
-    let types: Vec<Type> = leaves.iter().map(|&a| preamble.trace.arg_type(a)).collect();
+    let mut types: Vec<Type> = leaves.iter().map(|&a| preamble.trace.arg_type(a)).collect();
     for (fact, &ty) in label_state.facts.iter_mut().zip(&types) {
         if !fact.fits(ty) {
             *fact = Fact::default();
@@ -150,6 +153,17 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         };
         if !same_shape(&label_state, &preamble.trace, &ending.state, &body.trace) {
             return Ok(None);
+        }
+        // Fields read before the label that the body never uses are not
+        // passed along: they go, and the body is optimized again.
+        let unused = unused_derived(&label_state, &body.trace);
+        if !unused.is_empty() {
+            drop_slots(&mut label_state, &unused);
+            for &k in unused.iter().rev() {
+                leaves.remove(k);
+                types.remove(k);
+            }
+            continue;
         }
         let weaker: Vec<Fact> = (label_state.facts.iter().zip(&ending.state.facts))
             .map(|(assumed, held)| weaken(assumed, held))
@@ -222,6 +236,16 @@ impl Optimizer<'_> {
         for (k, fact) in entry.state.facts.iter().enumerate() {
             self.assume(Arg::Value(ValueId(k as u32)), fact);
         }
+        // The fields read before the label hold what the label took.
+        for d in &entry.state.derived {
+            let mut d = *d;
+            if let Arg::Const(c) = d.object {
+                d.object = Arg::Const(self.out.add_const(pool.constant(c).clone()));
+            }
+            d.descr = self.out.add_descr(pool.descr(d.descr).clone());
+            self.heap_knows_field(d.object, d.descr, Arg::Value(ValueId(d.slot as u32)));
+            self.derived.push(d);
+        }
     }
 
     /// The state the final jump's `args` pass on, its virtuals kept; a
@@ -229,9 +253,81 @@ impl Optimizer<'_> {
     /// it out (so that what computes them stays alive).
     pub(crate) fn capture_jump(&mut self, args: &[Arg]) -> Ending {
         let (items, virtuals, allocs) = self.capture_state(args);
-        let ending = self.template(items, virtuals, allocs);
+        let mut ending = self.template(items, virtuals, allocs);
+        if self.passes.heap {
+            self.derive(&mut ending);
+        }
         self.emit(Op::new(Opcode::Jump, ending.leaves.clone()), Some(""));
         ending
+    }
+
+    /// Adds the label arguments read from fields: in a body, those it was
+    /// given, read again where the heap cache no longer knows them; in a
+    /// preamble, every field of a label argument (or a constant) whose
+    /// value the heap cache knows.
+    fn derive(&mut self, ending: &mut Ending) {
+        let given = std::mem::take(&mut self.derived);
+        let wanted: Vec<(Arg, DescrId, Option<Type>)> = if given.is_empty() {
+            let known = self.known_fields();
+            known
+                .into_iter()
+                .filter(|&(_, _, value)| matches!(value, Arg::Value(_)))
+                .filter_map(|(object, d, _)| {
+                    let template = match object {
+                        Arg::Const(_) => object,
+                        Arg::Value(_) => {
+                            let k = ending.leaves.iter().position(|&l| self.find(l) == object)?;
+                            Arg::Value(ValueId(k as u32))
+                        }
+                    };
+                    Some((template, d, None))
+                })
+                .collect()
+        } else {
+            (given.iter())
+                .map(|d| {
+                    (
+                        d.object,
+                        d.descr,
+                        Some(self.out.value_type(ValueId(d.slot as u32))),
+                    )
+                })
+                .collect()
+        };
+        for (template, descr, ty) in wanted {
+            let object = match template {
+                Arg::Value(k) => ending.leaves[k.0 as usize],
+                constant => constant,
+            };
+            // What a read gives: a narrow field cuts what was written.
+            let known = (self.heap_field(object, descr)).and_then(|v| {
+                self.as_read(Opcode::GetfieldGcI, Some(descr), Mapped::Out(v))
+                    .ok()
+            });
+            let value = match known {
+                Some(Mapped::Out(v)) => v,
+                _ => {
+                    let ty = ty.or_else(|| self.out.descr(descr).value_type());
+                    let read = match ty.unwrap_or(Type::Int) {
+                        Type::Ref => Opcode::GetfieldGcR,
+                        Type::Float => Opcode::GetfieldGcF,
+                        _ => Opcode::GetfieldGcI,
+                    };
+                    let op = Op {
+                        descr: Some(descr),
+                        ..Op::new(read, vec![object])
+                    };
+                    Arg::Value(self.emit(op, None))
+                }
+            };
+            ending.state.derived.push(traceopt_ir::Derived {
+                slot: ending.leaves.len(),
+                object: template,
+                descr,
+            });
+            ending.state.facts.push(self.fact(value));
+            ending.leaves.push(value);
+        }
     }
 
     /// The trace's ending: the captured state, or the arguments of the
@@ -266,6 +362,7 @@ impl Optimizer<'_> {
                 virtuals,
                 allocs,
                 facts,
+                derived: Vec::new(),
             },
             leaves,
         }
@@ -325,7 +422,14 @@ fn same_shape(a: &LabelState, a_pool: &Trace, b: &LabelState, b_pool: &Trace) ->
             && x.items.len() == y.items.len()
             && x.items.iter().zip(&y.items).all(|(u, w)| item(u, w))
     };
+    let derived = |x: &traceopt_ir::Derived, y: &traceopt_ir::Derived| {
+        x.slot == y.slot
+            && item(&FailArg::Arg(x.object), &FailArg::Arg(y.object))
+            && descr(Some(x.descr), Some(y.descr))
+    };
     a.facts.len() == b.facts.len()
+        && a.derived.len() == b.derived.len()
+        && a.derived.iter().zip(&b.derived).all(|(x, y)| derived(x, y))
         && a.inputs.len() == b.inputs.len()
         && a.inputs.iter().zip(&b.inputs).all(|(x, y)| item(x, y))
         && a.virtuals.len() == b.virtuals.len()
@@ -334,6 +438,39 @@ fn same_shape(a: &LabelState, a_pool: &Trace, b: &LabelState, b_pool: &Trace) ->
             .zip(&b.virtuals)
             .all(|(x, y)| object(x, y))
 }
+/// The derived label arguments (slots) that no op of `body` but its
+/// final jump uses, in increasing order.
+fn unused_derived(state: &LabelState, body: &Trace) -> Vec<usize> {
+    let mut used = vec![false; body.inputs.len()];
+    for op in &body.ops[..body.ops.len().saturating_sub(1)] {
+        for arg in op.all_args() {
+            if let Arg::Value(v) = arg {
+                if let Some(u) = used.get_mut(v.0 as usize) {
+                    *u = true;
+                }
+            }
+        }
+    }
+    let mut unused: Vec<usize> = (state.derived.iter())
+        .map(|d| d.slot)
+        .filter(|&k| !used.get(k).copied().unwrap_or(false))
+        .collect();
+    unused.sort_unstable();
+    unused
+}
+
+/// Takes the derived label arguments `slots` (increasing) out of the
+/// state; the later ones move down.
+fn drop_slots(state: &mut LabelState, slots: &[usize]) {
+    state.derived.retain(|d| !slots.contains(&d.slot));
+    for d in state.derived.iter_mut() {
+        d.slot -= slots.iter().filter(|&&k| k < d.slot).count();
+    }
+    for &k in slots.iter().rev() {
+        state.facts.remove(k);
+    }
+}
+
 /// What remains of `assumed` when a pass of the body ends with `held`
 /// known of the same argument: each part of `assumed` that `held`
 /// implies.

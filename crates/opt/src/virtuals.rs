@@ -514,7 +514,7 @@ impl Optimizer<'_> {
                     .find(|(d, _)| *d == descr)
                     .map(|&(_, value)| value);
                 let value = match known {
-                    Some(value) => value,
+                    Some(value) => self.as_read(op.opcode, Some(descr), value)?,
                     None => Mapped::Out(self.zero(op.opcode.result_type())),
                 };
                 self.bind(result, value);

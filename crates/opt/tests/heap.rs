@@ -620,3 +620,40 @@ fn a_copy_of_a_reference_or_float_is_its_argument_when_folding() {
     };
     optimizes_with(without, before, before);
 }
+
+#[test]
+fn a_narrow_field_read_after_a_write_gives_what_fits() {
+    // chardescr holds a byte: what is read back is the written value cut
+    // to a byte, not the value itself (the validator refuted forwarding
+    // it, which peeling's proofs brought to light).
+    for (before, expected) in [
+        (
+            // An object that exists: the write waits, the read is cut.
+            "[p6, i10]\nsetfield_gc(p6, i10, descr=chardescr)\n\
+             i2 = getfield_gc_i(p6, descr=chardescr)\nfinish(i2)\n",
+            "[p6, i10]\ni6 = int_and(i10, 255)\nsetfield_gc(p6, i10, descr=chardescr)\nfinish(i6)\n",
+        ),
+        (
+            // A virtual object.
+            "[i10]\np6 = new_with_vtable(descr=nodesize)\n\
+             setfield_gc(p6, i10, descr=chardescr)\n\
+             i2 = getfield_gc_i(p6, descr=chardescr)\nfinish(i2)\n",
+            "[i10]\ni6 = int_and(i10, 255)\nfinish(i6)\n",
+        ),
+        (
+            // A value that fits is forwarded as it is.
+            "[p6, i0]\ni10 = int_and(i0, 127)\nsetfield_gc(p6, i10, descr=chardescr)\n\
+             i2 = getfield_gc_i(p6, descr=chardescr)\nfinish(i2)\n",
+            "[p6, i0]\ni10 = int_and(i0, 127)\nsetfield_gc(p6, i10, descr=chardescr)\nfinish(i10)\n",
+        ),
+    ] {
+        optimizes_with(Passes::default(), before, expected);
+    }
+    twin_refuted(
+        "[p6, i10]\nsetfield_gc(p6, i10, descr=chardescr)\n\
+         i2 = getfield_gc_i(p6, descr=chardescr)\nfinish(i2)\n",
+        "[p6, i10]\nsetfield_gc(p6, i10, descr=chardescr)\nfinish(i10)\n",
+        "finish(i10)",
+        "finish(i10)",
+    );
+}

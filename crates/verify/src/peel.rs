@@ -63,7 +63,12 @@ pub fn verify_peeled(
         && state.inputs.len() == looped.inputs.len()
         && state.allocs.len() == state.virtuals.len()
         && state.allocs.iter().all(|&a| a < jump)
-        && state.paths().iter().all(Option::is_some);
+        && (state.paths().iter().enumerate())
+            .all(|(k, path)| path.is_some() != state.derived.iter().any(|d| d.slot == k))
+        && (state.derived.iter()).all(|d| {
+            matches!(d.object, Arg::Const(_))
+                || matches!(d.object, Arg::Value(v) if (v.0 as usize) < slots)
+        });
     // The body reads the label's arguments and its own values only, and
     // the label rebinds each value once.
     let label_args = &output.ops[label].args;
@@ -216,17 +221,19 @@ fn materialize(
         .collect()
 }
 
-/// The label arguments as the loop's state `inputs` holds them (read out
-/// of its objects), then the guards of their facts; how many ops that
-/// took.
-fn check_facts(trace: &mut Trace, state: &LabelState, inputs: &[Arg], types: &[Type]) -> usize {
+/// The label arguments as the loop's state `inputs` holds them: read
+/// out of its objects, or (derived ones) out of a field; then the guards
+/// of their facts. The derived ones' values, and how many ops that took.
+fn check_facts(
+    trace: &mut Trace,
+    state: &LabelState,
+    inputs: &[Arg],
+    types: &[Type],
+) -> (Vec<Arg>, usize) {
     let before = trace.ops.len();
+    let mut values: Vec<Option<Arg>> = vec![None; types.len()];
     for (k, path) in state.paths().into_iter().enumerate() {
         let Some((input, steps)) = path else { continue };
-        let fact = &state.facts[k];
-        if fact.is_empty() {
-            continue;
-        }
         let mut value = inputs[input];
         for (s, step) in steps.iter().enumerate() {
             let ty = if s + 1 == steps.len() {
@@ -249,7 +256,62 @@ fn check_facts(trace: &mut Trace, state: &LabelState, inputs: &[Arg], types: &[T
             };
             value = Arg::Value(trace.push(op, "", Pos::default()));
         }
-        fact.guards(trace, value);
+        values[k] = Some(value);
+    }
+    let derived: Vec<Arg> = (state.derived.iter())
+        .map(|d| {
+            let object = match d.object {
+                Arg::Value(k) => {
+                    values[k.0 as usize].expect("a derived slot reads a slot of the state")
+                }
+                constant => constant,
+            };
+            let value = read_field(trace, object, d.descr, types[d.slot]);
+            values[d.slot] = Some(value);
+            value
+        })
+        .collect();
+    for (fact, value) in state.facts.iter().zip(&values) {
+        if let Some(value) = value {
+            fact.guards(trace, *value);
+        }
+    }
+    (derived, trace.ops.len() - before)
+}
+
+fn read_field(trace: &mut Trace, object: Arg, descr: traceopt_ir::DescrId, ty: Type) -> Arg {
+    let op = Op {
+        descr: Some(descr),
+        ..Op::new(read(Opcode::GetfieldGcI, ty), vec![object])
+    };
+    Arg::Value(trace.push(op, "", Pos::default()))
+}
+
+/// The guards of the facts of the label arguments `slots`, then those
+/// that each derived one is what its field holds; how many ops.
+fn assume(trace: &mut Trace, state: &LabelState, slots: &[Arg], types: &[Type]) -> usize {
+    let before = trace.ops.len();
+    for (fact, &slot) in state.facts.iter().zip(slots) {
+        fact.guards(trace, slot);
+    }
+    for d in &state.derived {
+        let object = match d.object {
+            Arg::Value(k) => slots[k.0 as usize],
+            constant => constant,
+        };
+        let ty = types[d.slot];
+        let value = read_field(trace, object, d.descr, ty);
+        let eq = match ty {
+            Type::Ref => Opcode::PtrEq,
+            Type::Float => Opcode::FloatEq,
+            _ => Opcode::IntEq,
+        };
+        let same = trace.push(Op::new(eq, vec![value, slots[d.slot]]), "", Pos::default());
+        let guard = Op {
+            fail_args: Some(Vec::new()),
+            ..Op::new(Opcode::GuardTrue, vec![Arg::Value(same)])
+        };
+        trace.push(guard, "", Pos::default());
     }
     trace.ops.len() - before
 }
@@ -309,12 +371,11 @@ fn first_pass(
         |_| None,
         &mut unused,
     );
-    let jump_args: Vec<Arg> = looped.ops[jump]
-        .args
-        .iter()
+    let mut jump_args: Vec<Arg> = (looped.ops[jump].args.iter())
         .map(|&a| mapped(a, &map))
         .collect();
-    let checks = check_facts(&mut before, state, &jump_args, &types);
+    let (derived, checks) = check_facts(&mut before, state, &jump_args, &types);
+    jump_args.extend(derived);
     jump_like(&mut before, looped, jump_args, &mut unused, None);
 
     let mut after = new_trace(output, inputs_of(output));
@@ -336,7 +397,8 @@ fn first_pass(
         .iter()
         .map(|&a| mapped(a, &map))
         .collect();
-    let inputs = materialize(&mut after, state, &slots, &mut prov, 0);
+    let mut inputs = materialize(&mut after, state, &slots, &mut prov, 0);
+    inputs.extend(state.derived.iter().map(|d| slots[d.slot]));
     jump_like(&mut after, looped, inputs, &mut prov, Some(jump + checks));
     (before, after, prov)
 }
@@ -373,10 +435,7 @@ fn later_pass(
         .collect();
     let mut unused = Vec::new();
     let mut before = new_trace(output, named.clone());
-    let mut assumed = 0;
-    for (fact, &slot) in state.facts.iter().zip(&slots) {
-        assumed += fact.guards(&mut before, slot);
-    }
+    let assumed = assume(&mut before, state, &slots, &types);
     let start = before.ops.len();
     let inputs = materialize(&mut before, state, &slots, &mut unused, 0);
     let built = before.ops.len() - start;
@@ -392,21 +451,18 @@ fn later_pass(
         |_| None,
         &mut unused,
     );
-    let jump_args: Vec<Arg> = looped.ops[jump]
-        .args
-        .iter()
+    let mut jump_args: Vec<Arg> = (looped.ops[jump].args.iter())
         .map(|&a| mapped(a, &map))
         .collect();
-    let checks = check_facts(&mut before, state, &jump_args, &types);
+    let (derived, checks) = check_facts(&mut before, state, &jump_args, &types);
+    jump_args.extend(derived);
     jump_like(&mut before, looped, jump_args, &mut unused, None);
 
     // The body, its inputs the label's arguments, after the same fact
     // guards.
     let mut after = new_trace(output, named);
     let mut prov: Vec<Option<usize>> = Vec::new();
-    for (fact, &slot) in state.facts.iter().zip(&slots) {
-        fact.guards(&mut after, slot);
-    }
+    assume(&mut after, state, &slots, &types);
     prov.extend((0..assumed).map(Some));
     let offset = assumed + built;
     let moved = |p: Option<usize>| {
@@ -438,7 +494,8 @@ fn later_pass(
         .iter()
         .map(|&a| mapped(a, &map))
         .collect();
-    let inputs = materialize(&mut after, state, &body_slots, &mut prov, offset);
+    let mut inputs = materialize(&mut after, state, &body_slots, &mut prov, offset);
+    inputs.extend(state.derived.iter().map(|d| body_slots[d.slot]));
     jump_like(
         &mut after,
         looped,

@@ -249,11 +249,13 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                         figure7.ours_bridges += OpCounts::of(&result.trace);
                     }
                     record["ops_pypy"] = OpCounts::of(pypy).ops.into();
+                    record["steady_pypy"] = serde_json::json!(OpCounts::steady(pypy));
                     record["counts_pypy"] = serde_json::json!(OpCounts::of(pypy));
                 }
                 record["bridge"] = bridge.into();
                 record["counts_before"] = serde_json::json!(OpCounts::of(trace));
                 record["counts_after"] = serde_json::json!(OpCounts::of(&result.trace));
+                record["steady_after"] = serde_json::json!(OpCounts::steady(&result.trace));
                 for (total, n) in counts.iter_mut().zip(&result.rule_counts) {
                     *total += u64::from(*n);
                 }

@@ -657,3 +657,15 @@ fn a_narrow_field_read_after_a_write_gives_what_fits() {
         "finish(i10)",
     );
 }
+
+#[test]
+fn a_two_byte_item_is_bounded_as_two_bytes() {
+    // int16arraydescr items are signed 16-bit: a guard at their bounds
+    // goes, one inside them stays.
+    let before = "[p0]\ni1 = getarrayitem_gc_i(p0, 0, descr=int16arraydescr)\n\
+        i2 = int_le(i1, 32767)\nguard_true(i2) []\ni3 = int_lt(i1, 100)\nguard_true(i3) []\n\
+        finish(i1)\n";
+    let after = "[p0]\ni1 = getarrayitem_gc_i(p0, 0, descr=int16arraydescr)\n\
+        i3 = int_lt(i1, 100)\nguard_true(i3) []\nfinish(i1)\n";
+    optimizes_with(Passes::default(), before, after);
+}

@@ -166,3 +166,14 @@ fn reusing_an_overflow_checked_add_drops_the_second_check() {
     let after = "[i0, i1]\ni2 = int_add_ovf(i0, i1)\nguard_no_overflow() []\njump(i2, i2)\n";
     optimizes_to(before, after);
 }
+
+#[test]
+fn a_subtraction_that_cannot_overflow_loses_its_check() {
+    // Both operands are bytes: the difference fits, the op becomes
+    // plain and its guard goes (as for add and mul).
+    let before = "[i0, i1]\ni2 = int_and(i0, 255)\ni3 = int_and(i1, 255)\n\
+                  i4 = int_sub_ovf(i2, i3)\nguard_no_overflow() []\nfinish(i4)\n";
+    let after = "[i0, i1]\ni2 = int_and(i0, 255)\ni3 = int_and(i1, 255)\n\
+                 i4 = int_sub(i2, i3)\nfinish(i4)\n";
+    optimizes_to(before, after);
+}

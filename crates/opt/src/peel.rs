@@ -2,35 +2,35 @@
 //! start, is optimized twice. The first copy, the preamble, runs once on
 //! entry and establishes facts; the second, the body, runs from a
 //! `label` at the preamble's end for every later pass, and is optimized
-//! taking for granted what the preamble established of the label's
-//! arguments, so that guards the preamble passed vanish from it. The
-//! output is `preamble; label(args); body; jump(args)`, the jump going
-//! to the label, as PyPy prints its optimized loops.
+//! taking for granted what held at the preamble's jump. The output is
+//! `preamble; label(args); body; jump(args)`, the jump going to the
+//! label, as PyPy prints its optimized loops.
 //!
-//! The label takes one argument for each input of the loop: the value
-//! the preamble's jump passed for it (a constant, or a value passed
-//! twice, gets a `same_as` of its own, since a label rebinds values).
-//! The body's facts (`Fact`: an integer range, a class, not null) are
-//! what the optimizer knew of those values at the preamble's jump. They
-//! are a claim about every pass, so the body must give its own jump
-//! arguments the same facts: where it does not, the fact is weakened
-//! (a range loses the side that did not hold, a class or non-null goes)
-//! and the body optimized again, until the facts hold (they only shrink,
-//! so this ends). The facts are the witness the validator proves the
-//! loop by (`traceopt_verify::verify_peeled`): the preamble establishes
-//! them, and a pass of the body that starts with them ends with them.
+//! The preamble's jump is not emitted: the state it would pass on is
+//! captured (`capture_jump`), virtual objects and all, and each value in
+//! it (a jump argument, or what an object holds) becomes a label
+//! argument, with its facts (`Fact`: an integer range, a class, not
+//! null). Fields the heap cache knows of those arguments become label
+//! arguments too (`derive`, PyPy's short preamble). This `LabelState` is
+//! where the body starts (`enter`): the objects are virtual again, built
+//! over the label's arguments, and the facts and fields are known. The
+//! body's own jump must pass on a state of the same shape: then the
+//! label's objects are never allocated (they are unboxed); otherwise the
+//! loop is peeled again with its objects allocated at the jumps. Facts
+//! the body's jump does not keep are weakened and the body optimized
+//! again (they only shrink, so this ends); fields it does not use are
+//! dropped. A constant or a repeated value among the label's arguments
+//! gets a `same_as` of its own, since a label rebinds values.
 //!
-//! Not yet: virtual objects carried across the label (they are forced
-//! at the preamble's jump), and loop-invariant loads and pure ops of the
-//! preamble reused by the body (PyPy's short preamble).
+//! The `LabelState` is the witness the validator proves the loop by
+//! (`traceopt_verify::verify_peeled`): the preamble reaches it, and a
+//! pass of the body from it reaches it again.
 
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
-    Arg, Descr, DescrKind, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Trace, Type,
-    ValueId, Virtual,
+    Arg, Descr, DescrId, DescrKind, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Trace,
+    Type, ValueId, Virtual,
 };
-
-use traceopt_ir::DescrId;
 
 use crate::driver::{
     optimize_knowing, End, Ending, Entry, Infeasible, Optimized, Optimizer, Passes,

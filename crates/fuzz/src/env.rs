@@ -14,7 +14,10 @@
 //! do what they do. An object the trace allocated and kept to itself is
 //! out of its reach, which is what lets an
 //! optimizer keep it virtual across the call. An elidable call returns a
-//! hash of its function and integer arguments, and writes nothing.
+//! hash of its function and integer arguments, and writes nothing. A
+//! call whose effect info lets it raise raises where its hash is a
+//! multiple of five (the same in both runs), so that the guards on its
+//! exception are tested too.
 //!
 //! Object identities differ between the runs of a trace and of its
 //! optimized version (one allocates what the other keeps virtual), so
@@ -24,9 +27,9 @@ use std::collections::BTreeSet;
 
 use traceopt_interp::{
     default_call, default_escape, known_helper, stable_address, stable_hash, Call, CallOutcome,
-    Env, Fault, Heap, HeapObject, ObjId, Val,
+    Env, Exception, Fault, Heap, HeapObject, ObjId, Val,
 };
-use traceopt_ir::{HeapSet, Type};
+use traceopt_ir::{ExtraEffect, HeapSet, Type};
 
 use crate::heapgen::{FLOAT_FIELDS, INT_ARRAY, INT_FIELDS};
 
@@ -120,8 +123,26 @@ impl Env for FuzzEnv {
             self.write(heap, &reads, &writes);
         }
         parts.extend(ints);
+        let hash = hash_of(&parts);
+        // A call whose effect info lets it raise does so now and then (a
+        // fifth of the time, as its hash says): its `guard_no_exception`
+        // must then fail, in both traces alike.
+        let may_raise = !info.and_then(|c| c.effect).is_some_and(|e| {
+            matches!(
+                e,
+                ExtraEffect::CannotRaise
+                    | ExtraEffect::ElidableCannotRaise
+                    | ExtraEffect::LoopInvariant
+            )
+        });
+        if may_raise && hash.rem_euclid(5) == 0 {
+            return Ok(CallOutcome::Raised(Exception {
+                class: 1,
+                value: None,
+            }));
+        }
         let result = match call.result {
-            Type::Int => Val::Int(hash_of(&parts)),
+            Type::Int => Val::Int(hash),
             other => Val::zero(other),
         };
         Ok(CallOutcome::Returned(result))

@@ -220,3 +220,25 @@ fn example_values_show_floats_by_value() {
     assert_eq!(shown(ExampleValue::Int(-3)), "Int(-3)");
     assert_eq!(shown(ExampleValue::Ref(None)), "Ref(None)");
 }
+
+#[test]
+fn calls_that_may_raise_do_now_and_then() {
+    // Over 40 inputs, a call that may raise fails its guard sometimes
+    // and passes it mostly; one that cannot raise always passes it.
+    let ns = Some(traceopt_fuzz::heapgen::namespace());
+    let raised = |descr: &str| {
+        let text = format!(
+            "[i0]\ni1 = call_i(1, i0, descr={descr})\nguard_no_exception() []\nfinish(i1)\n"
+        );
+        let trace = traceopt_ir::parse_trace_with(&text, "t", ns.clone()).unwrap();
+        (0..40)
+            .filter(|&i| {
+                let run = run_on(&trace, &[], &[i]).unwrap();
+                matches!(run.outcome, Outcome::GuardFailed { .. })
+            })
+            .count()
+    };
+    let opaque = raised("opaquecalldescr");
+    assert!((2..=20).contains(&opaque), "{opaque} of 40 raised");
+    assert_eq!(raised("quietcalldescr"), 0);
+}

@@ -660,12 +660,19 @@ fn generate_with(rng: Entropy, config: &Config) -> Sketch {
         let args: Vec<Operand> = (0..inputs).map(|_| g.value().0).collect();
         (Opcode::Jump, args)
     };
-    Sketch {
+    // Drawn last, so that the rest of a seed's trace is as before.
+    let contradict = g.chance(3);
+    let mut sketch = Sketch {
         inputs: input_values,
         heap: Vec::new(),
         lines: g.lines,
         end,
+    };
+    // Now and then a guard that must fail: the trace never ends.
+    if contradict {
+        sketch.contradict_last_guard(&[]);
     }
+    sketch
 }
 
 #[cfg(test)]

@@ -779,6 +779,11 @@ pub fn generate_heap(mut rng: Entropy, length: usize) -> Sketch {
         g.sketch.lines.push(Line::new(None, Opcode::EscapeN, out));
     }
     g.sketch.end = (Opcode::Finish, end);
+    // Now and then a guard that must fail: the trace never ends.
+    if g.chance(3) {
+        g.sketch
+            .contradict_last_guard(&["box_vtable", "pair_vtable"]);
+    }
     // A third of the traces are loops: the jump passes on a value of
     // each input's kind, often one the trace made (an object it may
     // keep virtual, for peeling to carry along the loop).

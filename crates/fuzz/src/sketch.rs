@@ -138,6 +138,39 @@ pub struct Sketch {
 }
 
 impl Sketch {
+    /// Appends a guard that must fail where the last guard on a value
+    /// passed: the opposite truth test, or a class guard with the other
+    /// class (`classes`: the namespace's classes). Such a trace can never
+    /// run past it, which the optimizer must see (or keep the guard);
+    /// a generator adds one now and then. Whether there was a guard to
+    /// contradict.
+    pub fn contradict_last_guard(&mut self, classes: &[&str]) -> bool {
+        use Opcode::*;
+        let Some(last) = self.lines.iter().rev().find(|l| {
+            matches!(
+                l.opcode,
+                GuardTrue | GuardFalse | GuardClass | GuardNonnullClass
+            )
+        }) else {
+            return false;
+        };
+        let mut line = last.clone();
+        match (line.opcode, line.args.get(1)) {
+            (GuardTrue, _) => line.opcode = GuardFalse,
+            (GuardFalse, _) => line.opcode = GuardTrue,
+            (_, Some(Operand::Class(c))) => {
+                let Some(other) = classes.iter().find(|&&k| k != c) else {
+                    return false;
+                };
+                line.opcode = GuardClass;
+                line.args[1] = Operand::Class(other.to_string());
+            }
+            _ => return false,
+        }
+        self.lines.push(line);
+        true
+    }
+
     /// Whether this is a heap trace (its text needs the namespace).
     pub fn has_heap(&self) -> bool {
         !self.heap.is_empty() || self.lines.iter().any(|l| l.descr.is_some())

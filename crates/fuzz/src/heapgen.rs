@@ -50,6 +50,7 @@ purecalldescr = call args=i result=i ressize=8 effect=0/elidable_cannot_raise re
 strconcatdescr = call args=i result=i ressize=8 effect=3/elidable_or_memoryerror oopspec=22/STR_CONCAT reads=none writes=none
 strslicedescr = call args=i result=i ressize=8 effect=3/elidable_or_memoryerror oopspec=23/STR_SLICE reads=none writes=none
 strequaldescr = call args=i result=i ressize=8 effect=0/elidable_cannot_raise oopspec=24/STR_EQUAL reads=none writes=none
+intscopydescr = call args=i result=i ressize=8 effect=2/cannot_raise oopspec=1/ARRAYCOPY reads=arrays[intsdescr] writes=arrays[intsdescr]
 ";
 
 /// The int fields of the namespace and the class that has each.
@@ -361,6 +362,21 @@ impl HeapGen<'_> {
         let Some((a, Kind::Array(length))) = target else {
             return;
         };
+        // Now and then a copy of some items into another array (or the
+        // same), at places inside both: PyPy's array copy helper.
+        if self.chance(20) {
+            if let Some((b, Kind::Array(other))) = self.some(|k| matches!(k, Kind::Array(_))) {
+                let n = self.rng.random_range(0..=length.min(other));
+                let from = self.rng.random_range(0..=length - n) as i64;
+                let to = self.rng.random_range(0..=other - n) as i64;
+                let places = [from, to, n as i64].map(Operand::Const);
+                let mut args = vec![Operand::Const(0), a, b];
+                args.extend(places);
+                let copy = Line::new(None, CallN, args);
+                self.try_lines(vec![Self::with_descr(copy, "intscopydescr")]);
+                return;
+            }
+        }
         let index =
             match self.some(|k| matches!(k, Kind::Int(v) if (0..length as i64).contains(&v))) {
                 Some((v, _)) if self.chance(30) => v,

@@ -227,6 +227,8 @@ pub(crate) struct Optimizer<'a> {
     /// The input op being optimized.
     pub(crate) current: usize,
     pub(crate) fresh: u32,
+    /// The input's value names, once a fresh name is wanted.
+    pub(crate) input_names: Option<rustc_hash::FxHashSet<Box<str>>>,
     /// Keep the final jump's virtual arguments (`optimize_knowing`).
     pub(crate) capture: bool,
     /// What the final jump passed on, captured.
@@ -324,6 +326,7 @@ pub(crate) fn optimize_knowing(
         lazy: Vec::new(),
         current: 0,
         fresh: input.num_values() as u32,
+        input_names: None,
         capture: false,
         captured: None,
         derived: Vec::new(),
@@ -494,11 +497,25 @@ impl Optimizer<'_> {
         v
     }
 
+    /// A name for a value the optimizer makes: none the input uses (its
+    /// names need not follow its value numbers, so a counter alone could
+    /// meet one; the output would then define a name twice).
     pub(crate) fn fresh_name(&mut self, ty: Type) -> String {
-        self.fresh += 1;
-        match ty {
-            Type::Void => String::new(),
-            ty => format!("{}{}", ty.letter(), self.fresh),
+        if ty == Type::Void {
+            return String::new();
+        }
+        let input = self.input;
+        let taken = self.input_names.get_or_insert_with(|| {
+            (0..input.num_values())
+                .map(|v| input.name(ValueId(v as u32)).into())
+                .collect()
+        });
+        loop {
+            self.fresh += 1;
+            let name = format!("{}{}", ty.letter(), self.fresh);
+            if !taken.contains(name.as_str()) {
+                return name;
+            }
         }
     }
 

@@ -204,6 +204,9 @@ fn unrolled_peer_cases_are_proved_and_counted_against_pypy() {
         }
         total += 1;
         let out = &peeled.optimized;
+        if let Some(problem) = traceopt_opt::malformed_output(&case.ops, &out.trace) {
+            refuted.push(format!("{} (line {}): {problem}", case.name, case.line));
+        }
         let verdict = verify_peeled(
             &case.ops,
             &out.trace,

@@ -105,18 +105,6 @@ pub struct Derived {
 }
 
 impl LabelState {
-    /// The label taking the loop's `n` inputs as they are, with facts.
-    pub fn plain(facts: Vec<Fact>) -> LabelState {
-        let inputs = (0..facts.len())
-            .map(|k| crate::FailArg::Arg(Arg::Value(crate::ValueId(k as u32))))
-            .collect();
-        LabelState {
-            inputs,
-            facts,
-            ..LabelState::default()
-        }
-    }
-
     /// For each label argument, where the loop's state holds it first:
     /// the loop's input, then the fields and items to follow from there
     /// (in the order of `inputs`, then each object's contents).

@@ -49,8 +49,6 @@ pub struct Peeled {
     /// The loop's inputs in terms of the label's arguments, and what the
     /// body takes for granted of each (the witness of `verify_peeled`).
     pub state: LabelState,
-    /// How many times the body was optimized (facts weakened in between).
-    pub rounds: usize,
     /// Why objects passed along the loop were allocated after all, if
     /// they were.
     pub forced: Option<String>,
@@ -191,7 +189,6 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         },
         label,
         state: label_state,
-        rounds,
         forced: None,
     }))
 }

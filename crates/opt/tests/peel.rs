@@ -252,3 +252,57 @@ fn unrolled_peer_cases_are_proved_and_counted_against_pypy() {
         "only {at_or_below} of {total} at or below PyPy"
     );
 }
+
+#[test]
+fn a_loop_invariant_field_is_read_once() {
+    // p0.value is read in the preamble; the body takes it from the label
+    // (a derived argument) instead of reading it on every pass.
+    let before = "[p0, i0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i2 = int_add(i0, i1)\njump(p0, i2)\n";
+    let (input, peeled) = peeled(before);
+    let expected = "[p0, i0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i2 = int_add(i0, i1)\nlabel(p0, i2, i1, descr=TargetToken(1))\n\
+        i3 = int_add(i2, i1)\njump(p0, i3, i1, descr=TargetToken(1))\n";
+    assert_eq!(print_trace(&peeled.optimized.trace), expected);
+    assert_eq!(peeled.state.derived.len(), 1);
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // A witness that says it is another field of p0 is refuted.
+    let mut twin = peeled.clone();
+    let namespace = common::namespace();
+    let char_field = (namespace.descrs().into_iter())
+        .find(|d| &*d.text == "chardescr")
+        .cloned()
+        .unwrap();
+    let char_field = twin.optimized.trace.add_descr(char_field);
+    twin.state.derived[0].descr = char_field;
+    assert!(matches!(
+        verdict(&input, &twin, &twin.state),
+        Verdict::Refuted(_)
+    ));
+}
+
+#[test]
+fn a_witness_that_names_what_it_lacks_is_an_error() {
+    let (input, peeled) = peeled(BOXED);
+    let out = &peeled.optimized;
+    let mut bad = Vec::new();
+    let mut state = peeled.state.clone();
+    state.inputs[0] = traceopt_ir::FailArg::Virtual(9);
+    bad.push(state);
+    let mut state = peeled.state.clone();
+    state.virtuals[0].fields[0].1 = traceopt_ir::FailArg::Hole;
+    bad.push(state);
+    let mut state = peeled.state.clone();
+    state.facts.pop();
+    bad.push(state);
+    for state in bad {
+        let result = verify_peeled(&input, &out.trace, &out.provenance, &state, &mut solver());
+        assert!(
+            matches!(
+                result,
+                Err(traceopt_verify::VerifyError::Unsupported { .. })
+            ),
+            "{result:?}"
+        );
+    }
+}

@@ -59,19 +59,15 @@ pub fn verify_peeled(
         return Err(shape("whose jump does not go to a label"));
     };
     let slots = state.facts.len();
-    let fits = output.ops[label].args.len() == slots
-        && state.inputs.len() == looped.inputs.len()
-        && state.allocs.len() == state.virtuals.len()
-        && state.allocs.iter().all(|&a| a < jump)
-        && (state.paths().iter().enumerate())
-            .all(|(k, path)| path.is_some() != state.derived.iter().any(|d| d.slot == k))
-        && (state.derived.iter()).all(|d| {
-            matches!(d.object, Arg::Const(_))
-                || matches!(d.object, Arg::Value(v) if (v.0 as usize) < slots)
-        });
+    let label_args = &output.ops[label].args;
+    if label_args.len() != slots
+        || state.inputs.len() != looped.inputs.len()
+        || !witness_fits(state, jump)
+    {
+        return Err(shape("whose label state does not fit its label and loop"));
+    }
     // The body reads the label's arguments and its own values only, and
     // the label rebinds each value once.
-    let label_args = &output.ops[label].args;
     let own = |v: ValueId| {
         output.op_index(v).is_some_and(|i| i > label) || label_args.contains(&Arg::Value(v))
     };
@@ -80,13 +76,10 @@ pub fn verify_peeled(
         .all(|a| !matches!(a, Arg::Value(v) if !own(v)));
     let distinct = (label_args.iter().enumerate())
         .all(|(i, a)| matches!(a, Arg::Value(_)) && !label_args[..i].contains(a));
-    if !body_closed || !distinct {
+    if !body_closed || !distinct || provenance.len() != output.ops.len() {
         return Err(shape(
             "whose body reads values of the preamble, or whose label repeats one",
         ));
-    }
-    if !fits || provenance.len() != output.ops.len() {
-        return Err(shape("whose label state does not fit its label and loop"));
     }
     let (before, after, prov) = first_pass(looped, output, provenance, label, state, jump);
     let verdict = verify_optimized(&before, &after, &prov, solver)?;
@@ -96,6 +89,41 @@ pub fn verify_peeled(
     let (before, after, prov) = later_pass(looped, output, provenance, label, state, jump);
     let verdict = verify_optimized(&before, &after, &prov, solver)?;
     Ok(named(verdict, "a pass of the body"))
+}
+
+/// Whether every reference in the witness names something it has: label
+/// arguments below its number of facts, objects among its virtuals (no
+/// holes where a value is needed), allocations before the loop's jump,
+/// and each label argument either reached from the loop's state or
+/// derived from a field of one that is (never both).
+fn witness_fits(state: &LabelState, jump: usize) -> bool {
+    let slots = state.facts.len();
+    let item = |x: &FailArg, hole_ok: bool| match x {
+        FailArg::Arg(Arg::Value(k)) => (k.0 as usize) < slots,
+        FailArg::Arg(_) => true,
+        FailArg::Virtual(j) => (*j as usize) < state.virtuals.len(),
+        FailArg::Hole => hole_ok,
+    };
+    let objects = (state.virtuals.iter()).all(|v| {
+        v.fields.iter().all(|(_, x)| item(x, false)) && v.items.iter().all(|x| item(x, true))
+    });
+    let derived = |k: usize| state.derived.iter().any(|d| d.slot == k);
+    let sources_fit = state.derived.iter().all(|d| {
+        d.slot < slots
+            && match d.object {
+                Arg::Value(k) => (k.0 as usize) < slots && !derived(k.0 as usize),
+                Arg::Const(_) => true,
+            }
+    });
+    if !(state.inputs.iter().all(|x| item(x, false))
+        && objects
+        && sources_fit
+        && state.allocs.len() == state.virtuals.len()
+        && state.allocs.iter().all(|&a| a < jump))
+    {
+        return false;
+    }
+    (state.paths().iter().enumerate()).all(|(k, path)| path.is_some() != derived(k))
 }
 
 /// Says which comparison a verdict that is not a proof is about.
@@ -343,6 +371,35 @@ fn jump_like(
 
 type Pair = (Trace, Trace, Vec<Option<usize>>);
 
+/// Each value of `trace` as itself.
+fn identity(trace: &Trace) -> Vec<Arg> {
+    (0..trace.num_values())
+        .map(|v| Arg::Value(ValueId(v as u32)))
+        .collect()
+}
+
+/// Appends the loop's iteration (its inputs read as `map` says), the
+/// guards of the facts of what its jump passes on, and its jump with the
+/// derived label arguments after its own; how many ops the checks took.
+fn iteration(
+    before: &mut Trace,
+    looped: &Trace,
+    state: &LabelState,
+    mut map: Vec<Arg>,
+    types: &[Type],
+    jump: usize,
+) -> usize {
+    let mut unused = Vec::new();
+    copy_ops(before, looped, 0..jump, &mut map, |_| None, &mut unused);
+    let mut jump_args: Vec<Arg> = (looped.ops[jump].args.iter())
+        .map(|&a| mapped(a, &map))
+        .collect();
+    let (derived, checks) = check_facts(before, state, &jump_args, types);
+    jump_args.extend(derived);
+    jump_like(before, looped, jump_args, &mut unused, None);
+    checks
+}
+
 /// Comparison (a): the loop's iteration with the facts checked at its
 /// jump, against the preamble, the state built, and a jump.
 fn first_pass(
@@ -358,32 +415,13 @@ fn first_pass(
         .iter()
         .map(|&a| output.arg_type(a))
         .collect();
-    let mut unused = Vec::new();
     let mut before = new_trace(output, inputs_of(looped));
-    let mut map: Vec<Arg> = (0..looped.num_values())
-        .map(|v| Arg::Value(ValueId(v as u32)))
-        .collect();
-    copy_ops(
-        &mut before,
-        looped,
-        0..jump,
-        &mut map,
-        |_| None,
-        &mut unused,
-    );
-    let mut jump_args: Vec<Arg> = (looped.ops[jump].args.iter())
-        .map(|&a| mapped(a, &map))
-        .collect();
-    let (derived, checks) = check_facts(&mut before, state, &jump_args, &types);
-    jump_args.extend(derived);
-    jump_like(&mut before, looped, jump_args, &mut unused, None);
+    let checks = iteration(&mut before, looped, state, identity(looped), &types, jump);
 
     let mut after = new_trace(output, inputs_of(output));
     let mut prov = Vec::new();
     let moved = |p: Option<usize>| p.map(|p| if p >= jump { p + checks } else { p });
-    let mut map: Vec<Arg> = (0..output.num_values())
-        .map(|v| Arg::Value(ValueId(v as u32)))
-        .collect();
+    let mut map = identity(output);
     copy_ops(
         &mut after,
         output,
@@ -439,24 +477,9 @@ fn later_pass(
     let start = before.ops.len();
     let inputs = materialize(&mut before, state, &slots, &mut unused, 0);
     let built = before.ops.len() - start;
-    let mut map: Vec<Arg> = (0..looped.num_values())
-        .map(|v| Arg::Value(ValueId(v as u32)))
-        .collect();
+    let mut map = identity(looped);
     map[..inputs.len()].copy_from_slice(&inputs);
-    copy_ops(
-        &mut before,
-        looped,
-        0..jump,
-        &mut map,
-        |_| None,
-        &mut unused,
-    );
-    let mut jump_args: Vec<Arg> = (looped.ops[jump].args.iter())
-        .map(|&a| mapped(a, &map))
-        .collect();
-    let (derived, checks) = check_facts(&mut before, state, &jump_args, &types);
-    jump_args.extend(derived);
-    jump_like(&mut before, looped, jump_args, &mut unused, None);
+    let checks = iteration(&mut before, looped, state, map, &types, jump);
 
     // The body, its inputs the label's arguments, after the same fact
     // guards.

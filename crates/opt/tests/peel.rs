@@ -306,3 +306,22 @@ fn a_witness_that_names_what_it_lacks_is_an_error() {
         );
     }
 }
+
+#[test]
+fn an_object_nested_deeper_on_each_pass_is_allocated() {
+    // The preamble passes on a box holding the input; the body would pass
+    // on a box holding a box: the states differ, so the object is
+    // allocated and the loop says why.
+    let before = "[p0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, p0, descr=nextdescr)\njump(p1)\n";
+    let (input, peeled) = peeled(before);
+    let expected = "[p0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, p0, descr=nextdescr)\nlabel(p1, descr=TargetToken(1))\n\
+        p2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, p1, descr=nextdescr)\n\
+        jump(p2, descr=TargetToken(1))\n";
+    assert_eq!(print_trace(&peeled.optimized.trace), expected);
+    let reason = peeled.forced.as_deref().unwrap_or_default();
+    assert!(reason.contains("does not pass the objects on"), "{reason}");
+    assert!(peeled.state.virtuals.is_empty());
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}

@@ -142,6 +142,20 @@ fn order_is_transitive() {
 }
 
 #[test]
+fn a_strict_path_wins_over_a_weak_one_met_first() {
+    // a <= x is learned first, then a < y <= x: x is reached weakly
+    // before it is reached strictly, and the strict path must still
+    // count, so x <= b gives a < b.
+    let before = "[i0, i1, i2, i3]\ni4 = int_le(i0, i1)\nguard_true(i4) []\n\
+                  i5 = int_lt(i0, i2)\nguard_true(i5) []\ni6 = int_le(i2, i1)\nguard_true(i6) []\n\
+                  i7 = int_le(i1, i3)\nguard_true(i7) []\ni8 = int_lt(i0, i3)\nfinish(i8)\n";
+    let after = "[i0, i1, i2, i3]\ni4 = int_le(i0, i1)\nguard_true(i4) []\n\
+                 i5 = int_lt(i0, i2)\nguard_true(i5) []\ni6 = int_le(i2, i1)\nguard_true(i6) []\n\
+                 i7 = int_le(i1, i3)\nguard_true(i7) []\nfinish(1)\n";
+    optimizes_to(before, after);
+}
+
+#[test]
 fn a_passed_truth_test_answers_its_opposite() {
     let before =
         "[i0]\ni1 = int_is_true(i0)\nguard_true(i1) []\ni2 = int_is_zero(i0)\nguard_false(i2) []\n\

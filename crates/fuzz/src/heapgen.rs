@@ -18,7 +18,7 @@
 //! arithmetic (the identities of the float pass, `x * 1.0` first among
 //! them), strings with the ops that build, read and copy them and the
 //! string helpers PyPy's optimizer knows (concatenation, slices,
-//! equality).
+//! equality). Virtual references to boxes stand for PyPy's frames.
 
 use std::sync::{Arc, OnceLock};
 
@@ -51,6 +51,10 @@ strconcatdescr = call args=i result=i ressize=8 effect=3/elidable_or_memoryerror
 strslicedescr = call args=i result=i ressize=8 effect=3/elidable_or_memoryerror oopspec=23/STR_SLICE reads=none writes=none
 strequaldescr = call args=i result=i ressize=8 effect=0/elidable_cannot_raise oopspec=24/STR_EQUAL reads=none writes=none
 intscopydescr = call args=i result=i ressize=8 effect=2/cannot_raise oopspec=1/ARRAYCOPY reads=arrays[intsdescr] writes=arrays[intsdescr]
+vref_vtable = class vtable name=jit_virtual_ref struct=JitVirtualRef sizedescr=vrefsize
+vrefsize = size JitVirtualRef size=24 object vtable=vref_vtable fields=[vreftokendescr,vrefforceddescr]
+vreftokendescr = field JitVirtualRef.virtual_token type=ref cell=P size=8 offset=8 index=0 owner=vrefsize
+vrefforceddescr = field JitVirtualRef.forced type=ref cell=P size=8 offset=16 index=1 owner=vrefsize points_to=object
 ";
 
 /// The int fields of the namespace and the class that has each.
@@ -82,6 +86,8 @@ enum Kind {
     Null,
     Box,
     Pair,
+    /// A virtual reference (PyPy's `JitVirtualRef`, to a frame).
+    Vref,
     /// An int array of this length.
     Array(usize),
     /// A string of this length, of bytes or of code points.
@@ -256,6 +262,7 @@ impl HeapGen<'_> {
             12 => self.compare_refs(),
             13 => self.float_step(),
             14 | 15 => self.text_step(),
+            16 => self.virtual_ref(),
             18 => self.read_write_read(),
             _ => self.int_step(),
         }
@@ -424,6 +431,35 @@ impl HeapGen<'_> {
         self.try_lines(lines);
     }
 
+    /// A virtual reference to a box (PyPy's way of passing a frame that
+    /// should stay virtual), perhaps passed on, then finished with the
+    /// box or with null.
+    fn virtual_ref(&mut self) {
+        use Opcode::*;
+        let Some(frame) = self.object(Kind::Box) else {
+            return;
+        };
+        let name = self.new_name('p');
+        let index = Operand::Const(self.rng.random_range(0..8));
+        let line = Line::new(Some(name.clone()), VirtualRef, vec![frame.clone(), index]);
+        if !self.try_lines(vec![line]) {
+            return;
+        }
+        let vref = Operand::Value(name);
+        match self.rng.random_range(0..8) {
+            0 => _ = self.try_lines(vec![Line::new(None, EscapeN, vec![vref.clone()])]),
+            1 | 2 => self.ref_guard(),
+            _ => {}
+        }
+        if self.chance(80) {
+            let target = match self.chance(70) {
+                true => frame,
+                false => Operand::Null,
+            };
+            self.try_lines(vec![Line::new(None, VirtualRefFinish, vec![vref, target])]);
+        }
+    }
+
     fn ref_guard(&mut self) {
         use Opcode::*;
         let Some((p, kind)) = self.some(|k| k.is_object() || k == Kind::Null) else {
@@ -432,6 +468,7 @@ impl HeapGen<'_> {
         let class = match kind {
             Kind::Box => Some("box_vtable"),
             Kind::Pair => Some("pair_vtable"),
+            Kind::Vref => Some("vref_vtable"),
             _ => None,
         };
         let line = match (kind, class) {
@@ -651,6 +688,7 @@ fn example_run(sketch: &Sketch) -> Option<Vec<(String, Kind)>> {
         return None;
     }
     let box_class = stable_address("box_vtable");
+    let pair_class = stable_address("pair_vtable");
     let kind = |v: Val| -> Option<Kind> {
         Some(match v {
             Val::Int(i) => Kind::Int(i),
@@ -660,7 +698,10 @@ fn example_run(sketch: &Sketch) -> Option<Vec<(String, Kind)>> {
                 traceopt_interp::HeapObject::Object { class, .. } if *class == box_class => {
                     Kind::Box
                 }
-                traceopt_interp::HeapObject::Object { .. } => Kind::Pair,
+                traceopt_interp::HeapObject::Object { class, .. } if *class == pair_class => {
+                    Kind::Pair
+                }
+                traceopt_interp::HeapObject::Object { .. } => Kind::Vref,
                 traceopt_interp::HeapObject::Array { items, .. } => Kind::Array(items.len()),
                 traceopt_interp::HeapObject::Str(s) => Kind::Text {
                     unicode: false,

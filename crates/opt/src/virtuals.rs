@@ -583,12 +583,19 @@ impl Optimizer<'_> {
                     Mapped::Virtual(_) => true,
                     Mapped::Out(a) => self.ptr_info(a).nonnull,
                 };
-                if !null && !nonnull {
+                // The forced field takes a target that is not null; one
+                // that may be null may be stored all the same while the
+                // field still holds null (storing null changes nothing).
+                let forced_now = self.virtuals.objects[k as usize].fields.iter();
+                let forced_null = !forced_now
+                    .filter(|(d, _)| *d == forced_field)
+                    .any(|&(_, v)| !matches!(v, Mapped::Out(a) if self.is_null(a)));
+                if !null && !nonnull && !forced_null {
                     return Ok(false);
                 }
                 let zero = Mapped::Out(self.null_const());
                 self.set_virtual_field(k, token_field, zero);
-                if nonnull {
+                if !null {
                     self.set_virtual_field(k, forced_field, target);
                 }
             }

@@ -113,6 +113,35 @@ fn a_virtual_ref_holds_the_force_token_and_leaves_its_frame_virtual() {
 }
 
 #[test]
+fn a_virtual_ref_finished_with_a_frame_that_may_be_null_stays_virtual() {
+    // Its forced field still holds null: storing the frame, null or
+    // not, is what virtual_ref_finish does.
+    let before = "[p0, i0]\np2 = virtual_ref(p0, 0)\nvirtual_ref_finish(p2, p0)\n\
+        guard_true(i0) [p2]\njump(i0)\n";
+    let after = "[p0, i0]\nguard_true(i0) [p2] where p2 = new_with_vtable(descr=vref_descr) \
+        {virtualtokendescr=NULL, virtualforceddescr=p0}\njump(i0)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, ", virtualforceddescr=p0", "");
+    // Once it holds an object, a frame that may be null may not replace
+    // it (a null one leaves it), so the vref is built.
+    let before = "[p0, p1, i0]\nguard_nonnull(p1) []\np2 = virtual_ref(p0, 0)\n\
+        virtual_ref_finish(p2, p1)\nvirtual_ref_finish(p2, p0)\nguard_true(i0) [p2]\njump(i0)\n";
+    let after = "[p0, p1, i0]\nguard_nonnull(p1) []\np2 = new_with_vtable(descr=vref_descr)\n\
+        setfield_gc(p2, p1, descr=virtualforceddescr)\nvirtual_ref_finish(p2, p0)\n\
+        guard_true(i0) [p2]\njump(i0)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(
+        before,
+        after,
+        "p2 = new_with_vtable(descr=vref_descr)\n\
+        setfield_gc(p2, p1, descr=virtualforceddescr)\nvirtual_ref_finish(p2, p0)\n\
+        guard_true(i0) [p2]\n",
+        "guard_true(i0) [p2] where p2 = new_with_vtable(descr=vref_descr) \
+        {virtualtokendescr=NULL, virtualforceddescr=p0}\n",
+    );
+}
+
+#[test]
 fn an_array_copy_between_virtual_arrays_moves_the_items() {
     // PyPy's list growth: a new array, the old items copied in. Nothing
     // is called; what escapes is allocated with the moved items.

@@ -101,6 +101,9 @@ impl Optimizer<'_> {
                 }
             }
             Opcode::GuardValue if self.passes.guards && args[0] == args[1] => return Ok(()),
+            // A place PyPy's loop peeling may put guards later; it never
+            // fails itself (PyPy's optimizer drops it too).
+            Opcode::GuardFutureCondition if self.passes.guards => return Ok(()),
             Opcode::GuardGcType | Opcode::GuardIsObject
                 if self.passes.guards && self.gc_type_known(args[0], args.get(1).copied()) =>
             {

@@ -687,3 +687,16 @@ fn a_value_the_optimizer_makes_takes_no_name_of_the_input() {
         setfield_gc(p0, i1, descr=chardescr)\nfinish(i7)\n";
     optimizes_with(Passes::default(), before, after);
 }
+
+#[test]
+fn the_future_condition_marker_goes() {
+    // guard_future_condition marks where PyPy's peeling may add guards;
+    // it never fails, and the guard pass drops it.
+    let before = "[p0, i0]\nguard_future_condition() []\njump(p0, i0)\n";
+    optimizes_with(Passes::default(), before, "[p0, i0]\njump(p0, i0)\n");
+    let without = Passes {
+        guards: false,
+        ..Passes::default()
+    };
+    optimizes_with(without, before, before);
+}

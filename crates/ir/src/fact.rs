@@ -105,6 +105,47 @@ pub struct Derived {
 }
 
 impl LabelState {
+    /// Whether `self` (its constants and descrs `pool`'s) and `other`
+    /// (`other_pool`'s) have the same shape: as many label arguments,
+    /// the same objects holding the same constants and label arguments
+    /// in the same places, and the same derived arguments. Where the
+    /// objects were allocated and the facts are not compared.
+    pub fn same_shape(&self, pool: &Trace, other: &LabelState, other_pool: &Trace) -> bool {
+        use crate::{DescrId, FailArg, Virtual};
+        let item = |x: &FailArg, y: &FailArg| match (x, y) {
+            (FailArg::Arg(Arg::Const(c)), FailArg::Arg(Arg::Const(d))) => {
+                pool.constant(*c) == other_pool.constant(*d)
+            }
+            (FailArg::Arg(Arg::Const(_)), _) | (_, FailArg::Arg(Arg::Const(_))) => false,
+            _ => x == y,
+        };
+        let descr = |x: Option<DescrId>, y: Option<DescrId>| {
+            x.map(|d| &pool.descr(d).text) == y.map(|d| &other_pool.descr(d).text)
+        };
+        let object = |x: &Virtual, y: &Virtual| {
+            x.opcode == y.opcode
+                && descr(x.descr, y.descr)
+                && x.fields.len() == y.fields.len()
+                && (x.fields.iter().zip(&y.fields))
+                    .all(|((d, u), (e, w))| descr(Some(*d), Some(*e)) && item(u, w))
+                && x.items.len() == y.items.len()
+                && x.items.iter().zip(&y.items).all(|(u, w)| item(u, w))
+        };
+        let derived = |x: &Derived, y: &Derived| {
+            x.slot == y.slot
+                && item(&FailArg::Arg(x.object), &FailArg::Arg(y.object))
+                && descr(Some(x.descr), Some(y.descr))
+        };
+        let (a, b) = (self, other);
+        a.facts.len() == b.facts.len()
+            && a.derived.len() == b.derived.len()
+            && a.derived.iter().zip(&b.derived).all(|(x, y)| derived(x, y))
+            && a.inputs.len() == b.inputs.len()
+            && a.inputs.iter().zip(&b.inputs).all(|(x, y)| item(x, y))
+            && a.virtuals.len() == b.virtuals.len()
+            && (a.virtuals.iter().zip(&b.virtuals)).all(|(x, y)| object(x, y))
+    }
+
     /// For each label argument, where the loop's state holds it first:
     /// the loop's input, then the fields and items to follow from there
     /// (in the order of `inputs`, then each object's contents).

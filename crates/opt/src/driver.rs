@@ -277,8 +277,8 @@ pub(crate) struct Ending {
 }
 
 /// What becomes of the final jump (`optimize_knowing`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum End {
+#[derive(Clone, Copy)]
+pub(crate) enum End<'a> {
     /// Emitted, its virtual arguments forced.
     Plain,
     /// The same, and the ending is its arguments.
@@ -286,6 +286,10 @@ pub(crate) enum End {
     /// Not emitted: its virtual arguments stay virtual, and the ending
     /// describes them.
     Capture,
+    /// Captured as for `Capture`, with the fields a peeled loop's label
+    /// state (in terms of its trace) reads out of its arguments: the
+    /// jump of a trace that enters that loop at its label.
+    Enter(&'a LabelState, &'a Trace),
 }
 
 /// `optimize_without`, from `entry` if given (else from the input's
@@ -331,7 +335,7 @@ pub(crate) fn optimize_knowing(
         captured: None,
         derived: Vec::new(),
     };
-    opt.capture = end == End::Capture;
+    opt.capture = matches!(end, End::Capture | End::Enter(..));
     match entry {
         None => {
             for (i, &ty) in input.inputs.iter().enumerate() {
@@ -356,6 +360,9 @@ pub(crate) fn optimize_knowing(
     if let Some(entry) = entry {
         opt.enter(entry);
     }
+    if let End::Enter(state, pool) = end {
+        opt.derived = opt.import_derived(state, pool);
+    }
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());
     opt.out.names.reserve(input.ops.len());
@@ -364,7 +371,7 @@ pub(crate) fn optimize_knowing(
         opt.current = index;
         opt.op(index, op)?;
     }
-    let ending = (end != End::Plain).then(|| opt.ending()).flatten();
+    let ending = (!matches!(end, End::Plain)).then(|| opt.ending()).flatten();
     let (trace, provenance) = if passes.dce {
         crate::dce::remove_dead(opt.out, opt.provenance)
     } else {

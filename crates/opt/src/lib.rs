@@ -1,12 +1,14 @@
 //! traceopt's optimizer: one forward pass over a trace (`driver`), with
 //! the integer domain (`intbounds`) and the peephole rules compiled from
 //! `rules/*.rules` (`rules`); loops peeled into preamble and body
-//! (`peel`).
+//! (`peel`), and traces that jump to a peeled loop entering it at its
+//! label (`entry`).
 
 pub mod confluence;
 mod cse;
 pub mod dce;
 pub mod driver;
+pub mod entry;
 mod floats;
 mod fold;
 mod guards;
@@ -21,6 +23,7 @@ mod values;
 mod virtuals;
 
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
+pub use entry::{enter_peeled, Entered};
 pub use inject::Bug;
 pub use peel::{optimize_or_peel, peel, Output, Peeled};
 pub use rules::RULES;

@@ -28,8 +28,8 @@
 
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
-    Arg, Descr, DescrId, DescrKind, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Trace,
-    Type, ValueId, Virtual,
+    Arg, Derived, Descr, DescrId, DescrKind, Fact, FailArg, JumpTarget, LabelState, Op, Opcode,
+    Pos, Trace, Type, ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -149,7 +149,7 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         let Some(ending) = ending else {
             return Ok(None);
         };
-        if !same_shape(&label_state, &preamble.trace, &ending.state, &body.trace) {
+        if !label_state.same_shape(&preamble.trace, &ending.state, &body.trace) {
             return Ok(None);
         }
         // Fields read before the label that the body never uses are not
@@ -194,7 +194,7 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
 }
 
 /// How a copy of the loop ends: its objects kept (`carry`) or not.
-fn end(carry: bool) -> End {
+fn end(carry: bool) -> End<'static> {
     if carry {
         End::Capture
     } else {
@@ -234,15 +234,26 @@ impl Optimizer<'_> {
             self.assume(Arg::Value(ValueId(k as u32)), fact);
         }
         // The fields read before the label hold what the label took.
-        for d in &entry.state.derived {
+        self.derived = self.import_derived(entry.state, pool);
+        for d in self.derived.clone() {
+            self.heap_knows_field(d.object, d.descr, Arg::Value(ValueId(d.slot as u32)));
+        }
+    }
+
+    /// `state`'s derived label arguments, their constants and descrs
+    /// (`pool`'s) made the output's.
+    pub(crate) fn import_derived(&mut self, state: &LabelState, pool: &Trace) -> Vec<Derived> {
+        let import = |d: &Derived, out: &mut Trace| {
             let mut d = *d;
             if let Arg::Const(c) = d.object {
-                d.object = Arg::Const(self.out.add_const(pool.constant(c).clone()));
+                d.object = Arg::Const(out.add_const(pool.constant(c).clone()));
             }
-            d.descr = self.out.add_descr(pool.descr(d.descr).clone());
-            self.heap_knows_field(d.object, d.descr, Arg::Value(ValueId(d.slot as u32)));
-            self.derived.push(d);
-        }
+            d.descr = out.add_descr(pool.descr(d.descr).clone());
+            d
+        };
+        (state.derived.iter())
+            .map(|d| import(d, &mut self.out))
+            .collect()
     }
 
     /// The state the final jump's `args` pass on, its virtuals kept; a
@@ -317,7 +328,7 @@ impl Optimizer<'_> {
                     Arg::Value(self.emit(op, None))
                 }
             };
-            ending.state.derived.push(traceopt_ir::Derived {
+            ending.state.derived.push(Derived {
                 slot: ending.leaves.len(),
                 object: template,
                 descr,
@@ -397,44 +408,6 @@ fn slot(
     }
 }
 
-/// Whether two label states have the same shape: the same objects
-/// holding the same constants and label arguments in the same places.
-fn same_shape(a: &LabelState, a_pool: &Trace, b: &LabelState, b_pool: &Trace) -> bool {
-    let item = |x: &FailArg, y: &FailArg| match (x, y) {
-        (FailArg::Arg(Arg::Const(c)), FailArg::Arg(Arg::Const(d))) => {
-            a_pool.constant(*c) == b_pool.constant(*d)
-        }
-        (FailArg::Arg(Arg::Const(_)), _) | (_, FailArg::Arg(Arg::Const(_))) => false,
-        _ => x == y,
-    };
-    let descr = |x: Option<traceopt_ir::DescrId>, y: Option<traceopt_ir::DescrId>| {
-        x.map(|d| &a_pool.descr(d).text) == y.map(|d| &b_pool.descr(d).text)
-    };
-    let object = |x: &Virtual, y: &Virtual| {
-        x.opcode == y.opcode
-            && descr(x.descr, y.descr)
-            && x.fields.len() == y.fields.len()
-            && (x.fields.iter().zip(&y.fields))
-                .all(|((d, u), (e, w))| descr(Some(*d), Some(*e)) && item(u, w))
-            && x.items.len() == y.items.len()
-            && x.items.iter().zip(&y.items).all(|(u, w)| item(u, w))
-    };
-    let derived = |x: &traceopt_ir::Derived, y: &traceopt_ir::Derived| {
-        x.slot == y.slot
-            && item(&FailArg::Arg(x.object), &FailArg::Arg(y.object))
-            && descr(Some(x.descr), Some(y.descr))
-    };
-    a.facts.len() == b.facts.len()
-        && a.derived.len() == b.derived.len()
-        && a.derived.iter().zip(&b.derived).all(|(x, y)| derived(x, y))
-        && a.inputs.len() == b.inputs.len()
-        && a.inputs.iter().zip(&b.inputs).all(|(x, y)| item(x, y))
-        && a.virtuals.len() == b.virtuals.len()
-        && a.virtuals
-            .iter()
-            .zip(&b.virtuals)
-            .all(|(x, y)| object(x, y))
-}
 /// The derived label arguments (slots) that no op of `body` but its
 /// final jump uses, in increasing order.
 fn unused_derived(state: &LabelState, body: &Trace) -> Vec<usize> {
@@ -471,7 +444,7 @@ fn drop_slots(state: &mut LabelState, slots: &[usize]) {
 /// What remains of `assumed` when a pass of the body ends with `held`
 /// known of the same argument: each part of `assumed` that `held`
 /// implies.
-fn weaken(assumed: &Fact, held: &Fact) -> Fact {
+pub(crate) fn weaken(assumed: &Fact, held: &Fact) -> Fact {
     let range = assumed.range.and_then(|(lower, upper)| {
         let (l, u) = held.range.unwrap_or((i64::MIN, i64::MAX));
         let lower = if l >= lower { lower } else { i64::MIN };

@@ -6,8 +6,8 @@ mod common;
 
 use common::{parse, solver};
 use traceopt_ir::{print_trace, Fact, LabelState, Trace};
-use traceopt_opt::{peel, Passes, Peeled};
-use traceopt_verify::{verify_peeled, Verdict};
+use traceopt_opt::{enter_peeled, peel, Passes, Peeled};
+use traceopt_verify::{verify_entry, verify_peeled, Verdict};
 
 /// Seed 004's loop (boxed integers, `y` counting down, `res` adding up),
 /// as our allocation removal leaves it before virtuals cross the label.
@@ -324,4 +324,58 @@ fn an_object_nested_deeper_on_each_pass_is_allocated() {
     assert!(reason.contains("does not pass the objects on"), "{reason}");
     assert!(peeled.state.virtuals.is_empty());
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}
+
+#[test]
+fn a_bridge_that_knows_the_facts_enters_at_the_label() {
+    // A bridge into seed 004's loop builds both boxes and checks the
+    // count: it jumps to the label with the boxes' contents, never
+    // allocating them, and the entry is proved.
+    let (_, looped) = peeled(BOXED);
+    let bridge = parse(
+        "[i0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i0, descr=valuedescr)\n\
+         p3 = new_with_vtable(descr=nodesize)\nsetfield_gc(p3, i1, descr=valuedescr)\n\
+         i4 = int_gt(i0, 0)\nguard_true(i4) []\njump(p2, p3, descr=<Loop1>)\n",
+    );
+    let entered = enter_peeled(&bridge, Passes::default(), &looped)
+        .unwrap()
+        .expect("entered at the label");
+    let expected = "[i0, i1]\ni4 = int_gt(i0, 0)\nguard_true(i4) []\n\
+        jump(i0, i1, descr=TargetToken(1))\n";
+    assert_eq!(print_trace(&entered.optimized.trace), expected);
+    let target = (&looped.optimized.trace, &looped.state);
+    let out = &entered.optimized;
+    let entry = |trace: &Trace, state: &LabelState| {
+        verify_entry(
+            &bridge,
+            trace,
+            &out.provenance,
+            state,
+            target,
+            &mut solver(),
+        )
+    };
+    assert_eq!(entry(&out.trace, &entered.state).unwrap(), Verdict::Proved);
+    // Contents passed the other way round: refuted.
+    let mut swapped = out.trace.clone();
+    swapped.ops.last_mut().unwrap().args.swap(0, 1);
+    assert!(matches!(
+        entry(&swapped, &entered.state).unwrap(),
+        Verdict::Refuted(_)
+    ));
+    // A witness of another shape than the loop's, or with other facts,
+    // is an error.
+    let mut other = entered.state.clone();
+    other.inputs.swap(0, 1);
+    assert!(entry(&out.trace, &other).is_err());
+    let mut other = entered.state.clone();
+    other.facts[0] = Fact::default();
+    assert!(entry(&out.trace, &other).is_err());
+    // Without the check, the body's fact that the count is positive is
+    // not known: the bridge jumps to the loop's start.
+    let unchecked = print_trace(&bridge).replace("i4 = int_gt(i0, 0)\nguard_true(i4) []\n", "");
+    let unchecked = parse(&unchecked);
+    assert!(enter_peeled(&unchecked, Passes::default(), &looped)
+        .unwrap()
+        .is_none());
 }

@@ -53,7 +53,7 @@ pub use bridge::Scope;
 mod heap;
 mod pairing;
 mod peel;
-pub use peel::verify_peeled;
+pub use peel::{verify_entry, verify_peeled};
 mod reach;
 mod slice;
 mod strings;

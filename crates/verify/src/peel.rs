@@ -29,6 +29,10 @@
 //! witness is taken from the output itself (split at its label), so the
 //! splicing of preamble and body is checked too; a wrong witness makes
 //! (a) or (b) fail.
+//!
+//! A trace that jumps to the loop's label instead of its start (a
+//! bridge entering the peeled loop, `verify_entry`) takes the place of
+//! the preamble in (a), with its own state of the same shape and facts.
 
 use traceopt_ir::{
     Arg, Const, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Step, Trace, Type, ValueId,
@@ -89,6 +93,50 @@ pub fn verify_peeled(
     let (before, after, prov) = later_pass(looped, output, provenance, label, state, jump);
     let verdict = verify_optimized(&before, &after, &prov, solver)?;
     Ok(named(verdict, "a pass of the body"))
+}
+
+/// Proves `output`, optimized from `input` to jump to the label of the
+/// peeled loop `loop_output` instead of to the loop's start
+/// (`traceopt_opt::enter_peeled`). `state` says what the output's jump
+/// arguments stand for (its objects made by `input`'s allocations); it
+/// must have the shape and the facts of the loop's witness `loop_state`.
+/// Comparison (a), with the output's final jump in the place of the
+/// label: both fail alike, or the input jumps with what the state builds
+/// from the output's jump arguments, and those satisfy the facts. With
+/// the loop proved by induction on `loop_state` (`verify_peeled`), the
+/// output followed by the loop's body runs as the input followed by the
+/// loop.
+pub fn verify_entry(
+    input: &Trace,
+    output: &Trace,
+    provenance: &[Option<usize>],
+    state: &LabelState,
+    (loop_output, loop_state): (&Trace, &LabelState),
+    solver: &mut Solver,
+) -> Result<Verdict, VerifyError> {
+    let shape = |what: &str| VerifyError::Unsupported {
+        side: "AFTER",
+        line: 0,
+        what: format!("an entry to a peeled loop {what}"),
+    };
+    let is_jump = |t: &Trace| t.ops.last().is_some_and(|op| op.opcode == Opcode::Jump);
+    if !is_jump(input) || !is_jump(output) {
+        return Err(shape("that does not end in a jump"));
+    }
+    let (jump, end) = (input.ops.len() - 1, output.ops.len() - 1);
+    if output.ops[end].args.len() != state.facts.len()
+        || state.inputs.len() != input.ops[jump].args.len()
+        || provenance.len() != output.ops.len()
+        || !witness_fits(state, jump)
+    {
+        return Err(shape("whose state does not fit its jump"));
+    }
+    if !state.same_shape(output, loop_state, loop_output) || state.facts != loop_state.facts {
+        return Err(shape("whose state is not the loop's"));
+    }
+    let (before, after, prov) = first_pass(input, output, provenance, end, state, jump);
+    let verdict = verify_optimized(&before, &after, &prov, solver)?;
+    Ok(named(verdict, "the entry"))
 }
 
 /// Whether every reference in the witness names something it has: label

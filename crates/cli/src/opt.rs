@@ -29,18 +29,20 @@
 
 use crate::input::{read_inputs, Failure};
 use crate::seconds::positive_seconds;
-use crate::verify::{judge_optimized, judge_peeled, judged, Judged};
+use crate::verify::{judge_entry, judge_optimized, judge_peeled, judged, Judged};
 use clap::Args;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 use traceopt_ir::{
     check, print_trace, CheckOptions, Header, LabelState, OpCounts, Opcode, Trace, TraceFile,
 };
-use traceopt_opt::{optimize_or_peel, Bug, Infeasible, Optimized, Output, Passes, RULES};
+use traceopt_opt::{
+    enter_peeled, optimize_or_peel, Bug, Infeasible, Optimized, Output, Passes, Peeled, RULES,
+};
 use traceopt_smt::{Solver, SolverError, SolverKind};
 use traceopt_verify::{verify_never_ends, VerifyError};
 
@@ -181,7 +183,10 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             require_fail_args: false,
             partial: matches!(input.parsed, TraceFile::Peer(_)),
         };
-        for (label, trace, pypy, bridge) in traces_to_optimize(&input.file, &input.parsed) {
+        // The loops of this file we peeled, by PyPy's loop number: a trace
+        // that jumps to one of them may enter it at its label.
+        let mut peeled_loops: HashMap<i64, Arc<Peeled>> = HashMap::new();
+        for (label, trace, pypy, bridge, number) in traces_to_optimize(&input.file, &input.parsed) {
             // The optimizer takes well-formed traces only.
             let errors = check(trace, &input.file, options);
             if !errors.is_empty() {
@@ -191,23 +196,42 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 }
                 continue;
             }
-            let optimized = optimize_or_peel(trace, passes).map(|outcome| match outcome {
-                Output::Straight(o) => (o, None),
-                Output::Peeled(p) => (p.optimized, Some((p.state, p.forced))),
+            let target = (passes.peel.then(|| jumps_to_loop(trace)).flatten())
+                .and_then(|n| peeled_loops.get(&n).map(|p| (n, p.clone())));
+            let entered = match &target {
+                Some((n, looped)) => match enter_peeled(trace, passes, looped) {
+                    Ok(Some(e)) => {
+                        Some(Ok((e.optimized, How::Entered(e.state, *n, looped.clone()))))
+                    }
+                    Ok(None) => None,
+                    Err(infeasible) => Some(Err(infeasible)),
+                },
+                None => None,
+            };
+            let optimized = entered.unwrap_or_else(|| {
+                optimize_or_peel(trace, passes).map(|outcome| match outcome {
+                    Output::Straight(o) => (o, How::Straight),
+                    Output::Peeled(p) => {
+                        if let Some(n) = number {
+                            peeled_loops.insert(n, Arc::new(p.clone()));
+                        }
+                        (p.optimized, How::Peeled(p.state, p.forced))
+                    }
+                })
             });
             work.push(((label, trace, pypy, bridge), optimized));
         }
     }
-    type Item<'a> = (
-        Work<'a>,
-        Result<(Optimized, Option<(LabelState, Option<String>)>), Infeasible>,
-    );
+    type Item<'a> = (WorkItem<'a>, Result<(Optimized, How), Infeasible>);
     let judge = |((_, trace, _, _), optimized): &Item, solver: &mut Solver| {
         let started = std::time::Instant::now();
         let judged = match optimized {
             Err(_) => judged(verify_never_ends(trace, solver)),
-            Ok((result, None)) => judge_optimized(trace, result, solver),
-            Ok((result, Some((state, _)))) => judge_peeled(trace, result, state, solver),
+            Ok((result, How::Straight)) => judge_optimized(trace, result, solver),
+            Ok((result, How::Peeled(state, _))) => judge_peeled(trace, result, state, solver),
+            Ok((result, How::Entered(state, _, looped))) => {
+                judge_entry(trace, result, state, looped, solver)
+            }
         };
         (judged, started.elapsed().as_secs_f64())
     };
@@ -264,12 +288,19 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 let text = print_trace(&result.trace);
                 record["ops_after"] = after_count.into();
                 let how = match peeled {
-                    None => String::new(),
-                    Some((state, None)) => format!(
+                    How::Straight => String::new(),
+                    How::Peeled(state, None) => format!(
                         " (peeled: {} object(s) passed along kept virtual)",
                         state.virtuals.len()
                     ),
-                    Some((_, Some(why))) => format!(" (peeled; objects allocated: {why})"),
+                    How::Peeled(_, Some(why)) => format!(" (peeled; objects allocated: {why})"),
+                    How::Entered(state, n, _) => {
+                        record["enters_loop"] = (*n).into();
+                        format!(
+                            " (enters loop {n} at its label: {} object(s) passed along kept virtual)",
+                            state.virtuals.len()
+                        )
+                    }
                 };
                 note(format!(
                     "# {label}: {before_count} -> {after_count} ops{how}"
@@ -420,14 +451,40 @@ fn in_parallel<T: Sync>(
 
 /// A trace to optimize, PyPy's optimized form of it if known, and
 /// whether that is a bridge (PyPy optimized it without loop peeling).
-type Work<'a> = (String, &'a Trace, Option<&'a Trace>, bool);
+type WorkItem<'a> = (String, &'a Trace, Option<&'a Trace>, bool);
+
+/// The same, and PyPy's number for the loop it is, if it is one.
+type Work<'a> = (String, &'a Trace, Option<&'a Trace>, bool, Option<i64>);
+
+/// How a trace was optimized: as it is, peeled (the witness, and why
+/// objects were allocated after all if they were), or entering the
+/// peeled loop of that number at its label (the witness, and the loop).
+enum How {
+    Straight,
+    Peeled(LabelState, Option<String>),
+    Entered(LabelState, i64, Arc<Peeled>),
+}
+
+/// The number of the loop whose start `trace`'s final jump goes to
+/// (PyPy's `jump(..., descr=<LoopN>)`; a loop being recorded is
+/// `<Loop-N>`, which is no other trace).
+fn jumps_to_loop(trace: &Trace) -> Option<i64> {
+    let jump = trace.ops.last().filter(|op| op.opcode == Opcode::Jump)?;
+    let text = &trace.descr(jump.descr?).text;
+    let n: i64 = text
+        .strip_prefix("<Loop")?
+        .strip_suffix('>')?
+        .parse()
+        .ok()?;
+    (n >= 0).then_some(n)
+}
 
 /// The traces of a file the optimizer takes: the trace itself, every
 /// recorded trace of a log (with PyPy's loop or bridge), every case input
 /// of a peer set (with its expected output).
 fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
     match parsed {
-        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace, None, false)],
+        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace, None, false, None)],
         TraceFile::Peer(cases) => cases
             .iter()
             .map(|c| {
@@ -436,6 +493,7 @@ fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
                     &c.ops,
                     Some(&c.expected),
                     false,
+                    None,
                 )
             })
             .collect(),
@@ -445,13 +503,18 @@ fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
             .filter_map(|p| {
                 let recorded = p.recorded.as_ref()?;
                 let label = format!("{file}:{}", recorded.line);
-                let bridge = (p.optimized.as_ref())
-                    .is_some_and(|o| matches!(o.header, Some(Header::Bridge { .. })));
+                let header = p.optimized.as_ref().and_then(|o| o.header.as_ref());
+                let bridge = matches!(header, Some(Header::Bridge { .. }));
+                let number = match header {
+                    Some(Header::Loop { number, .. }) => Some(*number),
+                    _ => None,
+                };
                 Some((
                     label,
                     &recorded.trace,
                     p.optimized.as_ref().map(|o| &o.trace),
                     bridge,
+                    number,
                 ))
             })
             .collect(),

@@ -183,6 +183,29 @@ pub fn judge_peeled(
     ))
 }
 
+/// Proves a trace that enters the peeled loop `looped` at its label
+/// (`traceopt_opt::enter_peeled`; `verify_entry`), after checking that
+/// it is well formed.
+pub fn judge_entry(
+    before: &Trace,
+    result: &traceopt_opt::Optimized,
+    state: &traceopt_ir::LabelState,
+    looped: &traceopt_opt::Peeled,
+    solver: &mut Solver,
+) -> Result<Judged, VerifyError> {
+    if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
+        return Ok(Judged::Refuted(problem));
+    }
+    judged(traceopt_verify::verify_entry(
+        before,
+        &result.trace,
+        &result.provenance,
+        state,
+        (&looped.optimized.trace, &looped.state),
+        solver,
+    ))
+}
+
 /// A validator result as a verdict: a solver that fails or a
 /// counterexample that does not replay is unknown, never a claim.
 pub fn judged(result: Result<Verdict, VerifyError>) -> Result<Judged, VerifyError> {

@@ -234,8 +234,9 @@ pub(crate) struct Optimizer<'a> {
     /// What the final jump passed on, captured.
     pub(crate) captured: Option<Ending>,
     /// The label arguments a peeled body was given as fields read
-    /// (`LabelState::derived`), to pass on again at its jump.
-    pub(crate) derived: Vec<traceopt_ir::Derived>,
+    /// (`LabelState::derived`), to pass on again at its jump, with the
+    /// type of each.
+    pub(crate) derived: Vec<(traceopt_ir::Derived, Type)>,
 }
 
 /// Optimizes `input` with the given passes. `input` must pass the
@@ -361,7 +362,11 @@ pub(crate) fn optimize_knowing(
         opt.enter(entry);
     }
     if let End::Enter(state, pool) = end {
-        opt.derived = opt.import_derived(state, pool);
+        let label = pool.ops.iter().rev().find(|op| op.opcode == Opcode::Label);
+        let types: Vec<Type> = (label.iter().flat_map(|op| &op.args))
+            .map(|&a| pool.arg_type(a))
+            .collect();
+        opt.derived = opt.import_derived(state, pool, &types);
     }
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());

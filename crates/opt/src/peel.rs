@@ -234,15 +234,21 @@ impl Optimizer<'_> {
             self.assume(Arg::Value(ValueId(k as u32)), fact);
         }
         // The fields read before the label hold what the label took.
-        self.derived = self.import_derived(entry.state, pool);
-        for d in self.derived.clone() {
+        self.derived = self.import_derived(entry.state, pool, &entry.types);
+        for (d, _) in self.derived.clone() {
             self.heap_knows_field(d.object, d.descr, Arg::Value(ValueId(d.slot as u32)));
         }
     }
 
     /// `state`'s derived label arguments, their constants and descrs
-    /// (`pool`'s) made the output's.
-    pub(crate) fn import_derived(&mut self, state: &LabelState, pool: &Trace) -> Vec<Derived> {
+    /// (`pool`'s) made the output's, each with its type (of `types`, the
+    /// label's).
+    pub(crate) fn import_derived(
+        &mut self,
+        state: &LabelState,
+        pool: &Trace,
+        types: &[Type],
+    ) -> Vec<(Derived, Type)> {
         let import = |d: &Derived, out: &mut Trace| {
             let mut d = *d;
             if let Arg::Const(c) = d.object {
@@ -252,7 +258,7 @@ impl Optimizer<'_> {
             d
         };
         (state.derived.iter())
-            .map(|d| import(d, &mut self.out))
+            .map(|d| (import(d, &mut self.out), types[d.slot]))
             .collect()
     }
 
@@ -293,13 +299,7 @@ impl Optimizer<'_> {
                 .collect()
         } else {
             (given.iter())
-                .map(|d| {
-                    (
-                        d.object,
-                        d.descr,
-                        Some(self.out.value_type(ValueId(d.slot as u32))),
-                    )
-                })
+                .map(|&(d, ty)| (d.object, d.descr, Some(ty)))
                 .collect()
         };
         for (template, descr, ty) in wanted {

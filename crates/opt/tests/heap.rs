@@ -700,3 +700,15 @@ fn the_future_condition_marker_goes() {
     };
     optimizes_with(without, before, before);
 }
+
+#[test]
+fn writes_to_strings_and_raw_memory_keep_the_heap_cache() {
+    // Neither a string's characters nor raw memory is a field of an
+    // object: the second read goes.
+    let before = "[p0, p1, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\nstrsetitem(p1, 0, i1)\n\
+        setarrayitem_raw(i1, 0, i1, descr=rawarraydescr)\ni4 = getfield_gc_i(p0, descr=valuedescr)\n\
+        jump(i2, i4)\n";
+    let after = "[p0, p1, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\nstrsetitem(p1, 0, i1)\n\
+        setarrayitem_raw(i1, 0, i1, descr=rawarraydescr)\njump(i2, i2)\n";
+    optimizes_with(Passes::default(), before, after);
+}

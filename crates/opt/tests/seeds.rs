@@ -156,6 +156,15 @@ fn a_strict_path_wins_over_a_weak_one_met_first() {
 }
 
 #[test]
+fn a_failed_unsigned_le_is_the_swapped_unsigned_lt() {
+    // not (a <=u b) is b <u a.
+    let before = "[i0, i1]\ni2 = uint_le(i0, i1)\nguard_false(i2) []\ni3 = uint_lt(i1, i0)\n\
+                  jump(i3)\n";
+    let after = "[i0, i1]\ni2 = uint_le(i0, i1)\nguard_false(i2) []\njump(1)\n";
+    optimizes_to(before, after);
+}
+
+#[test]
 fn a_passed_truth_test_answers_its_opposite() {
     let before =
         "[i0]\ni1 = int_is_true(i0)\nguard_true(i1) []\ni2 = int_is_zero(i0)\nguard_false(i2) []\n\

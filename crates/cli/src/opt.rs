@@ -29,7 +29,7 @@
 
 use crate::input::{read_inputs, Failure};
 use crate::seconds::positive_seconds;
-use crate::verify::{judge_entry, judge_optimized, judge_peeled, judged, Judged};
+use crate::verify::{judge_entry, judge_exit_facts, judge_optimized, judge_peeled, judged, Judged};
 use clap::Args;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -38,10 +38,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 use traceopt_ir::{
-    check, print_trace, CheckOptions, Header, LabelState, OpCounts, Opcode, Trace, TraceFile,
+    check, print_trace, CheckOptions, DescrKind, Fact, Header, LabelState, OpCounts, Opcode, Trace,
+    TraceFile,
 };
 use traceopt_opt::{
-    enter_peeled, optimize_or_peel, Bug, Infeasible, Optimized, Output, Passes, Peeled, RULES,
+    enter_peeled, facts_on_exit, optimize_assuming, optimize_or_peel, Bug, Infeasible, Optimized,
+    Output, Passes, Peeled, RULES,
 };
 use traceopt_smt::{Solver, SolverError, SolverKind};
 use traceopt_verify::{verify_never_ends, VerifyError};
@@ -186,7 +188,9 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         // The loops of this file we peeled, by PyPy's loop number: a trace
         // that jumps to one of them may enter it at its label.
         let mut peeled_loops: HashMap<i64, Arc<Peeled>> = HashMap::new();
-        for (label, trace, pypy, bridge, number) in traces_to_optimize(&input.file, &input.parsed) {
+        for (label, trace, pypy, bridge, number, exit) in
+            traces_to_optimize(&input.file, &input.parsed)
+        {
             // The optimizer takes well-formed traces only.
             let errors = check(trace, &input.file, options);
             if !errors.is_empty() {
@@ -196,20 +200,30 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 }
                 continue;
             }
+            // A bridge knows what its parent established of what it
+            // takes (`facts_on_exit`), where that is proved.
+            let exit = exit.and_then(|exit| {
+                let facts = facts_on_exit(&exit, passes)?;
+                let known = facts.iter().any(|f| *f != Fact::default());
+                known.then(|| Arc::new(Exit { trace: exit, facts }))
+            });
+            let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
             let target = (passes.peel.then(|| jumps_to_loop(trace)).flatten())
                 .and_then(|n| peeled_loops.get(&n).map(|p| (n, p.clone())));
-            let entered = match &target {
-                Some((n, looped)) => match enter_peeled(trace, passes, looped) {
-                    Ok(Some(e)) => {
-                        Some(Ok((e.optimized, How::Entered(e.state, *n, looped.clone()))))
-                    }
-                    Ok(None) => None,
-                    Err(infeasible) => Some(Err(infeasible)),
-                },
-                None => None,
-            };
-            let optimized = entered.unwrap_or_else(|| {
-                optimize_or_peel(trace, passes).map(|outcome| match outcome {
+            let entered = target.and_then(|(n, looped)| {
+                let e = enter_peeled(trace, passes, assumed, &looped).ok()??;
+                Some((e.optimized, How::Entered(e.state, n, looped)))
+            });
+            // Knowing the facts, a bridge optimized as it is; a trace that
+            // can never get to its end by them is optimized without them.
+            let known = (entered.is_none() && !assumed.is_empty())
+                .then(|| optimize_assuming(trace, passes, assumed).ok())
+                .flatten()
+                .map(|o| (o, How::Straight));
+            let used_facts = entered.is_some() || known.is_some();
+            let optimized = match entered.or(known) {
+                Some(done) => Ok(done),
+                None => optimize_or_peel(trace, passes).map(|outcome| match outcome {
                     Output::Straight(o) => (o, How::Straight),
                     Output::Peeled(p) => {
                         if let Some(n) = number {
@@ -217,26 +231,41 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                         }
                         (p.optimized, How::Peeled(p.state, p.forced))
                     }
-                })
-            });
-            work.push(((label, trace, pypy, bridge), optimized));
+                }),
+            };
+            let exit = exit.filter(|_| used_facts);
+            work.push(((label, trace, pypy, bridge), optimized, exit));
         }
     }
-    type Item<'a> = (WorkItem<'a>, Result<(Optimized, How), Infeasible>);
-    let judge = |((_, trace, _, _), optimized): &Item, solver: &mut Solver| {
+    type Item<'a> = (
+        WorkItem<'a>,
+        Result<(Optimized, How), Infeasible>,
+        Option<Arc<Exit>>,
+    );
+    let judge = |((_, trace, _, _), optimized, exit): &Item, solver: &mut Solver| {
         let started = std::time::Instant::now();
-        let judged = match optimized {
-            Err(_) => judged(verify_never_ends(trace, solver)),
-            Ok((result, How::Straight)) => judge_optimized(trace, result, solver),
-            Ok((result, How::Peeled(state, _))) => judge_peeled(trace, result, state, solver),
-            Ok((result, How::Entered(state, _, looped))) => {
-                judge_entry(trace, result, state, looped, solver)
+        let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
+        let facts_hold = match exit {
+            Some(exit) => judge_exit_facts(&exit.trace, &exit.facts, solver),
+            None => Ok(Judged::Proved),
+        };
+        let judged = match (facts_hold, optimized) {
+            (Ok(Judged::Proved), Err(_)) => judged(verify_never_ends(trace, solver)),
+            (Ok(Judged::Proved), Ok((result, How::Straight))) => {
+                judge_optimized(trace, result, assumed, solver)
             }
+            (Ok(Judged::Proved), Ok((result, How::Peeled(state, _)))) => {
+                judge_peeled(trace, result, state, solver)
+            }
+            (Ok(Judged::Proved), Ok((result, How::Entered(state, _, looped)))) => {
+                judge_entry(trace, result, state, looped, assumed, solver)
+            }
+            (not_proved, _) => not_proved,
         };
         (judged, started.elapsed().as_secs_f64())
     };
     in_parallel(&work, solvers, judge, |k, verdict| {
-        let ((label, trace, pypy, bridge), optimized) = &work[k];
+        let ((label, trace, pypy, bridge), optimized, exit) = &work[k];
         let (label, trace, pypy, bridge) = (label, *trace, *pypy, *bridge);
         traces += 1;
         let before_count = real_ops(trace);
@@ -287,7 +316,15 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 ops_after += after_count;
                 let text = print_trace(&result.trace);
                 record["ops_after"] = after_count.into();
+                let known = exit.as_ref().map_or(0, |e| {
+                    let known = e.facts.iter().filter(|f| **f != Fact::default()).count();
+                    record["facts_on_entry"] = known.into();
+                    known
+                });
                 let how = match peeled {
+                    How::Straight if known > 0 => {
+                        format!(" (knowing {known} fact(s) its parent established)")
+                    }
                     How::Straight => String::new(),
                     How::Peeled(state, None) => format!(
                         " (peeled: {} object(s) passed along kept virtual)",
@@ -453,8 +490,46 @@ fn in_parallel<T: Sync>(
 /// whether that is a bridge (PyPy optimized it without loop peeling).
 type WorkItem<'a> = (String, &'a Trace, Option<&'a Trace>, bool);
 
-/// The same, and PyPy's number for the loop it is, if it is one.
-type Work<'a> = (String, &'a Trace, Option<&'a Trace>, bool, Option<i64>);
+/// The same, PyPy's number for the loop it is (if it is one), and the
+/// run of its parent up to the guard it leaves (if it is a bridge of a
+/// log whose parent is there).
+type Work<'a> = (
+    String,
+    &'a Trace,
+    Option<&'a Trace>,
+    bool,
+    Option<i64>,
+    Option<Trace>,
+);
+
+/// A bridge's parent's run up to the guard it leaves
+/// (`Trace::exit_at`), and what holds there of each value the bridge
+/// takes.
+struct Exit {
+    trace: Trace,
+    facts: Vec<Fact>,
+}
+
+/// The run of the trace of `log` (as PyPy optimized it) that holds the
+/// guard at `address`, up to that guard: what a bridge out of it starts
+/// from.
+fn parent_exit(log: &traceopt_ir::Log, address: u64) -> Option<Trace> {
+    for pair in &log.pairs {
+        let Some(parent) = &pair.optimized else {
+            continue;
+        };
+        let trace = &parent.trace;
+        let is_it = |op: &traceopt_ir::Op| {
+            op.descr.is_some_and(
+                |d| matches!(trace.descr(d).kind, DescrKind::Guard { address: a } if a == address),
+            )
+        };
+        if let Some(index) = trace.ops.iter().position(is_it) {
+            return trace.exit_at(index);
+        }
+    }
+    None
+}
 
 /// How a trace was optimized: as it is, peeled (the witness, and why
 /// objects were allocated after all if they were), or entering the
@@ -484,7 +559,7 @@ fn jumps_to_loop(trace: &Trace) -> Option<i64> {
 /// of a peer set (with its expected output).
 fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
     match parsed {
-        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace, None, false, None)],
+        TraceFile::Trace(trace) => vec![(file.to_string(), &**trace, None, false, None, None)],
         TraceFile::Peer(cases) => cases
             .iter()
             .map(|c| {
@@ -493,6 +568,7 @@ fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
                     &c.ops,
                     Some(&c.expected),
                     false,
+                    None,
                     None,
                 )
             })
@@ -509,12 +585,17 @@ fn traces_to_optimize<'a>(file: &str, parsed: &'a TraceFile) -> Vec<Work<'a>> {
                     Some(Header::Loop { number, .. }) => Some(*number),
                     _ => None,
                 };
+                let exit = match header {
+                    Some(Header::Bridge { guard, .. }) => parent_exit(log, *guard),
+                    _ => None,
+                };
                 Some((
                     label,
                     &recorded.trace,
                     p.optimized.as_ref().map(|o| &o.trace),
                     bridge,
                     number,
+                    exit,
                 ))
             })
             .collect(),

@@ -148,10 +148,16 @@ impl Judged {
 pub fn judge_optimized(
     before: &Trace,
     result: &traceopt_opt::Optimized,
+    assumed: &[traceopt_ir::Fact],
     solver: &mut Solver,
 ) -> Result<Judged, VerifyError> {
     if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
         return Ok(Judged::Refuted(problem));
+    }
+    if !assumed.is_empty() {
+        let (after, provenance) = (&result.trace, &result.provenance);
+        let verdict = traceopt_verify::verify_assuming(before, after, provenance, assumed, solver);
+        return judged(verdict);
     }
     judged(verify_optimized(
         before,
@@ -159,6 +165,21 @@ pub fn judge_optimized(
         &result.provenance,
         solver,
     ))
+}
+
+/// Proves that `facts` hold where the run `exit` (a bridge's parent, up
+/// to the guard the bridge leaves) gets to its end.
+pub fn judge_exit_facts(
+    exit: &Trace,
+    facts: &[traceopt_ir::Fact],
+    solver: &mut Solver,
+) -> Result<Judged, VerifyError> {
+    let verdict = traceopt_verify::verify_exit_facts(exit, facts, solver);
+    Ok(match judged(verdict)? {
+        Judged::Proved => Judged::Proved,
+        Judged::Refuted(why) => Judged::Refuted(format!("the facts on entry: {why}")),
+        Judged::Unknown(why) => Judged::Unknown(format!("the facts on entry: {why}")),
+    })
 }
 
 /// Proves a peeled loop (`traceopt_opt::peel`) by induction on the
@@ -191,6 +212,7 @@ pub fn judge_entry(
     result: &traceopt_opt::Optimized,
     state: &traceopt_ir::LabelState,
     looped: &traceopt_opt::Peeled,
+    assumed: &[traceopt_ir::Fact],
     solver: &mut Solver,
 ) -> Result<Judged, VerifyError> {
     if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
@@ -202,6 +224,7 @@ pub fn judge_entry(
         &result.provenance,
         state,
         (&looped.optimized.trace, &looped.state),
+        assumed,
         solver,
     ))
 }

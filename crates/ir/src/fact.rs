@@ -116,7 +116,7 @@ impl LabelState {
             (FailArg::Arg(Arg::Const(c)), FailArg::Arg(Arg::Const(d))) => {
                 pool.constant(*c) == other_pool.constant(*d)
             }
-            (FailArg::Arg(Arg::Const(_)), _) | (_, FailArg::Arg(Arg::Const(_))) => false,
+            // A constant and anything else differ as items too.
             _ => x == y,
         };
         let descr = |x: Option<DescrId>, y: Option<DescrId>| {

@@ -492,6 +492,66 @@ impl Trace {
     }
 
     /// The value id defined by op `index`.
+    /// The run that leaves this trace at guard `guard` (a bridge's
+    /// parent, up to the guard the bridge leaves), as a trace of its own:
+    /// from the start, or from the last label before the guard (whose
+    /// arguments become the inputs), up to the guard, which becomes a
+    /// jump with the guard's fail arguments that are values (what a
+    /// bridge out of it takes as its inputs: the others are virtual, or
+    /// constants). `None` if `guard` is no guard with fail arguments, or
+    /// reads a value from before its label.
+    pub fn exit_at(&self, guard: usize) -> Option<Trace> {
+        let op = self
+            .ops
+            .get(guard)
+            .filter(|op| op.opcode.has(crate::Flags::GUARD))?;
+        let start = (self.ops[..guard].iter()).rposition(|op| op.opcode == Opcode::Label);
+        let mut exit = Trace::new();
+        exit.namespace = self.namespace.clone();
+        exit.input_pos = self.input_pos;
+        let mut map: Vec<Option<Arg>> = vec![None; self.num_values()];
+        let inputs: Vec<Arg> = match start {
+            None => (0..self.inputs.len())
+                .map(|i| Arg::Value(ValueId(i as u32)))
+                .collect(),
+            Some(label) => self.ops[label].args.clone(),
+        };
+        for arg in inputs {
+            if let Arg::Value(v) = arg {
+                if map[v.0 as usize].is_none() {
+                    let ty = self.value_type(v);
+                    map[v.0 as usize] = Some(Arg::Value(exit.add_input(ty, self.name(v))));
+                }
+            }
+        }
+        let first = start.map_or(0, |label| label + 1);
+        for i in first..guard {
+            let from = &self.ops[i];
+            let mut defined = true;
+            let copy = exit.import_op(self, from, |v| {
+                map[v.0 as usize].unwrap_or_else(|| {
+                    defined = false;
+                    Arg::Value(v)
+                })
+            });
+            if !defined {
+                return None;
+            }
+            let v = self.value_of_op(i);
+            let pos = self.op_pos.get(i).copied().unwrap_or_default();
+            map[v.0 as usize] = Some(Arg::Value(exit.push(copy, self.name(v), pos)));
+        }
+        let mut args = Vec::new();
+        for item in op.fail_args.as_ref()? {
+            if let FailArg::Arg(Arg::Value(v)) = item {
+                args.push(map[v.0 as usize]?);
+            }
+        }
+        let pos = self.op_pos.get(guard).copied().unwrap_or_default();
+        exit.push(Op::new(Opcode::Jump, args), "", pos);
+        Some(exit)
+    }
+
     pub fn value_of_op(&self, index: usize) -> ValueId {
         ValueId((self.inputs.len() + index) as u32)
     }

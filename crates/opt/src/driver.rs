@@ -35,7 +35,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
 use traceopt_ir::{
-    Arg, Const, ConstId, DescrId, Flags, LabelState, Op, Opcode, Pos, Trace, Type, ValueId,
+    Arg, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Pos, Trace, Type, ValueId,
 };
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::Built;
@@ -254,7 +254,8 @@ pub fn optimize_without(
     passes: Passes,
     disabled: &[bool],
 ) -> Result<Optimized, Infeasible> {
-    optimize_knowing(input, passes, disabled, None, End::Plain).map(|(optimized, _)| optimized)
+    let start = Start::Inputs(&[]);
+    optimize_knowing(input, passes, disabled, start, End::Plain).map(|(optimized, _)| optimized)
 }
 
 /// Where a peeled loop's body starts (`peel`): its inputs are the
@@ -275,6 +276,16 @@ pub(crate) struct Entry<'a> {
 pub(crate) struct Ending {
     pub state: LabelState,
     pub leaves: Vec<Arg>,
+}
+
+/// Where the optimizer starts (`optimize_knowing`).
+#[derive(Clone, Copy)]
+pub(crate) enum Start<'a> {
+    /// From the trace's inputs, knowing these facts of them (one for each
+    /// input, or none).
+    Inputs(&'a [Fact]),
+    /// From a peeled loop's label.
+    Label(&'a Entry<'a>),
 }
 
 /// What becomes of the final jump (`optimize_knowing`).
@@ -299,7 +310,7 @@ pub(crate) fn optimize_knowing(
     input: &Trace,
     passes: Passes,
     disabled: &[bool],
-    entry: Option<&Entry>,
+    start: Start,
     end: End,
 ) -> Result<(Optimized, Option<Ending>), Infeasible> {
     let mut opt = Optimizer {
@@ -337,15 +348,15 @@ pub(crate) fn optimize_knowing(
         derived: Vec::new(),
     };
     opt.capture = matches!(end, End::Capture | End::Enter(..));
-    match entry {
-        None => {
+    match start {
+        Start::Inputs(_) => {
             for (i, &ty) in input.inputs.iter().enumerate() {
                 let v = opt.out.add_input(ty, input.name(ValueId(i as u32)));
                 opt.new_value(v);
                 opt.map[i] = Some(Arg::Value(v));
             }
         }
-        Some(entry) => {
+        Start::Label(entry) => {
             for (ty, name) in entry.types.iter().zip(&entry.names) {
                 let v = opt.out.add_input(*ty, name);
                 opt.new_value(v);
@@ -358,8 +369,15 @@ pub(crate) fn optimize_knowing(
     // The output's constants and descrs are the input's, with the same
     // ids (new ones are added after them).
     opt.out.share_interned(input);
-    if let Some(entry) = entry {
-        opt.enter(entry);
+    match start {
+        Start::Inputs(facts) => {
+            for (i, fact) in facts.iter().enumerate().take(input.inputs.len()) {
+                if fact.fits(input.inputs[i]) {
+                    opt.assume(Arg::Value(ValueId(i as u32)), fact);
+                }
+            }
+        }
+        Start::Label(entry) => opt.enter(entry),
     }
     if let End::Enter(state, pool) = end {
         let label = pool.ops.iter().rev().find(|op| op.opcode == Opcode::Label);

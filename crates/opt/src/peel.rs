@@ -33,7 +33,7 @@ use traceopt_ir::{
 };
 
 use crate::driver::{
-    optimize_knowing, End, Ending, Entry, Infeasible, Optimized, Optimizer, Passes,
+    optimize_knowing, End, Ending, Entry, Infeasible, Optimized, Optimizer, Passes, Start,
 };
 use crate::virtuals::Mapped;
 
@@ -116,7 +116,8 @@ pub fn peel(input: &Trace, passes: Passes) -> Result<Option<Peeled>, Infeasible>
 /// allocated; `None` where the body's jump does not give the label's
 /// state.
 fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled>, Infeasible> {
-    let (preamble, ending) = optimize_knowing(input, passes, &[], None, end(carry))?;
+    let start = Start::Inputs(&[]);
+    let (preamble, ending) = optimize_knowing(input, passes, &[], start, end(carry))?;
     let Some(Ending {
         state: mut label_state,
         mut leaves,
@@ -142,8 +143,8 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         // A body that must fail a guard does so on its first pass: the
         // loop is then not peeled (the preamble is the trace's first
         // pass, and may well run to its end).
-        let Ok((body, ending)) = optimize_knowing(input, passes, &[], Some(&entry), end(carry))
-        else {
+        let start = Start::Label(&entry);
+        let Ok((body, ending)) = optimize_knowing(input, passes, &[], start, end(carry)) else {
             return Ok(None);
         };
         let Some(ending) = ending else {

@@ -6,8 +6,8 @@ mod common;
 
 use common::{parse, solver};
 use traceopt_ir::{print_trace, Fact, LabelState, Trace};
-use traceopt_opt::{enter_peeled, peel, Passes, Peeled};
-use traceopt_verify::{verify_entry, verify_peeled, Verdict};
+use traceopt_opt::{enter_peeled, facts_on_exit, optimize_assuming, peel, Passes, Peeled};
+use traceopt_verify::{verify_assuming, verify_entry, verify_exit_facts, verify_peeled, Verdict};
 
 /// Seed 004's loop (boxed integers, `y` counting down, `res` adding up),
 /// as our allocation removal leaves it before virtuals cross the label.
@@ -337,7 +337,7 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
          p3 = new_with_vtable(descr=nodesize)\nsetfield_gc(p3, i1, descr=valuedescr)\n\
          i4 = int_gt(i0, 0)\nguard_true(i4) []\njump(p2, p3, descr=<Loop1>)\n",
     );
-    let entered = enter_peeled(&bridge, Passes::default(), &looped)
+    let entered = enter_peeled(&bridge, Passes::default(), &[], &looped)
         .unwrap()
         .expect("entered at the label");
     let expected = "[i0, i1]\ni4 = int_gt(i0, 0)\nguard_true(i4) []\n\
@@ -352,6 +352,7 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
             &out.provenance,
             state,
             target,
+            &[],
             &mut solver(),
         )
     };
@@ -375,7 +376,51 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
     // not known: the bridge jumps to the loop's start.
     let unchecked = print_trace(&bridge).replace("i4 = int_gt(i0, 0)\nguard_true(i4) []\n", "");
     let unchecked = parse(&unchecked);
-    assert!(enter_peeled(&unchecked, Passes::default(), &looped)
+    assert!(enter_peeled(&unchecked, Passes::default(), &[], &looped)
         .unwrap()
         .is_none());
+}
+
+#[test]
+fn a_bridge_knows_what_its_parent_checked() {
+    // The parent checks p0's class, then leaves at the guard on i1; the
+    // bridge out of it need not check p0's class again.
+    let parent = parse(
+        "[p0, i1]\nguard_class(p0, ConstClass(node_vtable)) []\ni2 = int_gt(i1, 0)\n\
+         guard_true(i2) [p0, i1]\njump(p0, i1)\n",
+    );
+    let exit = parent.exit_at(2).expect("the run up to the guard");
+    assert_eq!(
+        print_trace(&exit),
+        "[p0, i1]\nguard_class(p0, ConstClass(node_vtable)) []\ni2 = int_gt(i1, 0)\njump(p0, i1)\n"
+    );
+    let facts = facts_on_exit(&exit, Passes::default()).expect("facts");
+    let class = Some(traceopt_ir::Const::Class("node_vtable".into()));
+    assert_eq!(facts[0].class, class);
+    assert_eq!(
+        verify_exit_facts(&exit, &facts, &mut solver()).unwrap(),
+        Verdict::Proved
+    );
+    // Another class is refuted.
+    let mut wrong = facts.clone();
+    wrong[0].class = Some(traceopt_ir::Const::Class("node_vtable2".into()));
+    assert!(matches!(
+        verify_exit_facts(&exit, &wrong, &mut solver()).unwrap(),
+        Verdict::Refuted(_)
+    ));
+    let bridge = parse(
+        "[p0, i1]\nguard_class(p0, ConstClass(node_vtable)) []\n\
+         i2 = getfield_gc_i(p0, descr=valuedescr)\ni3 = int_add(i1, i2)\nfinish(i3)\n",
+    );
+    let out = optimize_assuming(&bridge, Passes::default(), &facts).unwrap();
+    assert_eq!(
+        print_trace(&out.trace),
+        "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\ni3 = int_add(i1, i2)\nfinish(i3)\n"
+    );
+    let proved = |assumed: &[Fact]| {
+        verify_assuming(&bridge, &out.trace, &out.provenance, assumed, &mut solver()).unwrap()
+    };
+    assert_eq!(proved(&facts), Verdict::Proved);
+    // Without the facts, the dropped guard is a difference.
+    assert!(matches!(proved(&[]), Verdict::Refuted(_)));
 }

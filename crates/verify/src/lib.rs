@@ -50,9 +50,11 @@ use traceopt_smt::encode::{encode, power_of_two_quotient, py_division_oopspec, t
 mod bridge;
 mod copies;
 pub use bridge::Scope;
+mod exit;
 mod heap;
 mod pairing;
 mod peel;
+pub use exit::{verify_assuming, verify_exit_facts};
 pub use peel::{verify_entry, verify_peeled};
 mod reach;
 mod slice;

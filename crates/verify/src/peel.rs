@@ -35,8 +35,10 @@
 //! the preamble in (a), with its own state of the same shape and facts.
 
 use traceopt_ir::{
-    Arg, Const, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Step, Trace, Type, ValueId,
+    Arg, Const, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Step, Trace, Type, ValueId,
 };
+
+use crate::exit::assuming;
 use traceopt_smt::Solver;
 
 use crate::{verify_optimized, Verdict, VerifyError};
@@ -101,7 +103,8 @@ pub fn verify_peeled(
 /// arguments stand for (its objects made by `input`'s allocations); it
 /// must have the shape and the facts of the loop's witness `loop_state`.
 /// Comparison (a), with the output's final jump in the place of the
-/// label: both fail alike, or the input jumps with what the state builds
+/// label, from inputs that satisfy `assumed` (`verify_assuming`): both
+/// fail alike, or the input jumps with what the state builds
 /// from the output's jump arguments, and those satisfy the facts. With
 /// the loop proved by induction on `loop_state` (`verify_peeled`), the
 /// output followed by the loop's body runs as the input followed by the
@@ -112,6 +115,7 @@ pub fn verify_entry(
     provenance: &[Option<usize>],
     state: &LabelState,
     (loop_output, loop_state): (&Trace, &LabelState),
+    assumed: &[Fact],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
     let shape = |what: &str| VerifyError::Unsupported {
@@ -134,7 +138,14 @@ pub fn verify_entry(
     if !state.same_shape(output, loop_state, loop_output) || state.facts != loop_state.facts {
         return Err(shape("whose state is not the loop's"));
     }
-    let (before, after, prov) = first_pass(input, output, provenance, end, state, jump);
+    // Both start with the guards of what the input is known to satisfy.
+    let (input, output, provenance, guards) = assuming(input, output, provenance, assumed);
+    let mut state = state.clone();
+    for alloc in state.allocs.iter_mut() {
+        *alloc += guards;
+    }
+    let (jump, end) = (jump + guards, end + guards);
+    let (before, after, prov) = first_pass(&input, &output, &provenance, end, &state, jump);
     let verdict = verify_optimized(&before, &after, &prov, solver)?;
     Ok(named(verdict, "the entry"))
 }
@@ -188,7 +199,7 @@ fn named(verdict: Verdict, part: &str) -> Verdict {
 }
 
 /// A trace sharing `pool`'s constants and descrs, with these inputs.
-fn new_trace(pool: &Trace, inputs: impl IntoIterator<Item = (Type, String)>) -> Trace {
+pub(crate) fn new_trace(pool: &Trace, inputs: impl IntoIterator<Item = (Type, String)>) -> Trace {
     let mut trace = Trace::new();
     trace.share_interned(pool);
     trace.namespace = pool.namespace.clone();
@@ -198,13 +209,13 @@ fn new_trace(pool: &Trace, inputs: impl IntoIterator<Item = (Type, String)>) -> 
     trace
 }
 
-fn inputs_of(trace: &Trace) -> Vec<(Type, String)> {
+pub(crate) fn inputs_of(trace: &Trace) -> Vec<(Type, String)> {
     (trace.inputs.iter().enumerate())
         .map(|(i, &ty)| (ty, trace.name(ValueId(i as u32)).to_string()))
         .collect()
 }
 
-fn mapped(arg: Arg, map: &[Arg]) -> Arg {
+pub(crate) fn mapped(arg: Arg, map: &[Arg]) -> Arg {
     match arg {
         Arg::Value(v) => map[v.0 as usize],
         constant => constant,
@@ -214,7 +225,7 @@ fn mapped(arg: Arg, map: &[Arg]) -> Arg {
 /// Copies `from.ops[range]` into `to` (which shares `from`'s interned
 /// items), each value `v` read as `map[v]`, which it extends; the
 /// provenance of each copy is `prov(i)`.
-fn copy_ops(
+pub(crate) fn copy_ops(
     to: &mut Trace,
     from: &Trace,
     range: std::ops::Range<usize>,
@@ -420,7 +431,7 @@ fn jump_like(
 type Pair = (Trace, Trace, Vec<Option<usize>>);
 
 /// Each value of `trace` as itself.
-fn identity(trace: &Trace) -> Vec<Arg> {
+pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
     (0..trace.num_values())
         .map(|v| Arg::Value(ValueId(v as u32)))
         .collect()

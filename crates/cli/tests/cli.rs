@@ -754,3 +754,29 @@ fn opt_refuses_a_malformed_trace_with_its_place() {
         assert!(stderr.contains("do not pass the checker"), "{stderr}");
     }
 }
+
+#[test]
+fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
+    // Over the corpus with --peel: bridges optimized knowing facts their
+    // parent established, and some entering a peeled loop at its label
+    // (its jump then goes to the loop's TargetToken).
+    let out = traceopt(&["opt", "--peel", "--json", CORPUS], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let traces = json["traces"].as_array().unwrap();
+    let knowing = traces
+        .iter()
+        .filter(|t| t["facts_on_entry"].as_u64() > Some(0));
+    assert!(knowing.clone().all(|t| t["bridge"] == true));
+    assert!(knowing.count() >= 150);
+    let entering: Vec<_> = traces
+        .iter()
+        .filter(|t| t["enters_loop"].is_i64())
+        .collect();
+    assert!(entering.len() >= 5, "{}", entering.len());
+    for t in entering {
+        let text = t["optimized"].as_str().unwrap();
+        let jump = text.lines().last().unwrap();
+        assert!(jump.contains("descr=TargetToken("), "{jump}");
+    }
+}

@@ -19,7 +19,9 @@
 //! Where both fail the same guard (one with the same condition in both,
 //! or, in the aligned form, one AFTER says it stands for), they must also
 //! resume alike (`resume.rs`): the fail arguments both list, virtual
-//! objects by their contents, and the heap. Escapes of a run that leaves
+//! objects by their contents, and the heap. End to end, where AFTER fails
+//! a guard with resume data that no BEFORE guard matches by condition,
+//! BEFORE must fail one that resumes alike. Escapes of a run that leaves
 //! early are not compared. This is the end-to-end form,
 //! for any two traces (hand-written files, PyPy's expected outputs).
 //! `verify_aligned` is the guard-by-guard form for traces whose guards
@@ -165,6 +167,11 @@ struct Guard {
     /// What the interpreter that resumes can see of the fresh objects.
     sight: Sight,
 }
+
+/// The end-to-end form's obligation that where AFTER fails a guard no
+/// BEFORE guard matches, BEFORE fails one that resumes alike.
+const UNMATCHED: &str =
+    "AFTER fails a guard that no guard of BEFORE matches, and BEFORE fails none that resumes alike";
 
 /// Proves `after` equivalent to `before` (end-to-end), or refutes it.
 pub fn verify(before: &Trace, after: &Trace, solver: &mut Solver) -> Result<Verdict, VerifyError> {
@@ -827,6 +834,35 @@ fn check_once(
             "the traces resume differently where they fail the same guard".into(),
             Term::and_all(resumes),
         ));
+        // End to end, the pairs above are guards with the same condition.
+        // Where AFTER fails a guard with resume data of its own that no
+        // BEFORE guard matches so, BEFORE must fail some guard there that
+        // resumes alike.
+        if provenance.is_none() && !given.no_resume {
+            let paired: HashSet<usize> = pairs.iter().map(|&(_, m)| m).collect();
+            let mut unmatched = Vec::new();
+            for (j, h) in a.guards.iter().enumerate() {
+                let explicit = after.ops[h.op_index].fail_args.is_some();
+                let Some(y) = h
+                    .resume
+                    .as_ref()
+                    .filter(|_| explicit && !paired.contains(&j))
+                else {
+                    continue;
+                };
+                let mut alike = Vec::new();
+                for g in &b.guards {
+                    let Some(x) = &g.resume else { continue };
+                    let sights = [&g.sight, &h.sight];
+                    let allocated = [b.allocated.as_slice(), a.allocated.as_slice()];
+                    let agree = resume::agree(x, y, sights, allocated, &mut world, solver)?;
+                    alike.push(Term::and_all([g.reached.clone(), g.cond.not(), agree]));
+                }
+                let fails = h.reached.and(&h.cond.not());
+                unmatched.push(fails.implies(&Term::or_all(alike)));
+            }
+            obligations.push((UNMATCHED.into(), Term::and_all(unmatched)));
+        }
         failing_pairs = compared
             .iter()
             .map(|&(g, m)| (b.guards[g].op_index, a.guards[m].op_index))
@@ -876,6 +912,11 @@ fn check_once(
                     // A broken alignment refutes the aligned form even when the
                     // two runs end alike on these inputs.
                     (None, true) => format!("{what} ({ENDS_ALIKE})"),
+                    (None, false) if what == UNMATCHED => {
+                        return Ok(Verdict::Unknown(format!(
+                            "{what}: on inputs {values:?} the solver finds resume data that may differ, which the replay does not show"
+                        )));
+                    }
                     (None, false) => {
                         let claim = if what.is_empty() {
                             String::new()
@@ -1816,7 +1857,15 @@ fn replay(
                 Ended::GuardFailed { op_index, .. } => op_index,
                 _ => usize::MAX,
             };
-            if !pairs.contains(&(failed(b_run), failed(a_run))) {
+            // Paired guards resume alike; so does an AFTER guard with
+            // resume data that none is paired with (end to end, guards
+            // with other conditions) and the BEFORE guard failed there.
+            let (fb, fa) = (failed(b_run), failed(a_run));
+            let explicit =
+                |t: &Trace, i: usize| t.ops.get(i).is_some_and(|op| op.fail_args.is_some());
+            let unpaired =
+                !pairs.iter().any(|&(_, m)| m == fa) && explicit(after, fa) && explicit(before, fb);
+            if !pairs.contains(&(fb, fa)) && !unpaired {
                 return None;
             }
             return same_resume(b_run, a_run, shared).err();

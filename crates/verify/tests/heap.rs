@@ -1738,3 +1738,35 @@ fn a_pending_write_is_made_where_the_guard_fails() {
         writes setfield_gc(p0, p3, descr=nextdescr)";
     refuted_with(before, &after(other), "valuedescr differs");
 }
+
+#[test]
+fn guards_with_other_conditions_still_resume_alike() {
+    // End to end, guards pair by condition; a guard written another way
+    // (or moved, or merged) pairs with none, and its resume data must
+    // still be what BEFORE's failing guard resumes with.
+    let before = "[i0, i1]\nguard_true(i0) [i1]\njump(i0, i1)\n";
+    proved(
+        before,
+        "[i0, i1]\ni2 = int_is_zero(i0)\nguard_false(i2) [i1]\njump(i0, i1)\n",
+    );
+    not_proved(
+        before,
+        "[i0, i1]\ni2 = int_is_zero(i0)\nguard_false(i2) [i0]\njump(i0, i1)\n",
+    );
+    // A class check merged into an earlier guard_nonnull, resuming with
+    // the later guard's state: refuted where p0 is null.
+    not_proved(
+        "[p0, i0]\nguard_nonnull(p0) [i0]\ni1 = int_add(i0, 1)\n\
+         guard_class(p0, ConstClass(node_vtable)) [i1]\njump(p0, i1)\n",
+        "[p0, i0]\ni1 = int_add(i0, 1)\n\
+         guard_nonnull_class(p0, ConstClass(node_vtable)) [i1]\njump(p0, i1)\n",
+    );
+    // Failing before a write that BEFORE does before it fails: the heap
+    // it resumes with differs.
+    not_proved(
+        "[p0, p1, i0]\nguard_nonnull(p0) []\nsetfield_gc(p1, i0, descr=valuedescr)\n\
+         guard_class(p0, ConstClass(node_vtable)) []\njump(p0, i0)\n",
+        "[p0, p1, i0]\nguard_nonnull_class(p0, ConstClass(node_vtable)) []\n\
+         setfield_gc(p1, i0, descr=valuedescr)\njump(p0, i0)\n",
+    );
+}

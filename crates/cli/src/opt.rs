@@ -78,6 +78,9 @@ pub struct OptArgs {
     /// Peel loops (traces whose jump goes back to their start): a
     /// preamble, then a label and the loop's body optimized knowing what
     /// the preamble established; --verify proves the result by induction.
+    /// In a log, a bridge that jumps to a loop peeled so enters it at its
+    /// label where it can. (Bridges of a log always start knowing what
+    /// their parent established at the guard they leave.)
     #[arg(long)]
     peel: bool,
     /// Print how often each rule fired, per op (on standard error).

@@ -424,3 +424,31 @@ fn a_bridge_knows_what_its_parent_checked() {
     // Without the facts, the dropped guard is a difference.
     assert!(matches!(proved(&[]), Verdict::Refuted(_)));
 }
+
+#[test]
+fn a_guard_in_a_loop_body_gives_only_what_the_body_established() {
+    // The class check is in the preamble; the body is also entered from
+    // its own jump, with objects the check never saw: a bridge out of
+    // the body's guard knows nothing of p0's class.
+    let parent = parse(
+        "[p0, i1]\nguard_class(p0, ConstClass(node_vtable)) []\nlabel(p0, i1, descr=TargetToken(1))\n\
+         i2 = int_gt(i1, 0)\nguard_true(i2) [p0, i1]\ni3 = int_sub(i1, 1)\n\
+         jump(p0, i3, descr=TargetToken(1))\n",
+    );
+    let exit = parent.exit_at(3).expect("the body's run up to the guard");
+    assert_eq!(
+        print_trace(&exit),
+        "[p0, i1]\ni2 = int_gt(i1, 0)\njump(p0, i1)\n"
+    );
+    let facts = facts_on_exit(&exit, Passes::default()).expect("facts");
+    assert_eq!(facts, vec![Fact::default(); 2]);
+    // A guard of the preamble has the preamble's facts.
+    let preamble_exit = parse(
+        "[p0, i1]\nguard_class(p0, ConstClass(node_vtable)) []\ni2 = int_gt(i1, 0)\n\
+         guard_true(i2) [p0, i1]\njump(p0, i1)\n",
+    )
+    .exit_at(2)
+    .unwrap();
+    let facts = facts_on_exit(&preamble_exit, Passes::default()).unwrap();
+    assert!(facts[0].class.is_some());
+}

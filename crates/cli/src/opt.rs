@@ -29,7 +29,7 @@
 
 use crate::input::{read_inputs, Failure};
 use crate::seconds::positive_seconds;
-use crate::verify::{judge_entry, judge_exit_facts, judge_optimized, judge_peeled, judged, Judged};
+use crate::verify::{judge_exit_facts, judge_output, judged, Judged};
 use clap::Args;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -46,7 +46,9 @@ use traceopt_opt::{
     Output, Passes, Peeled, RULES,
 };
 use traceopt_smt::{Solver, SolverError, SolverKind};
-use traceopt_verify::{verify_never_ends, VerifyError};
+use traceopt_verify::{
+    verify_assuming, verify_entry, verify_never_ends, verify_optimized, verify_peeled, VerifyError,
+};
 
 #[derive(Args)]
 pub struct OptArgs {
@@ -254,14 +256,26 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         };
         let judged = match (facts_hold, optimized) {
             (Ok(Judged::Proved), Err(_)) => judged(verify_never_ends(trace, solver)),
+            // Guard by guard, then end to end where that settles nothing;
+            // from inputs that satisfy what the bridge knows, if it does.
             (Ok(Judged::Proved), Ok((result, How::Straight))) => {
-                judge_optimized(trace, result, assumed, solver)
+                judge_output(trace, result, |before, after, provenance| match assumed {
+                    [] => verify_optimized(before, after, provenance, solver),
+                    _ => verify_assuming(before, after, provenance, assumed, solver),
+                })
             }
+            // By induction on the state at its label.
             (Ok(Judged::Proved), Ok((result, How::Peeled(state, _)))) => {
-                judge_peeled(trace, result, state, solver)
+                judge_output(trace, result, |before, after, provenance| {
+                    verify_peeled(before, after, provenance, state, solver)
+                })
             }
+            // As the first step of the entered loop's induction.
             (Ok(Judged::Proved), Ok((result, How::Entered(state, _, looped)))) => {
-                judge_entry(trace, result, state, looped, assumed, solver)
+                judge_output(trace, result, |before, after, provenance| {
+                    let target = (&looped.optimized.trace, &looped.state);
+                    verify_entry(before, after, provenance, state, target, assumed, solver)
+                })
             }
             (not_proved, _) => not_proved,
         };
@@ -548,13 +562,10 @@ enum How {
 /// `<Loop-N>`, which is no other trace).
 fn jumps_to_loop(trace: &Trace) -> Option<i64> {
     let jump = trace.ops.last().filter(|op| op.opcode == Opcode::Jump)?;
-    let text = &trace.descr(jump.descr?).text;
-    let n: i64 = text
-        .strip_prefix("<Loop")?
-        .strip_suffix('>')?
-        .parse()
-        .ok()?;
-    (n >= 0).then_some(n)
+    match trace.descr(jump.descr?).kind {
+        DescrKind::Loop { number: Some(n) } if n >= 0 => Some(n),
+        _ => None,
+    }
 }
 
 /// The traces of a file the optimizer takes: the trace itself, every

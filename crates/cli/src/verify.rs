@@ -18,8 +18,7 @@ use std::time::Duration;
 use traceopt_ir::{check, CheckOptions, Header, Log, LogTrace, PureResult, Trace, TraceFile};
 use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{
-    verify_bridge, verify_given, verify_optimized, BridgeVerdict, Given, Scope, Verdict,
-    VerifyError,
+    verify_bridge, verify_given, BridgeVerdict, Given, Scope, Verdict, VerifyError,
 };
 
 #[derive(Args)]
@@ -142,29 +141,18 @@ impl Judged {
     }
 }
 
-/// Proves an optimizer's output equivalent to its input
-/// (`verify_optimized`: guard by guard, then end to end where that
-/// settles nothing), after checking that it is well formed.
-pub fn judge_optimized(
+/// Proves an optimizer's output (`result`, from `before`) with `prove`,
+/// given both traces and the output's provenance, after checking that it
+/// is well formed (as `traceopt check` takes a trace).
+pub fn judge_output(
     before: &Trace,
     result: &traceopt_opt::Optimized,
-    assumed: &[traceopt_ir::Fact],
-    solver: &mut Solver,
+    prove: impl FnOnce(&Trace, &Trace, &[Option<usize>]) -> Result<Verdict, VerifyError>,
 ) -> Result<Judged, VerifyError> {
     if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
         return Ok(Judged::Refuted(problem));
     }
-    if !assumed.is_empty() {
-        let (after, provenance) = (&result.trace, &result.provenance);
-        let verdict = traceopt_verify::verify_assuming(before, after, provenance, assumed, solver);
-        return judged(verdict);
-    }
-    judged(verify_optimized(
-        before,
-        &result.trace,
-        &result.provenance,
-        solver,
-    ))
+    judged(prove(before, &result.trace, &result.provenance))
 }
 
 /// Proves that `facts` hold where the run `exit` (a bridge's parent, up
@@ -180,53 +168,6 @@ pub fn judge_exit_facts(
         Judged::Refuted(why) => Judged::Refuted(format!("the facts on entry: {why}")),
         Judged::Unknown(why) => Judged::Unknown(format!("the facts on entry: {why}")),
     })
-}
-
-/// Proves a peeled loop (`traceopt_opt::peel`) by induction on the
-/// state at its label and the facts its body takes for granted
-/// (`verify_peeled`), after checking
-/// that it is well formed.
-pub fn judge_peeled(
-    before: &Trace,
-    result: &traceopt_opt::Optimized,
-    state: &traceopt_ir::LabelState,
-    solver: &mut Solver,
-) -> Result<Judged, VerifyError> {
-    if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
-        return Ok(Judged::Refuted(problem));
-    }
-    judged(traceopt_verify::verify_peeled(
-        before,
-        &result.trace,
-        &result.provenance,
-        state,
-        solver,
-    ))
-}
-
-/// Proves a trace that enters the peeled loop `looped` at its label
-/// (`traceopt_opt::enter_peeled`; `verify_entry`), after checking that
-/// it is well formed.
-pub fn judge_entry(
-    before: &Trace,
-    result: &traceopt_opt::Optimized,
-    state: &traceopt_ir::LabelState,
-    looped: &traceopt_opt::Peeled,
-    assumed: &[traceopt_ir::Fact],
-    solver: &mut Solver,
-) -> Result<Judged, VerifyError> {
-    if let Some(problem) = traceopt_opt::malformed_output(before, &result.trace) {
-        return Ok(Judged::Refuted(problem));
-    }
-    judged(traceopt_verify::verify_entry(
-        before,
-        &result.trace,
-        &result.provenance,
-        state,
-        (&looped.optimized.trace, &looped.state),
-        assumed,
-        solver,
-    ))
 }
 
 /// A validator result as a verdict: a solver that fails or a

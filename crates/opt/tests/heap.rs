@@ -5,7 +5,8 @@
 mod common;
 
 use common::{
-    optimizes_with, parse, proved_output, solver, twin_not_proved, twin_refuted, without_virtuals,
+    all_but, optimizes_with, parse, proved_output, solver, twin_not_proved, twin_refuted,
+    without_virtuals,
 };
 use traceopt_opt::{malformed_output, optimize, Passes};
 use traceopt_verify::{verify, verify_never_ends, Verdict};
@@ -71,10 +72,7 @@ fn known_classes_and_nullness_remove_later_guards() {
     let after = "[p0]\nguard_isnull(p0) []\njump(1)\n";
     optimizes_with(Passes::default(), before, after);
     // Switched off, every guard stays.
-    let without = Passes {
-        guards: false,
-        ..Passes::default()
-    };
+    let without = all_but("guards");
     let kept = "[p0]\nguard_class(p0, ConstClass(node_vtable)) []\n\
         guard_nonnull(p0) []\njump(p0)\n";
     optimizes_with(without, kept, kept);
@@ -173,10 +171,7 @@ fn a_trace_not_invalidated_stays_so_until_a_call() {
     optimizes_with(Passes::default(), before, after);
     // The heap pass switched off keeps every guard_not_invalidated.
     let twice = "[p0]\nguard_not_invalidated() []\nguard_not_invalidated() []\njump(p0)\n";
-    let without = Passes {
-        heap: false,
-        ..Passes::default()
-    };
+    let without = all_but("heap");
     optimizes_with(without, twice, twice);
 }
 
@@ -395,10 +390,7 @@ fn lengths_characters_and_narrow_cells_bound_what_is_read() {
         "",
     );
     // Without the integer domain, the guards stay.
-    let without = Passes {
-        bounds: false,
-        ..Passes::default()
-    };
+    let without = all_but("bounds");
     let output = proved_output(without, before);
     assert!(output.contains("int_ge(i1, 0)"));
     // A signed byte holds -128 to 127: both ends known, one past either
@@ -621,10 +613,7 @@ fn a_copy_of_a_reference_or_float_is_its_argument_when_folding() {
     optimizes_with(Passes::default(), before, after);
     twin_refuted(before, after, "jump(p0, f1)", "jump(p0, 1.0)");
     // Folding switched off, the copies stay.
-    let without = Passes {
-        fold: false,
-        ..Passes::default()
-    };
+    let without = all_but("fold");
     optimizes_with(without, before, before);
 }
 
@@ -694,10 +683,7 @@ fn the_future_condition_marker_goes() {
     // it never fails, and the guard pass drops it.
     let before = "[p0, i0]\nguard_future_condition() []\njump(p0, i0)\n";
     optimizes_with(Passes::default(), before, "[p0, i0]\njump(p0, i0)\n");
-    let without = Passes {
-        guards: false,
-        ..Passes::default()
-    };
+    let without = all_but("guards");
     optimizes_with(without, before, before);
 }
 

@@ -37,10 +37,9 @@
 use traceopt_ir::{
     Arg, Const, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Step, Trace, Type, ValueId,
 };
-
-use crate::exit::assuming;
 use traceopt_smt::Solver;
 
+use crate::exit::assuming;
 use crate::{verify_optimized, Verdict, VerifyError};
 
 /// Proves `output` (peeled from `looped`; `provenance` gives for each of
@@ -52,11 +51,7 @@ pub fn verify_peeled(
     state: &LabelState,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    let shape = |what: &str| VerifyError::Unsupported {
-        side: "AFTER",
-        line: 0,
-        what: format!("a peeled loop {what}"),
-    };
+    let shape = |what: &str| unsupported(format!("a peeled loop {what}"));
     let jump = (looped.ops.len().checked_sub(1)).ok_or_else(|| shape("of an empty loop"))?;
     let Some(end) = output.ops.last().filter(|op| op.opcode == Opcode::Jump) else {
         return Err(shape("that does not end in a jump"));
@@ -118,11 +113,7 @@ pub fn verify_entry(
     assumed: &[Fact],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    let shape = |what: &str| VerifyError::Unsupported {
-        side: "AFTER",
-        line: 0,
-        what: format!("an entry to a peeled loop {what}"),
-    };
+    let shape = |what: &str| unsupported(format!("an entry to a peeled loop {what}"));
     let is_jump = |t: &Trace| t.ops.last().is_some_and(|op| op.opcode == Opcode::Jump);
     if !is_jump(input) || !is_jump(output) {
         return Err(shape("that does not end in a jump"));
@@ -148,6 +139,15 @@ pub fn verify_entry(
     let (before, after, prov) = first_pass(&input, &output, &provenance, end, &state, jump);
     let verdict = verify_optimized(&before, &after, &prov, solver)?;
     Ok(named(verdict, "the entry"))
+}
+
+/// An output (AFTER) whose shape or witness the induction cannot take.
+fn unsupported(what: String) -> VerifyError {
+    VerifyError::Unsupported {
+        side: "AFTER",
+        line: 0,
+        what,
+    }
 }
 
 /// Whether every reference in the witness names something it has: label

@@ -73,6 +73,15 @@ pub fn twin_not_proved(before: &str, expected: &str, from: &str, to: &str) {
     );
 }
 
+/// Every pass but `name` (one of `Passes::NAMES`).
+pub fn all_but(name: &str) -> Passes {
+    assert!(Passes::NAMES.contains(&name), "no pass {name}");
+    let others: Vec<&str> = (Passes::NAMES.iter().copied())
+        .filter(|n| *n != name)
+        .collect();
+    Passes::parse(&others.join(",")).expect("pass names")
+}
+
 /// Every pass but allocation removal.
 pub fn without_virtuals() -> Passes {
     Passes {

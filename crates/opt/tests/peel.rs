@@ -295,6 +295,10 @@ fn a_witness_that_names_what_it_lacks_is_an_error() {
     let mut state = peeled.state.clone();
     state.facts.pop();
     bad.push(state);
+    // A descr the output does not have.
+    let mut state = peeled.state.clone();
+    state.virtuals[0].descr = Some(traceopt_ir::DescrId(999));
+    bad.push(state);
     for state in bad {
         let result = verify_peeled(&input, &out.trace, &out.provenance, &state, &mut solver());
         assert!(
@@ -379,6 +383,28 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
     assert!(enter_peeled(&unchecked, Passes::default(), &[], &looped)
         .unwrap()
         .is_none());
+    // An entry that jumps to the label all the same is refuted: the
+    // count it passes may be 0 or less.
+    let mut wrong = out.trace.clone();
+    wrong.ops.drain(..2);
+    wrong.op_pos.drain(..2);
+    wrong.names.drain(2..4);
+    assert_eq!(
+        print_trace(&wrong),
+        "[i0, i1]\njump(i0, i1, descr=TargetToken(1))\n"
+    );
+    let jump = unchecked.ops.len() - 1;
+    let verdict = verify_entry(
+        &unchecked,
+        &wrong,
+        &[Some(jump)],
+        &entered.state,
+        target,
+        &[],
+        &mut solver(),
+    )
+    .unwrap();
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }
 
 #[test]
@@ -451,4 +477,9 @@ fn a_guard_in_a_loop_body_gives_only_what_the_body_established() {
     .unwrap();
     let facts = facts_on_exit(&preamble_exit, Passes::default()).unwrap();
     assert!(facts[0].class.is_some());
+    let verdict = verify_exit_facts(&preamble_exit, &facts, &mut solver()).unwrap();
+    assert_eq!(verdict, Verdict::Proved);
+    // The same class claimed of the body's exit is refuted.
+    let verdict = verify_exit_facts(&exit, &facts, &mut solver()).unwrap();
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }

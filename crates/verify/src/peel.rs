@@ -35,7 +35,8 @@
 //! the preamble in (a), with its own state of the same shape and facts.
 
 use traceopt_ir::{
-    Arg, Const, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Step, Trace, Type, ValueId,
+    Arg, Const, ConstId, DescrId, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Step,
+    Trace, Type, ValueId,
 };
 use traceopt_smt::Solver;
 
@@ -63,7 +64,7 @@ pub fn verify_peeled(
     let label_args = &output.ops[label].args;
     if label_args.len() != slots
         || state.inputs.len() != looped.inputs.len()
-        || !witness_fits(state, jump)
+        || !witness_fits(state, jump, output)
     {
         return Err(shape("whose label state does not fit its label and loop"));
     }
@@ -122,7 +123,7 @@ pub fn verify_entry(
     if output.ops[end].args.len() != state.facts.len()
         || state.inputs.len() != input.ops[jump].args.len()
         || provenance.len() != output.ops.len()
-        || !witness_fits(state, jump)
+        || !witness_fits(state, jump, output)
     {
         return Err(shape("whose state does not fit its jump"));
     }
@@ -154,24 +155,30 @@ fn unsupported(what: String) -> VerifyError {
 /// arguments below its number of facts, objects among its virtuals (no
 /// holes where a value is needed), allocations before the loop's jump,
 /// and each label argument either reached from the loop's state or
-/// derived from a field of one that is (never both).
-fn witness_fits(state: &LabelState, jump: usize) -> bool {
+/// derived from a field of one that is (never both); its constants and
+/// descrs are `pool`'s (the output's).
+fn witness_fits(state: &LabelState, jump: usize, pool: &Trace) -> bool {
     let slots = state.facts.len();
+    let constant = |c: &ConstId| (c.0 as usize) < pool.num_consts();
+    let descr = |d: &DescrId| (d.0 as usize) < pool.num_descrs();
     let item = |x: &FailArg, hole_ok: bool| match x {
         FailArg::Arg(Arg::Value(k)) => (k.0 as usize) < slots,
-        FailArg::Arg(_) => true,
+        FailArg::Arg(Arg::Const(c)) => constant(c),
         FailArg::Virtual(j) => (*j as usize) < state.virtuals.len(),
         FailArg::Hole => hole_ok,
     };
     let objects = (state.virtuals.iter()).all(|v| {
-        v.fields.iter().all(|(_, x)| item(x, false)) && v.items.iter().all(|x| item(x, true))
+        v.descr.iter().all(descr)
+            && v.fields.iter().all(|(d, x)| descr(d) && item(x, false))
+            && v.items.iter().all(|x| item(x, true))
     });
     let derived = |k: usize| state.derived.iter().any(|d| d.slot == k);
     let sources_fit = state.derived.iter().all(|d| {
         d.slot < slots
+            && descr(&d.descr)
             && match d.object {
                 Arg::Value(k) => (k.0 as usize) < slots && !derived(k.0 as usize),
-                Arg::Const(_) => true,
+                Arg::Const(c) => constant(&c),
             }
     });
     if !(state.inputs.iter().all(|x| item(x, false))

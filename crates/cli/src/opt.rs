@@ -192,7 +192,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         };
         // The loops of this file we peeled, by PyPy's loop number: a trace
         // that jumps to one of them may enter it at its label.
-        let mut peeled_loops: HashMap<i64, Arc<Peeled>> = HashMap::new();
+        let mut peeled_loops: HashMap<i64, (Arc<Peeled>, &Trace)> = HashMap::new();
         for (label, trace, pypy, bridge, number, exit) in
             traces_to_optimize(&input.file, &input.parsed)
         {
@@ -214,10 +214,10 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             });
             let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
             let target = (passes.peel.then(|| jumps_to_loop(trace)).flatten())
-                .and_then(|n| peeled_loops.get(&n).map(|p| (n, p.clone())));
-            let entered = target.and_then(|(n, looped)| {
+                .and_then(|n| peeled_loops.get(&n).map(|(p, t)| (n, p.clone(), *t)));
+            let entered = target.and_then(|(n, looped, loop_input)| {
                 let e = enter_peeled(trace, passes, assumed, &looped).ok()??;
-                Some((e.optimized, How::Entered(e.state, n, looped)))
+                Some((e.optimized, How::Entered(e.state, n, looped, loop_input)))
             });
             // Knowing the facts, a bridge optimized as it is; a trace that
             // can never get to its end by them is optimized without them.
@@ -232,7 +232,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     Output::Straight(o) => (o, How::Straight),
                     Output::Peeled(p) => {
                         if let Some(n) = number {
-                            peeled_loops.insert(n, Arc::new(p.clone()));
+                            peeled_loops.insert(n, (Arc::new(p.clone()), trace));
                         }
                         (p.optimized, How::Peeled(p.state, p.forced))
                     }
@@ -244,7 +244,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     }
     type Item<'a> = (
         WorkItem<'a>,
-        Result<(Optimized, How), Infeasible>,
+        Result<(Optimized, How<'a>), Infeasible>,
         Option<Arc<Exit>>,
     );
     let judge = |((_, trace, _, _), optimized, exit): &Item, solver: &mut Solver| {
@@ -270,12 +270,27 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     verify_peeled(before, after, provenance, state, solver)
                 })
             }
-            // As the first step of the entered loop's induction.
-            (Ok(Judged::Proved), Ok((result, How::Entered(state, _, looped)))) => {
-                judge_output(trace, result, |before, after, provenance| {
-                    let target = (&looped.optimized.trace, &looped.state);
-                    verify_entry(before, after, provenance, state, target, assumed, solver)
-                })
+            // As the first step of the entered loop's induction, which is
+            // proved too: the entry holds only with it.
+            (Ok(Judged::Proved), Ok((result, How::Entered(state, n, looped, loop_input)))) => {
+                let the_loop = judge_output(loop_input, &looped.optimized, |b, a, p| {
+                    verify_peeled(b, a, p, &looped.state, &mut *solver)
+                });
+                match the_loop {
+                    Ok(Judged::Proved) => {
+                        judge_output(trace, result, |before, after, provenance| {
+                            let target = (&looped.optimized.trace, &looped.state);
+                            verify_entry(before, after, provenance, state, target, assumed, solver)
+                        })
+                    }
+                    Ok(Judged::Refuted(why)) => {
+                        Ok(Judged::Refuted(format!("the loop {n} it enters: {why}")))
+                    }
+                    Ok(Judged::Unknown(why)) => {
+                        Ok(Judged::Unknown(format!("the loop {n} it enters: {why}")))
+                    }
+                    Err(e) => Err(e),
+                }
             }
             (not_proved, _) => not_proved,
         };
@@ -348,7 +363,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                         state.virtuals.len()
                     ),
                     How::Peeled(_, Some(why)) => format!(" (peeled; objects allocated: {why})"),
-                    How::Entered(state, n, _) => {
+                    How::Entered(state, n, ..) => {
                         record["enters_loop"] = (*n).into();
                         format!(
                             " (enters loop {n} at its label: {} object(s) passed along kept virtual)",
@@ -550,11 +565,12 @@ fn parent_exit(log: &traceopt_ir::Log, address: u64) -> Option<Trace> {
 
 /// How a trace was optimized: as it is, peeled (the witness, and why
 /// objects were allocated after all if they were), or entering the
-/// peeled loop of that number at its label (the witness, and the loop).
-enum How {
+/// peeled loop of that number at its label (the witness, the loop, and
+/// the loop's input).
+enum How<'a> {
     Straight,
     Peeled(LabelState, Option<String>),
-    Entered(LabelState, i64, Arc<Peeled>),
+    Entered(LabelState, i64, Arc<Peeled>, &'a Trace),
 }
 
 /// The number of the loop whose start `trace`'s final jump goes to

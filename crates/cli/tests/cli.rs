@@ -780,3 +780,25 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
         assert!(jump.contains("descr=TargetToken("), "{jump}");
     }
 }
+
+#[test]
+fn a_bridge_enters_the_peeled_loop_and_both_are_proved() {
+    // examples/bridge-enters-loop.log: a loop counting a boxed integer
+    // down, and a bridge that boxes a count and jumps to it. Peeled, the
+    // loop passes the box unboxed; the bridge jumps to its label with
+    // the count, and the entry is proved with the loop's induction.
+    let log = "../../examples/bridge-enters-loop.log";
+    let out = traceopt(&["opt", "--peel", "--verify", "--json", log], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let traces = json["traces"].as_array().unwrap();
+    assert_eq!(traces.len(), 2);
+    assert!(traces.iter().all(|t| t["verify"] == "proved"), "{traces:?}");
+    assert_eq!(traces[1]["enters_loop"], 1);
+    let bridge = traces[1]["optimized"].as_str().unwrap();
+    assert!(!bridge.contains("new_with_vtable"), "{bridge}");
+    assert!(
+        bridge.trim_end().ends_with("descr=TargetToken(1))"),
+        "{bridge}"
+    );
+}

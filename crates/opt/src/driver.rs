@@ -304,8 +304,9 @@ pub(crate) enum End<'a> {
     Enter(&'a LabelState, &'a Trace),
 }
 
-/// `optimize_without`, from `entry` if given (else from the input's
-/// inputs), ending as `end` says.
+/// `optimize_without`, starting as `start` says (from the input's inputs,
+/// with facts known of them, or from a peeled loop's label), ending as
+/// `end` says.
 pub(crate) fn optimize_knowing(
     input: &Trace,
     passes: Passes,

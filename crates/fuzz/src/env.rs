@@ -186,10 +186,13 @@ impl FuzzEnv {
     /// a call finds an object by reading a reference to it).
     fn write(&self, heap: &mut Heap, reads: &HeapSet, writes: &HeapSet) {
         let k = self.calls as i64;
-        let fields: Vec<(&str, i64, bool)> = (INT_FIELDS.iter().map(|f| (f, false)))
-            .chain(FLOAT_FIELDS.iter().map(|f| (f, true)))
-            .filter(|((field, _), _)| writes.may_touch(field))
-            .map(|(&(field, class), float)| (field, stable_address(class), float))
+        // Each field with its owner class, and its cell (None: a float).
+        let ints =
+            INT_FIELDS.map(|(field, class, bytes, signed)| (field, class, Some((bytes, signed))));
+        let floats = FLOAT_FIELDS.map(|(field, class)| (field, class, None));
+        let fields: Vec<(&str, i64, Option<(u32, bool)>)> = (ints.iter().chain(&floats))
+            .filter(|(field, _, _)| writes.may_touch(field))
+            .map(|&(field, class, cell)| (field, stable_address(class), cell))
             .collect();
         let arrays = writes.may_touch(INT_ARRAY);
         for id in self.reachable(heap, reads) {
@@ -198,13 +201,14 @@ impl FuzzEnv {
                     class,
                     fields: held,
                 }) => {
-                    for &(field, owner, float) in &fields {
+                    for &(field, owner, cell) in &fields {
                         if owner == *class {
                             let value = hash_of(&[k, stable_hash(field.as_bytes()) as i64]);
-                            // A float of a few bits, exact in binary.
-                            let value = match float {
-                                true => Val::Float((value % 64) as f64 / 4.0),
-                                false => Val::Int(value),
+                            let value = match cell {
+                                // What fits the cell, as a store keeps.
+                                Some(cell) => Val::Int(value).as_stored(Some(cell)),
+                                // A float of a few bits, exact in binary.
+                                None => Val::Float((value % 64) as f64 / 4.0),
                             };
                             held.insert(field.into(), value);
                         }

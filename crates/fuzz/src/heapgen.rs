@@ -34,12 +34,16 @@ use crate::sketch::{ExampleObject, ExampleValue, Line, Operand, Sketch};
 pub const NAMESPACE: &str = "\
 box_vtable = class vtable name=BOX struct=BOX sizedescr=boxsize
 pair_vtable = class vtable name=PAIR struct=PAIR sizedescr=pairsize
-boxsize = size BOX size=40 object vtable=box_vtable fields=[headdescr,taildescr,linkdescr,ratiodescr]
+boxsize = size BOX size=64 object vtable=box_vtable fields=[headdescr,taildescr,linkdescr,ratiodescr,flagdescr,codedescr,identdescr,versiondescr]
 pairsize = size PAIR size=16 object vtable=pair_vtable fields=[leftdescr]
 headdescr = field BOX.head type=int cell=S size=8 offset=8 index=0 owner=boxsize
 taildescr = field BOX.tail type=int cell=S size=8 offset=16 index=1 owner=boxsize
 linkdescr = field BOX.link type=ref cell=P size=8 offset=24 index=2 owner=boxsize points_to=BOX
 ratiodescr = field BOX.ratio type=float cell=F size=8 offset=32 index=3 owner=boxsize
+flagdescr = field BOX.flag type=int cell=S size=1 offset=40 index=4 owner=boxsize
+codedescr = field BOX.code type=int cell=U size=2 offset=42 index=5 owner=boxsize
+identdescr = field BOX.ident type=int cell=S size=8 offset=48 index=6 owner=boxsize pure
+versiondescr = field BOX.version type=int cell=S size=8 offset=56 index=7 owner=boxsize quasi-immutable pure
 leftdescr = field PAIR.left type=int cell=S size=8 offset=8 index=0 owner=pairsize
 intsdescr = array gc item=int cell=S itemsize=8
 opaquecalldescr = call args=i result=i ressize=8 effect=7/random_effects reads=all writes=all
@@ -57,12 +61,23 @@ vreftokendescr = field JitVirtualRef.virtual_token type=ref cell=P size=8 offset
 vrefforceddescr = field JitVirtualRef.forced type=ref cell=P size=8 offset=16 index=1 owner=vrefsize points_to=object
 ";
 
-/// The int fields of the namespace and the class that has each.
-pub const INT_FIELDS: [(&str, &str); 3] = [
-    ("headdescr", "box_vtable"),
-    ("taildescr", "box_vtable"),
-    ("leftdescr", "pair_vtable"),
+/// The int fields of the namespace that calls may write, the class that
+/// has each, and what a cell of it holds: bytes, and whether signed. The
+/// pure field `identdescr` is not among them: it never changes once its
+/// object is built. The quasi-immutable `versiondescr` is: a call may
+/// change it (in PyPy that invalidates the loops that assumed it).
+pub const INT_FIELDS: [(&str, &str, u32, bool); 6] = [
+    ("headdescr", "box_vtable", 8, true),
+    ("taildescr", "box_vtable", 8, true),
+    ("flagdescr", "box_vtable", 1, true),
+    ("codedescr", "box_vtable", 2, false),
+    ("versiondescr", "box_vtable", 8, true),
+    ("leftdescr", "pair_vtable", 8, true),
 ];
+
+/// Values at the edges of the narrow cells: what fits a signed byte or
+/// two unsigned bytes only just, and what does not.
+const CELL_EDGES: [i64; 10] = [127, 128, -128, -129, 255, 256, 65535, 65536, -1, 0x1_0080];
 
 /// The float fields of the namespace and the class that has each.
 pub const FLOAT_FIELDS: [(&str, &str); 1] = [("ratiodescr", "box_vtable")];
@@ -147,6 +162,14 @@ impl HeapGen<'_> {
         match self.some(|k| matches!(k, Kind::Int(_))) {
             Some((v, _)) if !self.chance(25) => v,
             _ => Operand::Const(self.rng.random_range(-3..20)),
+        }
+    }
+
+    /// A value for a narrow cell: now and then one at the cells' edges.
+    fn narrow_value(&mut self) -> Operand {
+        match self.chance(50) {
+            true => Operand::Const(self.pick(&CELL_EDGES).unwrap()),
+            false => self.int(),
         }
     }
 
@@ -245,8 +268,15 @@ impl HeapGen<'_> {
                     }
                 };
                 let name = self.new_name(letter);
-                let line = Line::new(Some(name), NewWithVtable, vec![]);
-                self.try_lines(vec![Self::with_descr(line, descr)]);
+                let line = Line::new(Some(name.clone()), NewWithVtable, vec![]);
+                let mut lines = vec![Self::with_descr(line, descr)];
+                // A box's pure field is written once, as it is built.
+                if descr == "boxsize" && self.chance(50) {
+                    let ident = vec![Operand::Value(name), self.int()];
+                    let write = Line::new(None, SetfieldGc, ident);
+                    lines.push(Self::with_descr(write, "identdescr"));
+                }
+                self.try_lines(lines);
             }
             2..=4 => self.write_field(),
             5..=7 => self.read_field(),
@@ -273,10 +303,12 @@ impl HeapGen<'_> {
         let Some((p, kind)) = target else { return };
         let (descr, value) = match kind {
             Kind::Pair => ("leftdescr", self.int()),
-            _ => match self.rng.random_range(0..4) {
+            _ => match self.rng.random_range(0..6) {
                 0 => ("headdescr", self.int()),
                 1 => ("taildescr", self.int()),
                 2 => ("ratiodescr", self.float()),
+                3 => ("flagdescr", self.narrow_value()),
+                4 => ("codedescr", self.narrow_value()),
                 _ => {
                     let link = match self.chance(20) {
                         true => Some(Operand::Null),
@@ -297,10 +329,14 @@ impl HeapGen<'_> {
         let Some((p, kind)) = target else { return };
         let (descr, opcode) = match kind {
             Kind::Pair => ("leftdescr", GetfieldGcI),
-            _ => match self.rng.random_range(0..6) {
+            _ => match self.rng.random_range(0..10) {
                 0 | 1 => ("headdescr", GetfieldGcI),
                 2 => ("taildescr", GetfieldGcI),
                 3 => ("ratiodescr", GetfieldGcF),
+                4 => ("flagdescr", GetfieldGcI),
+                5 => ("codedescr", GetfieldGcI),
+                6 => ("identdescr", GetfieldGcI),
+                7 => ("versiondescr", GetfieldGcI),
                 _ => ("linkdescr", GetfieldGcR),
             },
         };
@@ -346,9 +382,15 @@ impl HeapGen<'_> {
                 let index = Operand::Const(self.rng.random_range(0..len as i64));
                 (GetarrayitemGcI, SetarrayitemGc, INT_ARRAY, vec![index])
             }
-            _ => (GetfieldGcI, SetfieldGc, "headdescr", vec![]),
+            _ => {
+                let descr = self.pick(&["headdescr", "headdescr", "flagdescr", "codedescr"]);
+                (GetfieldGcI, SetfieldGc, descr.unwrap(), vec![])
+            }
         };
-        let value = self.int();
+        let value = match descr {
+            "flagdescr" | "codedescr" => self.narrow_value(),
+            _ => self.int(),
+        };
         let first = self.new_name('i');
         let again = self.new_name('i');
         let lines = vec![
@@ -749,6 +791,22 @@ fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
                     (
                         "ratiodescr".into(),
                         ExampleValue::Float(FLOATS[rng.random_range(0..FLOATS.len())].to_bits()),
+                    ),
+                    (
+                        "flagdescr".into(),
+                        ExampleValue::Int(rng.random_range(-128..128)),
+                    ),
+                    (
+                        "codedescr".into(),
+                        ExampleValue::Int(rng.random_range(0..65536)),
+                    ),
+                    (
+                        "identdescr".into(),
+                        ExampleValue::Int(rng.random_range(-2..10)),
+                    ),
+                    (
+                        "versiondescr".into(),
+                        ExampleValue::Int(rng.random_range(0..3)),
                     ),
                 ],
             },

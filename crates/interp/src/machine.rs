@@ -197,18 +197,7 @@ impl Ctx<'_> {
                 ErrorKind::TypeMismatch,
                 format!("{} holds {ty}s, given {} {value}", descr.text, value.ty()),
             )),
-            _ => Ok(match (descr.narrow_int(), value) {
-                (Some((bytes, signed)), Val::Int(x)) => {
-                    let unused = 64 - 8 * bytes;
-                    let low = x << unused;
-                    Val::Int(if signed {
-                        low >> unused
-                    } else {
-                        ((low as u64) >> unused) as i64
-                    })
-                }
-                _ => value,
-            }),
+            _ => Ok(value.as_stored(descr.narrow_int())),
         }
     }
 
@@ -1041,7 +1030,8 @@ impl<'t, 'e> Machine<'t, 'e> {
             let Some(value) = self.resume_value(index, objects, w.value)? else {
                 continue;
             };
-            let text = self.trace.descr(w.descr).text.clone();
+            let descr = self.trace.descr(w.descr);
+            let (text, value) = (descr.text.clone(), value.as_stored(descr.narrow_int()));
             match w.index {
                 None => {
                     if !self.heap.set_field(id, &text, value) {
@@ -1114,14 +1104,17 @@ impl<'t, 'e> Machine<'t, 'e> {
         for (v, &id) in op.virtuals.iter().zip(&objects) {
             for &(field, item) in &v.fields {
                 if let Some(value) = self.resume_value(index, &objects, item)? {
-                    let text = self.trace.descr(field).text.clone();
+                    let descr = self.trace.descr(field);
+                    let (text, value) = (descr.text.clone(), value.as_stored(descr.narrow_int()));
                     self.heap.set_field(id, &text, value);
                 }
             }
+            let narrow = v.descr.and_then(|d| self.trace.descr(d).narrow_int());
             for (k, &item) in v.items.iter().enumerate() {
                 let Some(value) = self.resume_value(index, &objects, item)? else {
                     continue;
                 };
+                let value = value.as_stored(narrow);
                 let stored = match (self.heap.get_mut(id), value) {
                     (Some(HeapObject::Array { items, .. }), value) => {
                         items[k] = value;

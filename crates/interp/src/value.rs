@@ -27,6 +27,24 @@ pub enum Val {
 impl Val {
     pub const NULL: Val = Val::Ref(None);
 
+    /// The value as a cell of `narrow` (bytes and signedness of an integer
+    /// cell narrower than a word, `None` for any other cell) keeps it: an
+    /// integer's low bytes, extended as the cell is signed or not, as a
+    /// store to memory keeps them.
+    pub fn as_stored(self, narrow: Option<(u32, bool)>) -> Val {
+        match (narrow, self) {
+            (Some((bytes, signed)), Val::Int(x)) if bytes < 8 => {
+                let unused = 64 - 8 * bytes;
+                let low = x << unused;
+                Val::Int(match signed {
+                    true => low >> unused,
+                    false => ((low as u64) >> unused) as i64,
+                })
+            }
+            _ => self,
+        }
+    }
+
     /// The type of the value.
     pub fn ty(self) -> Type {
         match self {

@@ -58,3 +58,23 @@ fn strings_are_built_from_their_characters() {
     let text = "[i0]\nguard_true(i0) [p1] where p1 = newstr() [300]\nfinish(i0)\n";
     assert_error(go(text, &ints(&[0])), ErrorKind::TypeMismatch, Some(0));
 }
+
+#[test]
+fn a_virtual_keeps_what_its_narrow_cells_keep() {
+    // Resuming stores the values into the new object as a store to
+    // memory does: 256 in an unsigned byte is 0, 255 in a signed one -1.
+    let text = "[i0]\n\
+        guard_true(i0) [p1, p2] where p1 = new_array(descr=<ArrayU 1>) [256, 3], \
+        p2 = new_array(descr=<ArrayS 1>) [255, 3]\n\
+        finish(i0)\n";
+    let run = go(text, &ints(&[0])).unwrap();
+    let Outcome::GuardFailed { fail_values, .. } = &run.outcome else {
+        panic!("{:?}", run.outcome);
+    };
+    let items = |k: usize| match fail_values[k] {
+        Some(Val::Ref(Some(id))) => run.heap.array_items(id).map(<[Val]>::to_vec),
+        _ => None,
+    };
+    assert_eq!(items(0), Some(ints(&[0, 3])));
+    assert_eq!(items(1), Some(ints(&[-1, 3])));
+}

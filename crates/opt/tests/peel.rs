@@ -331,6 +331,35 @@ fn an_object_nested_deeper_on_each_pass_is_allocated() {
 }
 
 #[test]
+fn a_body_that_passes_on_fewer_objects_falls_back_to_allocating() {
+    // The preamble passes on two objects it holds and the body would pass
+    // on a new one where the preamble passed an input: the body's ending
+    // has fewer label arguments than the fields the preamble read name
+    // (fuzzing found the optimizer indexing past them).
+    let before = "[p0, p1, p2, i0]\np10 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p0, p10, descr=nextdescr)\np14 = new_with_vtable(descr=nodesize)\n\
+        jump(p14, p10, p0, 0)\n";
+    let (input, peeled) = peeled(before);
+    let reason = peeled.forced.as_deref().unwrap_or_default();
+    assert!(reason.contains("does not pass the objects on"), "{reason}");
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}
+
+/// A loop that reads a byte field after a call that may write it: the
+/// label's fact that the value fits a byte holds, since a call's writes
+/// are stores to memory too (the validator took a call's writes as any
+/// word; fuzzing found it). Without that fact the body knows less.
+#[test]
+fn a_narrow_field_read_after_a_call_still_fits_its_cell() {
+    let before = "[p0, i0, i1]\ni2 = call_i(0, i0, descr=plaincalldescr)\n\
+        i3 = getfield_gc_i(p0, descr=chardescr)\njump(p0, i2, i3)\n";
+    let (input, peeled) = peeled(before);
+    let fact = &peeled.state.facts[2];
+    assert_eq!(fact.range, Some((0, 255)), "{:?}", peeled.state);
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}
+
+#[test]
 fn a_bridge_that_knows_the_facts_enters_at_the_label() {
     // A bridge into seed 004's loop builds both boxes and checks the
     // count: it jumps to the label with the boxes' contents, never

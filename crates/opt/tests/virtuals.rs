@@ -253,3 +253,18 @@ fn characters_of_a_virtual_string_copied_into_a_real_one_are_written() {
     let constant = "[p2]\ncopystrcontent(s\"ab\", p2, 0, 0, 2)\nfinish()\n";
     optimizes_with(Passes::default(), constant, constant);
 }
+
+#[test]
+fn a_virtual_resumes_with_what_its_narrow_field_keeps() {
+    // 256 written to a byte field is stored as 0. The guard's virtual
+    // holds the 256 that was written, and resuming stores it as the
+    // write would have: the two traces resume alike (the validator cuts
+    // the value as the field does; fuzzing found it did not). A virtual
+    // that holds 257 (stored as 1) is refuted.
+    let before = "[i0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, 256, descr=chardescr)\nguard_true(i0) [p1]\nfinish()\n";
+    let after = "[i0]\nguard_true(i0) [p1] where \
+        p1 = new_with_vtable(descr=nodesize) {chardescr=256}\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "{chardescr=256}", "{chardescr=257}");
+}

@@ -1009,16 +1009,22 @@ impl Place {
 
     /// `value` as the place keeps it: the low bytes, extended.
     fn fit(&self, value: &Term) -> Term {
-        match self.narrow {
-            None => value.clone(),
-            Some((bytes, signed)) => {
-                let bits = 8 * bytes;
-                let low = value.un(Fun::Extract(bits - 1, 0));
-                if signed {
-                    low.un(Fun::SignExtend(64 - bits))
-                } else {
-                    low.un(Fun::ZeroExtend(64 - bits))
-                }
+        fit_cell(self.narrow, value)
+    }
+}
+
+/// `value` as a cell of `narrow` (bytes, signed; `None`: a word) keeps
+/// it: the low bytes, extended.
+pub(crate) fn fit_cell(narrow: Option<(u32, bool)>, value: &Term) -> Term {
+    match narrow {
+        None => value.clone(),
+        Some((bytes, signed)) => {
+            let bits = 8 * bytes;
+            let low = value.un(Fun::Extract(bits - 1, 0));
+            if signed {
+                low.un(Fun::SignExtend(64 - bits))
+            } else {
+                low.un(Fun::ZeroExtend(64 - bits))
             }
         }
     }
@@ -1115,7 +1121,11 @@ impl Memory {
             self.facts.push(place.fit(&initial).eq(&initial));
         }
         let Place {
-            cell, obj, key, ty, ..
+            cell,
+            obj,
+            key,
+            ty,
+            narrow,
         } = place;
         let obj = &obj;
         world.record_read(solver, &cell, obj, &key, &initial, ty, None)?;
@@ -1191,6 +1201,11 @@ impl Memory {
         };
         if from_before {
             self.made_at.insert(value.clone(), 0);
+        }
+        // A narrow place holds only what fits it, whoever wrote it (a
+        // call too: its unknown writes are stores to memory).
+        if narrow.is_some() {
+            self.facts.push(fit_cell(narrow, &value).eq(&value));
         }
         Ok(value)
     }

@@ -15,10 +15,10 @@
 
 use std::collections::HashMap;
 
-use traceopt_ir::{Arg, FailArg, Op, Opcode, Trace};
+use traceopt_ir::{Arg, Descr, FailArg, Op, Opcode, Trace};
 use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
 
-use crate::heap::{class_of_size, pair, Cell, Memory, World};
+use crate::heap::{class_of_size, fit_cell, pair, Cell, Memory, World};
 use crate::reach::Sight;
 
 /// A fail argument: nothing, a value, or a virtual of the guard.
@@ -27,6 +27,17 @@ pub(crate) enum Slot {
     Hole,
     Value(Term),
     Virtual(usize),
+}
+
+impl Slot {
+    /// The slot as a store through `descr` keeps it: a value cut to a
+    /// narrow integer cell (what resuming writes into the object).
+    fn stored(self, descr: &Descr) -> Slot {
+        match self {
+            Slot::Value(t) => Slot::Value(fit_cell(descr.narrow_int(), &t)),
+            other => other,
+        }
+    }
 }
 
 /// A virtual object's contents, as words.
@@ -85,7 +96,8 @@ impl Resume {
             let mut fields = Vec::new();
             for (d, arg) in &v.fields {
                 let Some(s) = slot(arg) else { return Ok(None) };
-                fields.push((Cell::Field(trace.descr(*d).text.clone()), s));
+                let field = trace.descr(*d);
+                fields.push((Cell::Field(field.text.clone()), s.stored(field)));
             }
             let items = match v.opcode {
                 Opcode::NewArray | Opcode::NewArrayClear => {
@@ -102,6 +114,10 @@ impl Resume {
                     else {
                         return Ok(None);
                     };
+                    let slots = match descr {
+                        Some(d) => slots.into_iter().map(|s| s.stored(d)).collect(),
+                        None => slots,
+                    };
                     Some((length, item, slots))
                 }
                 None => None,
@@ -114,7 +130,8 @@ impl Resume {
         }
         let mut pending = Vec::new();
         for w in &op.pending {
-            let text = trace.descr(w.descr).text.clone();
+            let descr = trace.descr(w.descr);
+            let text = descr.text.clone();
             let mut word = |arg: Arg| match slot(&FailArg::Arg(arg)) {
                 Some(Slot::Value(t)) => Some(t),
                 _ => None,
@@ -130,6 +147,7 @@ impl Resume {
             let Some(value) = slot(&w.value) else {
                 return Ok(None);
             };
+            let value = value.stored(descr);
             // Known to the world, so that every snapshot has it.
             world.initial(solver, &cell)?;
             pending.push((cell, key, value));

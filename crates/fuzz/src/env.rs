@@ -85,6 +85,10 @@ impl FuzzEnv {
     }
 }
 
+/// A field a call may write: its name, the address of the class that
+/// has it, and its integer cell (bytes, signed), or `None` for a float.
+type Written<'a> = (&'a str, i64, Option<(u32, bool)>);
+
 fn hash_of(parts: &[i64]) -> i64 {
     let bytes: Vec<u8> = parts.iter().flat_map(|p| p.to_le_bytes()).collect();
     stable_hash(&bytes) as i64
@@ -186,11 +190,10 @@ impl FuzzEnv {
     /// a call finds an object by reading a reference to it).
     fn write(&self, heap: &mut Heap, reads: &HeapSet, writes: &HeapSet) {
         let k = self.calls as i64;
-        // Each field with its owner class, and its cell (None: a float).
         let ints =
             INT_FIELDS.map(|(field, class, bytes, signed)| (field, class, Some((bytes, signed))));
         let floats = FLOAT_FIELDS.map(|(field, class)| (field, class, None));
-        let fields: Vec<(&str, i64, Option<(u32, bool)>)> = (ints.iter().chain(&floats))
+        let fields: Vec<Written> = (ints.iter().chain(&floats))
             .filter(|(field, _, _)| writes.may_touch(field))
             .map(|&(field, class, cell)| (field, stable_address(class), cell))
             .collect();

@@ -84,8 +84,9 @@ impl Fact {
 /// the label takes the loop's inputs as they are.
 ///
 /// A label argument may also be `derived`: not part of the loop's
-/// state but what a field of one of its objects holds at the label (a
-/// loop-invariant read the body does not repeat, PyPy's short preamble).
+/// state but what a field of one of its objects holds at the label, or
+/// what a pure op of other label arguments gives (a loop-invariant read
+/// or computation the body does not repeat, PyPy's short preamble).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LabelState {
     pub inputs: Vec<crate::FailArg>,
@@ -95,13 +96,105 @@ pub struct LabelState {
     pub derived: Vec<Derived>,
 }
 
-/// Label argument `slot` is what field `descr` of `object` holds (a
-/// label argument `Arg::Value(ValueId(k))`, or a constant).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Label argument `slot` is what `opcode(args)` gives at the label: a
+/// read of a field (`getfield_gc_*`, `descr` the field) or a pure op
+/// (`Derived::may_derive`). Each argument is a label argument
+/// `Arg::Value(ValueId(k))` (one of the loop's state, or derived before
+/// this one) or a constant.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Derived {
     pub slot: usize,
-    pub object: Arg,
-    pub descr: crate::DescrId,
+    pub opcode: Opcode,
+    pub args: Vec<Arg>,
+    pub descr: Option<crate::DescrId>,
+}
+
+impl Derived {
+    /// Slot `slot` is what field `descr` of `object` holds, a value of
+    /// type `ty`.
+    pub fn field(slot: usize, object: Arg, descr: crate::DescrId, ty: Type) -> Derived {
+        let opcode = match ty {
+            Type::Ref => Opcode::GetfieldGcR,
+            Type::Float => Opcode::GetfieldGcF,
+            _ => Opcode::GetfieldGcI,
+        };
+        Derived {
+            slot,
+            opcode,
+            args: vec![object],
+            descr: Some(descr),
+        }
+    }
+
+    /// The field this slot reads, and of what, if it reads one.
+    pub fn as_field(&self) -> Option<(Arg, crate::DescrId)> {
+        use Opcode::*;
+        match (self.opcode, &self.args[..], self.descr) {
+            (GetfieldGcI | GetfieldGcR | GetfieldGcF, &[object], Some(d)) => Some((object, d)),
+            _ => None,
+        }
+    }
+
+    /// Whether a label argument may be derived by `opcode`: a field read,
+    /// or an op whose result depends on its arguments alone and is
+    /// defined for every argument (integer and float arithmetic and
+    /// comparisons, the casts that always succeed, reference
+    /// comparisons, the lengths of arrays and strings, which never
+    /// change). Not division, shifts (undefined beyond the word) nor the
+    /// float-to-int casts.
+    pub fn may_derive(opcode: Opcode) -> bool {
+        use Opcode::*;
+        matches!(
+            opcode,
+            GetfieldGcI
+                | GetfieldGcR
+                | GetfieldGcF
+                | ArraylenGc
+                | Strlen
+                | Unicodelen
+                | IntAdd
+                | IntSub
+                | IntMul
+                | UintMulHigh
+                | IntAnd
+                | IntOr
+                | IntXor
+                | IntLt
+                | IntLe
+                | IntEq
+                | IntNe
+                | IntGt
+                | IntGe
+                | UintLt
+                | UintLe
+                | UintGt
+                | UintGe
+                | IntIsZero
+                | IntIsTrue
+                | IntNeg
+                | IntInvert
+                | IntForceGeZero
+                | FloatAdd
+                | FloatSub
+                | FloatMul
+                | FloatTruediv
+                | FloatNeg
+                | FloatAbs
+                | FloatLt
+                | FloatLe
+                | FloatEq
+                | FloatNe
+                | FloatGt
+                | FloatGe
+                | CastIntToFloat
+                | ConvertFloatBytesToLonglong
+                | ConvertLonglongBytesToFloat
+                | PtrEq
+                | PtrNe
+                | InstancePtrEq
+                | InstancePtrNe
+        )
+    }
 }
 
 impl LabelState {
@@ -133,8 +226,11 @@ impl LabelState {
         };
         let derived = |x: &Derived, y: &Derived| {
             x.slot == y.slot
-                && item(&FailArg::Arg(x.object), &FailArg::Arg(y.object))
-                && descr(Some(x.descr), Some(y.descr))
+                && x.opcode == y.opcode
+                && x.args.len() == y.args.len()
+                && (x.args.iter().zip(&y.args))
+                    .all(|(&a, &b)| item(&FailArg::Arg(a), &FailArg::Arg(b)))
+                && descr(x.descr, y.descr)
         };
         let (a, b) = (self, other);
         a.facts.len() == b.facts.len()

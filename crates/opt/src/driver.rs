@@ -233,10 +233,14 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) capture: bool,
     /// What the final jump passed on, captured.
     pub(crate) captured: Option<Ending>,
-    /// The label arguments a peeled body was given as fields read
-    /// (`LabelState::derived`), to pass on again at its jump, with the
-    /// type of each.
-    pub(crate) derived: Vec<(traceopt_ir::Derived, Type)>,
+    /// The derived label arguments a peeled body (or an entry into one)
+    /// was given (`LabelState::derived`), to pass on again at its jump,
+    /// with the type of each; `None` in a preamble, which derives what
+    /// it can.
+    pub(crate) derived: Option<Vec<(traceopt_ir::Derived, Type)>>,
+    /// The pure ops whose results label arguments hold (by opcode and
+    /// arguments), in a body that starts at a label.
+    pub(crate) derived_ops: HashMap<(Opcode, Vec<Arg>), Arg>,
 }
 
 /// Optimizes `input` with the given passes. `input` must pass the
@@ -276,6 +280,10 @@ pub(crate) struct Entry<'a> {
 pub(crate) struct Ending {
     pub state: LabelState,
     pub leaves: Vec<Arg>,
+    /// The derived label arguments whose pure op had to be computed
+    /// again at the end (its arguments changed): carrying them saves
+    /// nothing.
+    pub recomputed: Vec<usize>,
 }
 
 /// Where the optimizer starts (`optimize_knowing`).
@@ -346,7 +354,8 @@ pub(crate) fn optimize_knowing(
         input_names: None,
         capture: false,
         captured: None,
-        derived: Vec::new(),
+        derived: None,
+        derived_ops: HashMap::default(),
     };
     opt.capture = matches!(end, End::Capture | End::Enter(..));
     match start {
@@ -385,7 +394,7 @@ pub(crate) fn optimize_knowing(
         let types: Vec<Type> = (label.iter().flat_map(|op| &op.args))
             .map(|&a| pool.arg_type(a))
             .collect();
-        opt.derived = opt.import_derived(state, pool, &types);
+        opt.derived = Some(opt.import_derived(state, pool, &types));
     }
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());
@@ -609,6 +618,10 @@ impl Optimizer<'_> {
             return Ok(());
         }
         let args: Vec<Arg> = op.args.iter().map(|&a| self.arg(a)).collect();
+        if let Some(known) = self.derived_op(op.opcode, &args) {
+            self.map[input_value.0 as usize] = Some(self.find(known));
+            return Ok(());
+        }
         if is_rule_op(op.opcode) {
             let input = self.input;
             let result = self.int_op(op.opcode, args, Some(input.name(input_value)), 0)?;

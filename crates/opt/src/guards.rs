@@ -159,6 +159,7 @@ impl Optimizer<'_> {
                     self.make_equal_to(v, to);
                 }
                 self.learn_from_comparison(v, truth);
+                self.learn_null_test(v, truth);
             }
             Opcode::GuardValue => match (args[0], self.as_int(args[1])) {
                 (Arg::Value(v), Some(c)) => {

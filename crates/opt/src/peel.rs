@@ -28,8 +28,8 @@
 
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
-    Arg, Derived, Descr, DescrId, DescrKind, Fact, FailArg, JumpTarget, LabelState, Op, Opcode,
-    Pos, Trace, Type, ValueId, Virtual,
+    Arg, Derived, Descr, DescrId, DescrKind, Fact, FailArg, Flags, JumpTarget, LabelState, Op,
+    Opcode, Pos, Trace, Type, ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -121,6 +121,7 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
     let Some(Ending {
         state: mut label_state,
         mut leaves,
+        ..
     }) = ending
     else {
         return Ok(None);
@@ -153,9 +154,10 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         if !label_state.same_shape(&preamble.trace, &ending.state, &body.trace) {
             return Ok(None);
         }
-        // Fields read before the label that the body never uses are not
-        // passed along: they go, and the body is optimized again.
-        let unused = unused_derived(&label_state, &body.trace);
+        // Fields read and ops computed before the label that the body
+        // never uses, or computes again for its jump, are not passed
+        // along: they go, and the body is optimized again.
+        let unused = unused_derived(&label_state, &body.trace, &ending.recomputed);
         if !unused.is_empty() {
             drop_slots(&mut label_state, &unused);
             for &k in unused.iter().rev() {
@@ -234,11 +236,35 @@ impl Optimizer<'_> {
         for (k, fact) in entry.state.facts.iter().enumerate() {
             self.assume(Arg::Value(ValueId(k as u32)), fact);
         }
-        // The fields read before the label hold what the label took.
-        self.derived = self.import_derived(entry.state, pool, &entry.types);
-        for (d, _) in self.derived.clone() {
-            self.heap_knows_field(d.object, d.descr, Arg::Value(ValueId(d.slot as u32)));
+        // The fields read and the pure ops computed before the label
+        // give what the label took.
+        let derived = self.import_derived(entry.state, pool, &entry.types);
+        self.derived = Some(derived.clone());
+        for (d, _) in derived {
+            let value = Arg::Value(ValueId(d.slot as u32));
+            match d.as_field() {
+                Some((object, descr)) => self.heap_knows_field(object, descr, value),
+                None => self.know_derived_op(d.opcode, &d.args, value),
+            }
         }
+    }
+
+    /// `opcode(args)` is `value` (a label argument): the same op met
+    /// again is that value.
+    fn know_derived_op(&mut self, opcode: Opcode, args: &[Arg], value: Arg) {
+        self.derived_ops.insert((opcode, args.to_vec()), value);
+        if let (true, &[a, b]) = (opcode.has(traceopt_ir::Flags::COMM), args) {
+            self.derived_ops.insert((opcode, vec![b, a]), value);
+        }
+    }
+
+    /// A pure op that a label argument already holds, if `opcode(args)`
+    /// is one.
+    pub(crate) fn derived_op(&self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
+        if self.derived_ops.is_empty() {
+            return None;
+        }
+        self.derived_ops.get(&(opcode, args.to_vec())).copied()
     }
 
     /// `state`'s derived label arguments, their constants and descrs
@@ -251,11 +277,15 @@ impl Optimizer<'_> {
         types: &[Type],
     ) -> Vec<(Derived, Type)> {
         let import = |d: &Derived, out: &mut Trace| {
-            let mut d = *d;
-            if let Arg::Const(c) = d.object {
-                d.object = Arg::Const(out.add_const(pool.constant(c).clone()));
+            let mut d = d.clone();
+            for arg in d.args.iter_mut() {
+                if let Arg::Const(c) = *arg {
+                    *arg = Arg::Const(out.add_const(pool.constant(c).clone()));
+                }
             }
-            d.descr = out.add_descr(pool.descr(d.descr).clone());
+            d.descr = d
+                .descr
+                .map(|descr| out.add_descr(pool.descr(descr).clone()));
             d
         };
         (state.derived.iter())
@@ -276,73 +306,140 @@ impl Optimizer<'_> {
         ending
     }
 
-    /// Adds the label arguments read from fields: in a body, those it was
-    /// given, read again where the heap cache no longer knows them; in a
-    /// preamble, every field of a label argument (or a constant) whose
-    /// value the heap cache knows.
+    /// Adds the derived label arguments: in a body (or an entry), those
+    /// it was given, read or computed again where neither the heap cache
+    /// nor an op of its own gives them; in a preamble, every field of a
+    /// label argument (or a constant) whose value the heap cache knows,
+    /// then every pure op it computed of label arguments (PyPy's short
+    /// preamble). A body drops those it does not use (`unused_derived`).
     fn derive(&mut self, ending: &mut Ending) {
-        let given = std::mem::take(&mut self.derived);
-        let wanted: Vec<(Arg, DescrId, Option<Type>)> = if given.is_empty() {
-            let known = self.known_fields();
-            known
-                .into_iter()
-                .filter(|&(_, _, value)| matches!(value, Arg::Value(_)))
-                .filter_map(|(object, d, _)| {
-                    let template = match object {
-                        Arg::Const(_) => object,
-                        Arg::Value(_) => {
-                            let k = ending.leaves.iter().position(|&l| self.find(l) == object)?;
-                            Arg::Value(ValueId(k as u32))
-                        }
-                    };
-                    Some((template, d, None))
-                })
-                .collect()
-        } else {
-            (given.iter())
-                .map(|&(d, ty)| (d.object, d.descr, Some(ty)))
-                .collect()
+        let wanted: Vec<(Derived, Type, Option<Arg>)> = match self.derived.take() {
+            None => self.derivable(ending),
+            Some(given) => (given.into_iter()).map(|(d, ty)| (d, ty, None)).collect(),
         };
-        for (template, descr, ty) in wanted {
-            let object = match template {
-                // A body whose ending has fewer leaves than the preamble's
-                // (an object it passes on virtual that the preamble did
-                // not): left out, so that the shapes differ.
-                Arg::Value(k) => match ending.leaves.get(k.0 as usize) {
-                    Some(&leaf) => leaf,
-                    None => continue,
-                },
-                constant => constant,
-            };
-            // What a read gives: a narrow field cuts what was written.
-            let known = (self.heap_field(object, descr)).and_then(|v| {
-                self.as_read(Opcode::GetfieldGcI, Some(descr), Mapped::Out(v))
-                    .ok()
-            });
-            let value = match known {
-                Some(Mapped::Out(v)) => v,
-                _ => {
-                    let ty = ty.or_else(|| self.out.descr(descr).value_type());
-                    let read = match ty.unwrap_or(Type::Int) {
-                        Type::Ref => Opcode::GetfieldGcR,
-                        Type::Float => Opcode::GetfieldGcF,
-                        _ => Opcode::GetfieldGcI,
-                    };
-                    let op = Op {
-                        descr: Some(descr),
-                        ..Op::new(read, vec![object])
-                    };
-                    Arg::Value(self.emit(op, None))
+        for (template, ty, known) in wanted {
+            // Label argument k is the k-th leaf (derived ones come after
+            // the state's, each after those it is made of).
+            let args: Option<Vec<Arg>> = (template.args.iter())
+                .map(|&a| match a {
+                    Arg::Value(k) => ending.leaves.get(k.0 as usize).copied(),
+                    constant => Some(constant),
+                })
+                .collect();
+            // A body whose ending has fewer leaves than the preamble's (an
+            // object it passes on virtual that the preamble did not):
+            // left out, so that the shapes differ.
+            let Some(args) = args else { continue };
+            let value = match template.as_field() {
+                _ if known.is_some() => known.unwrap(),
+                Some((_, descr)) => self.derived_field(args[0], descr, ty),
+                None => {
+                    let (value, computed) = self.derived_pure(template.opcode, args);
+                    if computed {
+                        ending.recomputed.push(ending.leaves.len());
+                    }
+                    value
                 }
             };
             ending.state.derived.push(Derived {
                 slot: ending.leaves.len(),
-                object: template,
-                descr,
+                ..template
             });
             ending.state.facts.push(self.fact(value));
             ending.leaves.push(value);
         }
+    }
+
+    /// What field `descr` of `object` holds here: known to the heap
+    /// cache (a narrow field cuts what was written), or read.
+    fn derived_field(&mut self, object: Arg, descr: DescrId, ty: Type) -> Arg {
+        let known = (self.heap_field(object, descr)).and_then(|v| {
+            self.as_read(Opcode::GetfieldGcI, Some(descr), Mapped::Out(v))
+                .ok()
+        });
+        if let Some(Mapped::Out(v)) = known {
+            return v;
+        }
+        let read = match ty {
+            Type::Ref => Opcode::GetfieldGcR,
+            Type::Float => Opcode::GetfieldGcF,
+            _ => Opcode::GetfieldGcI,
+        };
+        let op = Op {
+            descr: Some(descr),
+            ..Op::new(read, vec![object])
+        };
+        Arg::Value(self.emit(op, None))
+    }
+
+    /// What pure `opcode(args)` gives here: a label argument that holds
+    /// it, an equal op of the trace's own, or the op computed now (then
+    /// `true`).
+    fn derived_pure(&mut self, opcode: Opcode, args: Vec<Arg>) -> (Arg, bool) {
+        if let Some(known) = self.derived_op(opcode, &args) {
+            return (self.find(known), false);
+        }
+        if self.passes.cse && (1..=2).contains(&args.len()) && opcode.has(Flags::PURE) {
+            let key = self.cse_key(opcode, &args);
+            if let Some(&known) = self.cse.get(&key) {
+                return (self.find(known), false);
+            }
+        }
+        (Arg::Value(self.emit(Op::new(opcode, args), None)), true)
+    }
+
+    /// The label arguments a preamble's ending can derive: the known
+    /// fields of its arguments and constants, then its pure ops of
+    /// label arguments (`Derived::may_derive`), in the order it made
+    /// them; each refers to the label arguments it is made of.
+    fn derivable(&mut self, ending: &Ending) -> Vec<(Derived, Type, Option<Arg>)> {
+        let mut leaves: Vec<Arg> = ending.leaves.iter().map(|&l| self.find(l)).collect();
+        let template = |leaves: &[Arg], arg: Arg| match arg {
+            Arg::Const(_) => Some(arg),
+            Arg::Value(_) => {
+                (leaves.iter().position(|&l| l == arg)).map(|k| Arg::Value(ValueId(k as u32)))
+            }
+        };
+        let mut wanted = Vec::new();
+        for (object, d, value) in self.known_fields() {
+            let Arg::Value(_) = value else { continue };
+            let Some(object) = template(&leaves, object) else {
+                continue;
+            };
+            // The slot is set as it is added; the value is what a read
+            // gives (`derive`).
+            let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
+            wanted.push((Derived::field(0, object, d, ty), ty, None));
+            leaves.push(value);
+        }
+        if !self.passes.cse {
+            return wanted;
+        }
+        for index in 0..self.out.ops.len() {
+            let op = &self.out.ops[index];
+            if !Derived::may_derive(op.opcode) || op.opcode.has(Flags::READ) {
+                continue;
+            }
+            let value = Arg::Value(self.out.value_of_op(index));
+            if leaves.contains(&value) {
+                continue;
+            }
+            let (opcode, descr) = (op.opcode, op.descr);
+            let args: Vec<Arg> = op.args.clone();
+            let args: Vec<Arg> = args.into_iter().map(|a| self.find(a)).collect();
+            let Some(args) = (args.iter()).map(|&a| template(&leaves, a)).collect() else {
+                continue;
+            };
+            let derived = Derived {
+                slot: 0,
+                opcode,
+                args,
+                descr,
+            };
+            wanted.push((derived, opcode.result_type(), Some(value)));
+            leaves.push(value);
+        }
+        wanted
     }
 
     /// The trace's ending: the captured state, or the arguments of the
@@ -380,6 +477,7 @@ impl Optimizer<'_> {
                 derived: Vec::new(),
             },
             leaves,
+            recomputed: Vec::new(),
         }
     }
 }
@@ -416,13 +514,30 @@ fn slot(
 }
 
 /// The derived label arguments (slots) that no op of `body` but its
-/// final jump uses, in increasing order.
-fn unused_derived(state: &LabelState, body: &Trace) -> Vec<usize> {
+/// final jump uses, nor any other derived argument is made of, in
+/// increasing order.
+fn unused_derived(state: &LabelState, body: &Trace, recomputed: &[usize]) -> Vec<usize> {
     let mut used = vec![false; body.inputs.len()];
     for op in &body.ops[..body.ops.len().saturating_sub(1)] {
         for arg in op.all_args() {
             if let Arg::Value(v) = arg {
                 if let Some(u) = used.get_mut(v.0 as usize) {
+                    *u = true;
+                }
+            }
+        }
+    }
+    for &k in recomputed {
+        if let Some(u) = used.get_mut(k) {
+            *u = false;
+        }
+    }
+    // Those the kept ones are made of are kept (later ones are made of
+    // earlier ones only).
+    for d in state.derived.iter().rev() {
+        if used.get(d.slot).copied().unwrap_or(false) {
+            for &arg in &d.args {
+                if let Some(u) = arg_slot(arg).and_then(|k| used.get_mut(k)) {
                     *u = true;
                 }
             }
@@ -436,12 +551,26 @@ fn unused_derived(state: &LabelState, body: &Trace) -> Vec<usize> {
     unused
 }
 
+/// The label argument a template argument names, if not a constant.
+fn arg_slot(arg: Arg) -> Option<usize> {
+    match arg {
+        Arg::Value(k) => Some(k.0 as usize),
+        Arg::Const(_) => None,
+    }
+}
+
 /// Takes the derived label arguments `slots` (increasing) out of the
-/// state; the later ones move down.
+/// state; the later ones move down, and so do the references to them.
 fn drop_slots(state: &mut LabelState, slots: &[usize]) {
+    let moved = |k: usize| k - slots.iter().filter(|&&s| s < k).count();
     state.derived.retain(|d| !slots.contains(&d.slot));
     for d in state.derived.iter_mut() {
-        d.slot -= slots.iter().filter(|&&k| k < d.slot).count();
+        d.slot = moved(d.slot);
+        for arg in d.args.iter_mut() {
+            if let Some(k) = arg_slot(*arg) {
+                *arg = Arg::Value(ValueId(moved(k) as u32));
+            }
+        }
     }
     for &k in slots.iter().rev() {
         state.facts.remove(k);

@@ -182,6 +182,33 @@ impl Optimizer<'_> {
             .or_insert((Arg::Value(v), equal));
     }
 
+    /// `v` compares a reference with null and is known to be `truth`:
+    /// the reference is null, or not null, from here on.
+    pub(crate) fn learn_null_test(&mut self, v: ValueId, truth: bool) {
+        let Some(index) = self.out.op_index(v) else {
+            return;
+        };
+        let op = &self.out.ops[index];
+        let Some(equal) = ref_test(op.opcode) else {
+            return;
+        };
+        let (a, b) = (op.args[0], op.args[1]);
+        let (a, b) = (self.find(a), self.find(b));
+        let reference = match (self.is_null(a), self.is_null(b)) {
+            (false, true) => a,
+            (true, false) => b,
+            _ => return,
+        };
+        match (equal == truth, reference) {
+            (true, Arg::Value(p)) => {
+                let null = self.null_const();
+                self.make_equal_to(p, null);
+            }
+            (false, _) => self.learn_ptr(reference, true, None),
+            _ => {}
+        }
+    }
+
     /// A field or item of `arg` of descr `d` was read or written: an
     /// array descr is its GC type; a field of an object struct makes it an
     /// instance (of that struct or one that inherits the field, so not

@@ -38,6 +38,20 @@ fn unused_loads_and_allocations_are_dead_code() {
 }
 
 #[test]
+fn a_passed_comparison_with_null_tells_nullness() {
+    // `p0 != NULL` passed: p0 is not null, its guard goes; `p1 == NULL`
+    // passed: p1 is null from there on. A twin that drops the first
+    // comparison's guard too is refuted.
+    let before = "[p0, p1]\ni2 = ptr_ne(p0, NULL)\nguard_true(i2) []\n\
+        guard_nonnull(p0) []\ni3 = instance_ptr_eq(NULL, p1)\nguard_true(i3) []\n\
+        escape_n(p0, p1)\nfinish()\n";
+    let after = "[p0, p1]\ni2 = ptr_ne(p0, NULL)\nguard_true(i2) []\n\
+        i3 = instance_ptr_eq(NULL, p1)\nguard_true(i3) []\nescape_n(p0, NULL)\nfinish()\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "guard_true(i2) []\n", "");
+}
+
+#[test]
 fn known_classes_and_nullness_remove_later_guards() {
     // A class guard teaches the class and that the object is not null.
     let before = "[p0, p1]\nguard_class(p0, ConstClass(node_vtable)) []\n\

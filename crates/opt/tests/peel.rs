@@ -5,7 +5,7 @@
 mod common;
 
 use common::{parse, solver};
-use traceopt_ir::{print_trace, Fact, LabelState, Trace};
+use traceopt_ir::{print_trace, Fact, LabelState, Opcode, Trace};
 use traceopt_opt::{enter_peeled, facts_on_exit, optimize_assuming, peel, Passes, Peeled};
 use traceopt_verify::{verify_assuming, verify_entry, verify_exit_facts, verify_peeled, Verdict};
 
@@ -245,10 +245,10 @@ fn unrolled_peer_cases_are_proved_and_counted_against_pypy() {
     assert!(refuted.is_empty(), "refuted:\n{}", refuted.join("\n"));
     assert!(not_proved.len() <= 5, "{} not proved", not_proved.len());
     assert!(total >= 100, "only {total} unrolled cases peeled");
-    // 83 of 147 (2026-11-26): loop-invariant reads and pure ops are not
-    // carried across the label yet (PyPy's short preamble).
+    // 94 of 147 (2026-11-26, with pure ops carried across the label):
+    // constants the heap holds at the label are not, nor calls.
     assert!(
-        at_or_below >= 83,
+        at_or_below >= 94,
         "only {at_or_below} of {total} at or below PyPy"
     );
 }
@@ -274,11 +274,68 @@ fn a_loop_invariant_field_is_read_once() {
         .cloned()
         .unwrap();
     let char_field = twin.optimized.trace.add_descr(char_field);
-    twin.state.derived[0].descr = char_field;
+    twin.state.derived[0].descr = Some(char_field);
     assert!(matches!(
         verdict(&input, &twin, &twin.state),
         Verdict::Refuted(_)
     ));
+}
+
+#[test]
+fn loop_invariant_pure_ops_are_computed_once() {
+    // The array's length and `i1 * 3` depend on values the loop passes
+    // on unchanged: the preamble computes them, the label carries them
+    // (derived arguments made by their ops), and the body only adds.
+    let before = "[p0, i0, i1]\ni2 = arraylen_gc(p0, descr=arraydescr)\n\
+        i3 = int_mul(i1, 3)\ni4 = int_add(i0, i2)\ni5 = int_add(i4, i3)\n\
+        escape_n(i5)\njump(p0, i5, i1)\n";
+    let (input, peeled) = peeled(before);
+    let expected = "[p0, i0, i1]\ni2 = arraylen_gc(p0, descr=arraydescr)\n\
+        i3 = int_mul(i1, 3)\ni4 = int_add(i0, i2)\ni5 = int_add(i4, i3)\n\
+        escape_n(i5)\nlabel(p0, i5, i1, i2, i3, descr=TargetToken(1))\n\
+        i6 = int_add(i5, i2)\ni7 = int_add(i6, i3)\nescape_n(i7)\n\
+        jump(p0, i7, i1, i2, i3, descr=TargetToken(1))\n";
+    assert_eq!(print_trace(&peeled.optimized.trace), expected);
+    let ops: Vec<Opcode> = peeled.state.derived.iter().map(|d| d.opcode).collect();
+    assert_eq!(ops, [Opcode::ArraylenGc, Opcode::IntMul]);
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // A witness that says the label holds `i1 + 3` is refuted.
+    let mut twin = peeled.clone();
+    twin.state.derived[1].opcode = Opcode::IntAdd;
+    assert!(matches!(
+        verdict(&input, &twin, &twin.state),
+        Verdict::Refuted(_)
+    ));
+    // One that names an op that may fault (a division) is an error.
+    let mut bad = peeled.clone();
+    bad.state.derived[1].opcode = Opcode::IntPydiv;
+    let out = &bad.optimized;
+    let result = verify_peeled(
+        &input,
+        &out.trace,
+        &out.provenance,
+        &bad.state,
+        &mut solver(),
+    );
+    assert!(
+        matches!(
+            result,
+            Err(traceopt_verify::VerifyError::Unsupported { .. })
+        ),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn an_op_that_changes_on_each_pass_is_not_carried() {
+    // `i0 * 3` of the counter: the body would have to compute it again
+    // for its jump, so the label does not carry it.
+    let before = "[i0]\ni1 = int_mul(i0, 3)\nescape_n(i1)\ni2 = int_add(i0, 1)\njump(i2)\n";
+    let (input, peeled) = peeled(before);
+    assert!(peeled.state.derived.is_empty(), "{:?}", peeled.state);
+    let text = print_trace(&peeled.optimized.trace);
+    assert!(text.contains("label(i2, descr="), "{text}");
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
 }
 
 #[test]

@@ -35,8 +35,8 @@
 //! the preamble in (a), with its own state of the same shape and facts.
 
 use traceopt_ir::{
-    Arg, Const, ConstId, DescrId, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Step,
-    Trace, Type, ValueId,
+    Arg, Const, ConstId, Derived, DescrId, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos,
+    Step, Trace, Type, ValueId,
 };
 use traceopt_smt::Solver;
 
@@ -173,13 +173,22 @@ fn witness_fits(state: &LabelState, jump: usize, pool: &Trace) -> bool {
             && v.items.iter().all(|x| item(x, true))
     });
     let derived = |k: usize| state.derived.iter().any(|d| d.slot == k);
-    let sources_fit = state.derived.iter().all(|d| {
+    // Each derived one is a field read or an op that may derive, of label
+    // arguments of the state or derived before it, and constants.
+    let sources_fit = (state.derived.iter().enumerate()).all(|(n, d)| {
+        let earlier = |k: usize| state.derived[..n].iter().any(|e| e.slot == k);
         d.slot < slots
-            && descr(&d.descr)
-            && match d.object {
-                Arg::Value(k) => (k.0 as usize) < slots && !derived(k.0 as usize),
+            && Derived::may_derive(d.opcode)
+            && d.opcode.info().arity() == traceopt_ir::Arity::Fixed(d.args.len())
+            && d.descr.iter().all(descr)
+            && (d.as_field().is_some() || !d.opcode.has(traceopt_ir::Flags::READ))
+            && d.args.iter().all(|a| match *a {
+                Arg::Value(k) => {
+                    let k = k.0 as usize;
+                    k < slots && (!derived(k) || earlier(k))
+                }
                 Arg::Const(c) => constant(&c),
-            }
+            })
     });
     if !(state.inputs.iter().all(|x| item(x, false))
         && objects
@@ -354,13 +363,14 @@ fn check_facts(
     }
     let derived: Vec<Arg> = (state.derived.iter())
         .map(|d| {
-            let object = match d.object {
-                Arg::Value(k) => {
-                    values[k.0 as usize].expect("a derived slot reads a slot of the state")
-                }
-                constant => constant,
-            };
-            let value = read_field(trace, object, d.descr, types[d.slot]);
+            let args = (d.args.iter())
+                .map(|&a| match a {
+                    Arg::Value(k) => values[k.0 as usize]
+                        .expect("a derived slot is made of slots of the state or derived before"),
+                    constant => constant,
+                })
+                .collect();
+            let value = derive(trace, d, args, types[d.slot]);
             values[d.slot] = Some(value);
             value
         })
@@ -373,28 +383,37 @@ fn check_facts(
     (derived, trace.ops.len() - before)
 }
 
-fn read_field(trace: &mut Trace, object: Arg, descr: traceopt_ir::DescrId, ty: Type) -> Arg {
+/// Appends the op derived label argument `d` is made by, on `args`: a
+/// read of its field (as a value of type `ty`) or its pure op.
+fn derive(trace: &mut Trace, d: &Derived, args: Vec<Arg>, ty: Type) -> Arg {
+    let opcode = match d.as_field() {
+        Some(_) => read(Opcode::GetfieldGcI, ty),
+        None => d.opcode,
+    };
     let op = Op {
-        descr: Some(descr),
-        ..Op::new(read(Opcode::GetfieldGcI, ty), vec![object])
+        descr: d.descr,
+        ..Op::new(opcode, args)
     };
     Arg::Value(trace.push(op, "", Pos::default()))
 }
 
 /// The guards of the facts of the label arguments `slots`, then those
-/// that each derived one is what its field holds; how many ops.
+/// that each derived one is what its field holds or its op gives; how
+/// many ops.
 fn assume(trace: &mut Trace, state: &LabelState, slots: &[Arg], types: &[Type]) -> usize {
     let before = trace.ops.len();
     for (fact, &slot) in state.facts.iter().zip(slots) {
         fact.guards(trace, slot);
     }
     for d in &state.derived {
-        let object = match d.object {
-            Arg::Value(k) => slots[k.0 as usize],
-            constant => constant,
-        };
+        let args = (d.args.iter())
+            .map(|&a| match a {
+                Arg::Value(k) => slots[k.0 as usize],
+                constant => constant,
+            })
+            .collect();
         let ty = types[d.slot];
-        let value = read_field(trace, object, d.descr, ty);
+        let value = derive(trace, d, args, ty);
         let eq = match ty {
             Type::Ref => Opcode::PtrEq,
             Type::Float => Opcode::FloatEq,

@@ -94,39 +94,54 @@ pub struct LabelState {
     pub allocs: Vec<usize>,
     pub facts: Vec<Fact>,
     pub derived: Vec<Derived>,
+    /// What else holds at the label: ops of label arguments (field reads
+    /// or pure ops) whose results are constants, which no label argument
+    /// carries (a map or a flag the preamble checked).
+    pub known: Vec<Known>,
 }
 
-/// Label argument `slot` is what `opcode(args)` gives at the label: a
-/// read of a field (`getfield_gc_*`, `descr` the field) or a pure op
-/// (`Derived::may_derive`). Each argument is a label argument
-/// `Arg::Value(ValueId(k))` (one of the loop's state, or derived before
-/// this one) or a constant.
+/// Label argument `slot` is what `source` gives at the label.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Derived {
     pub slot: usize,
+    pub source: Source,
+}
+
+/// At the label, `source` gives the constant `value` (of the state's
+/// pool).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Known {
+    pub source: Source,
+    pub value: crate::ConstId,
+}
+
+/// An op of label arguments: a read of a field (`getfield_gc_*`, `descr`
+/// the field) or a pure op (`Source::may_derive`). Each argument is a
+/// label argument `Arg::Value(ValueId(k))` (one of the loop's state, or
+/// one derived before) or a constant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Source {
     pub opcode: Opcode,
     pub args: Vec<Arg>,
     pub descr: Option<crate::DescrId>,
 }
 
-impl Derived {
-    /// Slot `slot` is what field `descr` of `object` holds, a value of
-    /// type `ty`.
-    pub fn field(slot: usize, object: Arg, descr: crate::DescrId, ty: Type) -> Derived {
+impl Source {
+    /// A read of field `descr` of `object`, a value of type `ty`.
+    pub fn field(object: Arg, descr: crate::DescrId, ty: Type) -> Source {
         let opcode = match ty {
             Type::Ref => Opcode::GetfieldGcR,
             Type::Float => Opcode::GetfieldGcF,
             _ => Opcode::GetfieldGcI,
         };
-        Derived {
-            slot,
+        Source {
             opcode,
             args: vec![object],
             descr: Some(descr),
         }
     }
 
-    /// The field this slot reads, and of what, if it reads one.
+    /// The field this reads, and of what, if it reads one.
     pub fn as_field(&self) -> Option<(Arg, crate::DescrId)> {
         use Opcode::*;
         match (self.opcode, &self.args[..], self.descr) {
@@ -198,18 +213,26 @@ impl Derived {
 }
 
 impl LabelState {
+    /// Whether `a` (of `pool`) and `b` (of `other_pool`) are the same
+    /// label argument or the same constant.
+    fn same_item(pool: &Trace, a: Arg, other_pool: &Trace, b: Arg) -> bool {
+        match (a, b) {
+            (Arg::Const(c), Arg::Const(d)) => pool.constant(c) == other_pool.constant(d),
+            // A constant and anything else differ as items too.
+            _ => a == b,
+        }
+    }
+
     /// Whether `self` (its constants and descrs `pool`'s) and `other`
     /// (`other_pool`'s) have the same shape: as many label arguments,
     /// the same objects holding the same constants and label arguments
-    /// in the same places, and the same derived arguments. Where the
-    /// objects were allocated and the facts are not compared.
+    /// in the same places, the same derived arguments, and the same
+    /// known constants. Where the objects were allocated and the facts
+    /// are not compared.
     pub fn same_shape(&self, pool: &Trace, other: &LabelState, other_pool: &Trace) -> bool {
         use crate::{DescrId, FailArg, Virtual};
         let item = |x: &FailArg, y: &FailArg| match (x, y) {
-            (FailArg::Arg(Arg::Const(c)), FailArg::Arg(Arg::Const(d))) => {
-                pool.constant(*c) == other_pool.constant(*d)
-            }
-            // A constant and anything else differ as items too.
+            (FailArg::Arg(a), FailArg::Arg(b)) => Self::same_item(pool, *a, other_pool, *b),
             _ => x == y,
         };
         let descr = |x: Option<DescrId>, y: Option<DescrId>| {
@@ -224,18 +247,27 @@ impl LabelState {
                 && x.items.len() == y.items.len()
                 && x.items.iter().zip(&y.items).all(|(u, w)| item(u, w))
         };
-        let derived = |x: &Derived, y: &Derived| {
-            x.slot == y.slot
-                && x.opcode == y.opcode
+        let source = |x: &Source, y: &Source| {
+            x.opcode == y.opcode
                 && x.args.len() == y.args.len()
                 && (x.args.iter().zip(&y.args))
                     .all(|(&a, &b)| item(&FailArg::Arg(a), &FailArg::Arg(b)))
                 && descr(x.descr, y.descr)
         };
+        let derived = |x: &Derived, y: &Derived| x.slot == y.slot && source(&x.source, &y.source);
+        let known = |x: &Known, y: &Known| {
+            source(&x.source, &y.source)
+                && item(
+                    &FailArg::Arg(Arg::Const(x.value)),
+                    &FailArg::Arg(Arg::Const(y.value)),
+                )
+        };
         let (a, b) = (self, other);
         a.facts.len() == b.facts.len()
             && a.derived.len() == b.derived.len()
             && a.derived.iter().zip(&b.derived).all(|(x, y)| derived(x, y))
+            && a.known.len() == b.known.len()
+            && a.known.iter().zip(&b.known).all(|(x, y)| known(x, y))
             && a.inputs.len() == b.inputs.len()
             && a.inputs.iter().zip(&b.inputs).all(|(x, y)| item(x, y))
             && a.virtuals.len() == b.virtuals.len()

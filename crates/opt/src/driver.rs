@@ -237,7 +237,7 @@ pub(crate) struct Optimizer<'a> {
     /// was given (`LabelState::derived`), to pass on again at its jump,
     /// with the type of each; `None` in a preamble, which derives what
     /// it can.
-    pub(crate) derived: Option<Vec<(traceopt_ir::Derived, Type)>>,
+    pub(crate) derived: Option<crate::peel::Given>,
     /// The pure ops whose results label arguments hold (by opcode and
     /// arguments), in a body that starts at a label.
     pub(crate) derived_ops: HashMap<(Opcode, Vec<Arg>), Arg>,
@@ -284,6 +284,9 @@ pub(crate) struct Ending {
     /// again at the end (its arguments changed): carrying them saves
     /// nothing.
     pub recomputed: Vec<usize>,
+    /// Which of the known constants it was given still hold at the end
+    /// (their indexes).
+    pub kept_known: Vec<usize>,
 }
 
 /// Where the optimizer starts (`optimize_knowing`).
@@ -394,7 +397,7 @@ pub(crate) fn optimize_knowing(
         let types: Vec<Type> = (label.iter().flat_map(|op| &op.args))
             .map(|&a| pool.arg_type(a))
             .collect();
-        opt.derived = Some(opt.import_derived(state, pool, &types));
+        opt.derived = Some(opt.import_given(state, pool, &types));
     }
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());

@@ -28,8 +28,8 @@
 
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
-    Arg, Derived, Descr, DescrId, DescrKind, Fact, FailArg, Flags, JumpTarget, LabelState, Op,
-    Opcode, Pos, Trace, Type, ValueId, Virtual,
+    Arg, Derived, Descr, DescrId, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState,
+    Op, Opcode, Pos, Source, Trace, Type, ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -53,6 +53,19 @@ pub struct Peeled {
     /// they were.
     pub forced: Option<String>,
 }
+
+/// What a body (or an entry) starting at a label is given besides its
+/// arguments' facts: its derived arguments, each with its type, and the
+/// known constants, to establish again at its jump.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Given {
+    pub derived: Vec<(Derived, Type)>,
+    pub known: Vec<Known>,
+}
+
+/// A derived label argument to add: what gives it, its type, and its
+/// value where already known (a preamble's).
+type Wanted = (Source, Type, Option<Arg>);
 
 /// A trace optimized: straight, or peeled (a loop, with `Passes::peel`).
 #[derive(Clone, Debug)]
@@ -151,6 +164,15 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         let Some(ending) = ending else {
             return Ok(None);
         };
+        // Constants known at the label that a pass of the body does not
+        // keep are not taken for granted: the body is optimized again
+        // (with fewer each time, so this ends).
+        if ending.kept_known.len() < label_state.known.len() {
+            label_state.known = (ending.kept_known.iter())
+                .map(|&k| label_state.known[k].clone())
+                .collect();
+            continue;
+        }
         if !label_state.same_shape(&preamble.trace, &ending.state, &body.trace) {
             return Ok(None);
         }
@@ -237,14 +259,19 @@ impl Optimizer<'_> {
             self.assume(Arg::Value(ValueId(k as u32)), fact);
         }
         // The fields read and the pure ops computed before the label
-        // give what the label took.
-        let derived = self.import_derived(entry.state, pool, &entry.types);
-        self.derived = Some(derived.clone());
-        for (d, _) in derived {
-            let value = Arg::Value(ValueId(d.slot as u32));
-            match d.as_field() {
+        // give what the label took, or the constants known there.
+        let given = self.import_given(entry.state, pool, &entry.types);
+        let slots =
+            (given.derived.iter()).map(|(d, _)| (&d.source, Arg::Value(ValueId(d.slot as u32))));
+        let constants = (given.known.iter()).map(|k| (&k.source, Arg::Const(k.value)));
+        let sources: Vec<(Source, Arg)> = (slots.chain(constants))
+            .map(|(source, value)| (source.clone(), value))
+            .collect();
+        self.derived = Some(given);
+        for (source, value) in sources {
+            match source.as_field() {
                 Some((object, descr)) => self.heap_knows_field(object, descr, value),
-                None => self.know_derived_op(d.opcode, &d.args, value),
+                None => self.know_derived_op(source.opcode, &source.args, value),
             }
         }
     }
@@ -267,30 +294,45 @@ impl Optimizer<'_> {
         self.derived_ops.get(&(opcode, args.to_vec())).copied()
     }
 
-    /// `state`'s derived label arguments, their constants and descrs
-    /// (`pool`'s) made the output's, each with its type (of `types`, the
-    /// label's).
-    pub(crate) fn import_derived(
+    /// `state`'s derived label arguments (each with its type, of `types`,
+    /// the label's) and known constants, their constants and descrs
+    /// (`pool`'s) made the output's.
+    pub(crate) fn import_given(
         &mut self,
         state: &LabelState,
         pool: &Trace,
         types: &[Type],
-    ) -> Vec<(Derived, Type)> {
-        let import = |d: &Derived, out: &mut Trace| {
-            let mut d = d.clone();
-            for arg in d.args.iter_mut() {
+    ) -> Given {
+        let import_const = |c, out: &mut Trace| out.add_const(pool.constant(c).clone());
+        let import = |source: &Source, out: &mut Trace| {
+            let mut source = source.clone();
+            for arg in source.args.iter_mut() {
                 if let Arg::Const(c) = *arg {
-                    *arg = Arg::Const(out.add_const(pool.constant(c).clone()));
+                    *arg = Arg::Const(import_const(c, out));
                 }
             }
-            d.descr = d
-                .descr
-                .map(|descr| out.add_descr(pool.descr(descr).clone()));
-            d
+            source.descr = (source.descr).map(|descr| out.add_descr(pool.descr(descr).clone()));
+            source
         };
-        (state.derived.iter())
-            .map(|d| (import(d, &mut self.out), types[d.slot]))
-            .collect()
+        let derived = (state.derived.iter())
+            .map(|d| {
+                let source = import(&d.source, &mut self.out);
+                (
+                    Derived {
+                        slot: d.slot,
+                        source,
+                    },
+                    types[d.slot],
+                )
+            })
+            .collect();
+        let known = (state.known.iter())
+            .map(|k| Known {
+                source: import(&k.source, &mut self.out),
+                value: import_const(k.value, &mut self.out),
+            })
+            .collect();
+        Given { derived, known }
     }
 
     /// The state the final jump's `args` pass on, its virtuals kept; a
@@ -312,41 +354,84 @@ impl Optimizer<'_> {
     /// label argument (or a constant) whose value the heap cache knows,
     /// then every pure op it computed of label arguments (PyPy's short
     /// preamble). A body drops those it does not use (`unused_derived`).
+    /// Then the known constants: those of a body that still hold, or all
+    /// a preamble has.
     fn derive(&mut self, ending: &mut Ending) {
-        let wanted: Vec<(Derived, Type, Option<Arg>)> = match self.derived.take() {
-            None => self.derivable(ending),
-            Some(given) => (given.into_iter()).map(|(d, ty)| (d, ty, None)).collect(),
+        // A preamble's known constants hold; a body's are checked.
+        let (wanted, known, checked): (Vec<Wanted>, _, _) = match self.derived.take() {
+            None => {
+                let (derived, known) = self.derivable(ending);
+                (derived, known, false)
+            }
+            Some(given) => {
+                let derived = (given.derived.into_iter())
+                    .map(|(d, ty)| (d.source, ty, None))
+                    .collect();
+                (derived, given.known, true)
+            }
         };
-        for (template, ty, known) in wanted {
+        let arguments = |ending: &Ending, source: &Source| -> Option<Vec<Arg>> {
             // Label argument k is the k-th leaf (derived ones come after
             // the state's, each after those it is made of).
-            let args: Option<Vec<Arg>> = (template.args.iter())
+            (source.args.iter())
                 .map(|&a| match a {
                     Arg::Value(k) => ending.leaves.get(k.0 as usize).copied(),
                     constant => Some(constant),
                 })
-                .collect();
+                .collect()
+        };
+        for (source, ty, found) in wanted {
             // A body whose ending has fewer leaves than the preamble's (an
             // object it passes on virtual that the preamble did not):
             // left out, so that the shapes differ.
-            let Some(args) = args else { continue };
-            let value = match template.as_field() {
-                _ if known.is_some() => known.unwrap(),
-                Some((_, descr)) => self.derived_field(args[0], descr, ty),
-                None => {
-                    let (value, computed) = self.derived_pure(template.opcode, args);
+            let Some(args) = arguments(ending, &source) else {
+                continue;
+            };
+            let value = match (found, source.as_field()) {
+                (Some(value), _) => value,
+                (None, Some((_, descr))) => self.derived_field(args[0], descr, ty),
+                (None, None) => {
+                    let (value, computed) = self.derived_pure(source.opcode, args);
                     if computed {
                         ending.recomputed.push(ending.leaves.len());
                     }
                     value
                 }
             };
-            ending.state.derived.push(Derived {
-                slot: ending.leaves.len(),
-                ..template
-            });
+            let slot = ending.leaves.len();
+            ending.state.derived.push(Derived { slot, source });
             ending.state.facts.push(self.fact(value));
             ending.leaves.push(value);
+        }
+        for (index, k) in known.into_iter().enumerate() {
+            if !checked {
+                ending.state.known.push(k);
+                continue;
+            }
+            let Some(args) = arguments(ending, &k.source) else {
+                continue;
+            };
+            let value = match k.source.as_field() {
+                // A constant, as a read gives it (a narrow field cuts it).
+                Some((_, descr)) => match self.heap_field(args[0], descr).map(|v| self.find(v)) {
+                    Some(c @ Arg::Const(_)) => {
+                        match self.as_read(Opcode::GetfieldGcI, Some(descr), Mapped::Out(c)) {
+                            Ok(Mapped::Out(read)) => Some(self.find(read)),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                },
+                None => self
+                    .derived_op(k.source.opcode, &args)
+                    .map(|v| self.find(v)),
+            };
+            let same = matches!(value, Some(Arg::Const(c))
+                if self.out.constant(c) == self.out.constant(k.value));
+            if same {
+                ending.state.known.push(k);
+                ending.kept_known.push(index);
+            }
         }
     }
 
@@ -390,9 +475,11 @@ impl Optimizer<'_> {
 
     /// The label arguments a preamble's ending can derive: the known
     /// fields of its arguments and constants, then its pure ops of
-    /// label arguments (`Derived::may_derive`), in the order it made
-    /// them; each refers to the label arguments it is made of.
-    fn derivable(&mut self, ending: &Ending) -> Vec<(Derived, Type, Option<Arg>)> {
+    /// label arguments (`Source::may_derive`), in the order it made
+    /// them; each refers to the label arguments it is made of, and comes
+    /// with its type and value. Those whose value is a constant are
+    /// known constants instead.
+    fn derivable(&mut self, ending: &Ending) -> (Vec<Wanted>, Vec<Known>) {
         let mut leaves: Vec<Arg> = ending.leaves.iter().map(|&l| self.find(l)).collect();
         let template = |leaves: &[Arg], arg: Arg| match arg {
             Arg::Const(_) => Some(arg),
@@ -401,45 +488,56 @@ impl Optimizer<'_> {
             }
         };
         let mut wanted = Vec::new();
+        let mut sources = Vec::new();
         for (object, d, value) in self.known_fields() {
-            let Arg::Value(_) = value else { continue };
-            let Some(object) = template(&leaves, object) else {
+            // Only fields of label arguments and constants.
+            if template(&leaves, object).is_none() {
                 continue;
+            }
+            // What a read gives: a narrow field cuts what was written.
+            let value = match self.as_read(Opcode::GetfieldGcI, Some(d), Mapped::Out(value)) {
+                Ok(Mapped::Out(read)) => self.find(read),
+                _ => continue,
             };
-            // The slot is set as it is added; the value is what a read
-            // gives (`derive`).
             let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
-            wanted.push((Derived::field(0, object, d, ty), ty, None));
-            leaves.push(value);
+            sources.push((Source::field(object, d, ty), ty, value));
         }
-        if !self.passes.cse {
-            return wanted;
+        if self.passes.cse {
+            for index in 0..self.out.ops.len() {
+                let op = &self.out.ops[index];
+                if !Source::may_derive(op.opcode) || op.opcode.has(Flags::READ) {
+                    continue;
+                }
+                let value = Arg::Value(self.out.value_of_op(index));
+                let (opcode, descr, args) = (op.opcode, op.descr, op.args.clone());
+                let args = args.into_iter().map(|a| self.find(a)).collect();
+                let source = Source {
+                    opcode,
+                    args,
+                    descr,
+                };
+                sources.push((source, opcode.result_type(), self.find(value)));
+            }
         }
-        for index in 0..self.out.ops.len() {
-            let op = &self.out.ops[index];
-            if !Derived::may_derive(op.opcode) || op.opcode.has(Flags::READ) {
+        let mut known = Vec::new();
+        for (mut source, ty, value) in sources {
+            if matches!(value, Arg::Value(_)) && leaves.contains(&value) {
                 continue;
             }
-            let value = Arg::Value(self.out.value_of_op(index));
-            if leaves.contains(&value) {
-                continue;
+            let args: Option<Vec<Arg>> = (source.args.iter())
+                .map(|&a| template(&leaves, a))
+                .collect();
+            let Some(args) = args else { continue };
+            source.args = args;
+            match value {
+                Arg::Const(c) => known.push(Known { source, value: c }),
+                Arg::Value(_) => {
+                    wanted.push((source, ty, Some(value)));
+                    leaves.push(value);
+                }
             }
-            let (opcode, descr) = (op.opcode, op.descr);
-            let args: Vec<Arg> = op.args.clone();
-            let args: Vec<Arg> = args.into_iter().map(|a| self.find(a)).collect();
-            let Some(args) = (args.iter()).map(|&a| template(&leaves, a)).collect() else {
-                continue;
-            };
-            let derived = Derived {
-                slot: 0,
-                opcode,
-                args,
-                descr,
-            };
-            wanted.push((derived, opcode.result_type(), Some(value)));
-            leaves.push(value);
         }
-        wanted
+        (wanted, known)
     }
 
     /// The trace's ending: the captured state, or the arguments of the
@@ -475,9 +573,11 @@ impl Optimizer<'_> {
                 allocs,
                 facts,
                 derived: Vec::new(),
+                known: Vec::new(),
             },
             leaves,
             recomputed: Vec::new(),
+            kept_known: Vec::new(),
         }
     }
 }
@@ -532,11 +632,18 @@ fn unused_derived(state: &LabelState, body: &Trace, recomputed: &[usize]) -> Vec
             *u = false;
         }
     }
-    // Those the kept ones are made of are kept (later ones are made of
-    // earlier ones only).
+    // Those the known constants and the kept ones are made of are kept
+    // (later ones are made of earlier ones only).
+    for k in &state.known {
+        for &arg in &k.source.args {
+            if let Some(u) = arg_slot(arg).and_then(|k| used.get_mut(k)) {
+                *u = true;
+            }
+        }
+    }
     for d in state.derived.iter().rev() {
         if used.get(d.slot).copied().unwrap_or(false) {
-            for &arg in &d.args {
+            for &arg in &d.source.args {
                 if let Some(u) = arg_slot(arg).and_then(|k| used.get_mut(k)) {
                     *u = true;
                 }
@@ -566,7 +673,11 @@ fn drop_slots(state: &mut LabelState, slots: &[usize]) {
     state.derived.retain(|d| !slots.contains(&d.slot));
     for d in state.derived.iter_mut() {
         d.slot = moved(d.slot);
-        for arg in d.args.iter_mut() {
+    }
+    let sources = (state.derived.iter_mut().map(|d| &mut d.source))
+        .chain(state.known.iter_mut().map(|k| &mut k.source));
+    for source in sources {
+        for arg in source.args.iter_mut() {
             if let Some(k) = arg_slot(*arg) {
                 *arg = Arg::Value(ValueId(moved(k) as u32));
             }

@@ -35,7 +35,7 @@
 //! the preamble in (a), with its own state of the same shape and facts.
 
 use traceopt_ir::{
-    Arg, Const, ConstId, Derived, DescrId, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos,
+    Arg, Const, ConstId, DescrId, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Source,
     Step, Trace, Type, ValueId,
 };
 use traceopt_smt::Solver;
@@ -173,23 +173,27 @@ fn witness_fits(state: &LabelState, jump: usize, pool: &Trace) -> bool {
             && v.items.iter().all(|x| item(x, true))
     });
     let derived = |k: usize| state.derived.iter().any(|d| d.slot == k);
-    // Each derived one is a field read or an op that may derive, of label
-    // arguments of the state or derived before it, and constants.
-    let sources_fit = (state.derived.iter().enumerate()).all(|(n, d)| {
-        let earlier = |k: usize| state.derived[..n].iter().any(|e| e.slot == k);
-        d.slot < slots
-            && Derived::may_derive(d.opcode)
-            && d.opcode.info().arity() == traceopt_ir::Arity::Fixed(d.args.len())
-            && d.descr.iter().all(descr)
-            && (d.as_field().is_some() || !d.opcode.has(traceopt_ir::Flags::READ))
-            && d.args.iter().all(|a| match *a {
+    // Each derived one or known constant is a field read or an op that
+    // may derive, of label arguments of the state or derived before it
+    // (any, for a known constant), and constants.
+    let source_fits = |source: &Source, earlier: &dyn Fn(usize) -> bool| {
+        Source::may_derive(source.opcode)
+            && source.opcode.info().arity() == traceopt_ir::Arity::Fixed(source.args.len())
+            && source.descr.iter().all(descr)
+            && (source.as_field().is_some() || !source.opcode.has(traceopt_ir::Flags::READ))
+            && source.args.iter().all(|a| match *a {
                 Arg::Value(k) => {
                     let k = k.0 as usize;
                     k < slots && (!derived(k) || earlier(k))
                 }
                 Arg::Const(c) => constant(&c),
             })
-    });
+    };
+    let sources_fit = (state.derived.iter().enumerate()).all(|(n, d)| {
+        let earlier = |k: usize| state.derived[..n].iter().any(|e| e.slot == k);
+        d.slot < slots && source_fits(&d.source, &earlier)
+    }) && (state.known.iter())
+        .all(|k| source_fits(&k.source, &|_| true) && constant(&k.value));
     if !(state.inputs.iter().all(|x| item(x, false))
         && objects
         && sources_fit
@@ -363,14 +367,14 @@ fn check_facts(
     }
     let derived: Vec<Arg> = (state.derived.iter())
         .map(|d| {
-            let args = (d.args.iter())
+            let args = (d.source.args.iter())
                 .map(|&a| match a {
                     Arg::Value(k) => values[k.0 as usize]
                         .expect("a derived slot is made of slots of the state or derived before"),
                     constant => constant,
                 })
                 .collect();
-            let value = derive(trace, d, args, types[d.slot]);
+            let value = derive(trace, &d.source, args, types[d.slot]);
             values[d.slot] = Some(value);
             value
         })
@@ -380,18 +384,60 @@ fn check_facts(
             fact.guards(trace, *value);
         }
     }
+    let slots: Vec<Arg> = values
+        .into_iter()
+        .map(|v| v.expect("every slot read"))
+        .collect();
+    check_known(trace, state, &slots);
     (derived, trace.ops.len() - before)
 }
 
-/// Appends the op derived label argument `d` is made by, on `args`: a
-/// read of its field (as a value of type `ty`) or its pure op.
-fn derive(trace: &mut Trace, d: &Derived, args: Vec<Arg>, ty: Type) -> Arg {
-    let opcode = match d.as_field() {
+/// The guards that each known constant holds, of the label arguments
+/// `slots`.
+fn check_known(trace: &mut Trace, state: &LabelState, slots: &[Arg]) {
+    for k in &state.known {
+        let args = (k.source.args.iter())
+            .map(|&a| match a {
+                Arg::Value(j) => slots[j.0 as usize],
+                constant => constant,
+            })
+            .collect();
+        let ty = trace.constant(k.value).ty();
+        let value = derive(trace, &k.source, args, ty);
+        guard_equal(trace, value, Arg::Const(k.value), ty);
+    }
+}
+
+/// A guard that `a` and `b`, of type `ty`, are the same value (floats
+/// bit for bit: `float_eq` would take -0.0 for 0.0, and no NaN for
+/// itself).
+fn guard_equal(trace: &mut Trace, a: Arg, b: Arg, ty: Type) {
+    let mut bits = |x: Arg| {
+        let op = Op::new(Opcode::ConvertFloatBytesToLonglong, vec![x]);
+        Arg::Value(trace.push(op, "", Pos::default()))
+    };
+    let (eq, a, b) = match ty {
+        Type::Ref => (Opcode::PtrEq, a, b),
+        Type::Float => (Opcode::IntEq, bits(a), bits(b)),
+        _ => (Opcode::IntEq, a, b),
+    };
+    let same = trace.push(Op::new(eq, vec![a, b]), "", Pos::default());
+    let guard = Op {
+        fail_args: Some(Vec::new()),
+        ..Op::new(Opcode::GuardTrue, vec![Arg::Value(same)])
+    };
+    trace.push(guard, "", Pos::default());
+}
+
+/// Appends the op of `source`, on `args`: a read of its field (as a
+/// value of type `ty`) or its pure op.
+fn derive(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
+    let opcode = match source.as_field() {
         Some(_) => read(Opcode::GetfieldGcI, ty),
-        None => d.opcode,
+        None => source.opcode,
     };
     let op = Op {
-        descr: d.descr,
+        descr: source.descr,
         ..Op::new(opcode, args)
     };
     Arg::Value(trace.push(op, "", Pos::default()))
@@ -406,26 +452,17 @@ fn assume(trace: &mut Trace, state: &LabelState, slots: &[Arg], types: &[Type]) 
         fact.guards(trace, slot);
     }
     for d in &state.derived {
-        let args = (d.args.iter())
+        let args = (d.source.args.iter())
             .map(|&a| match a {
                 Arg::Value(k) => slots[k.0 as usize],
                 constant => constant,
             })
             .collect();
         let ty = types[d.slot];
-        let value = derive(trace, d, args, ty);
-        let eq = match ty {
-            Type::Ref => Opcode::PtrEq,
-            Type::Float => Opcode::FloatEq,
-            _ => Opcode::IntEq,
-        };
-        let same = trace.push(Op::new(eq, vec![value, slots[d.slot]]), "", Pos::default());
-        let guard = Op {
-            fail_args: Some(Vec::new()),
-            ..Op::new(Opcode::GuardTrue, vec![Arg::Value(same)])
-        };
-        trace.push(guard, "", Pos::default());
+        let value = derive(trace, &d.source, args, ty);
+        guard_equal(trace, value, slots[d.slot], ty);
     }
+    check_known(trace, state, slots);
     trace.ops.len() - before
 }
 

@@ -19,6 +19,9 @@
 //! multiple of five (the same in both runs), so that the guards on its
 //! exception are tested too.
 //!
+//! The namespace's constant box is an object every call can reach; its
+//! fields start as the namespace gives them.
+//!
 //! Object identities differ between the runs of a trace and of its
 //! optimized version (one allocates what the other keeps virtual), so
 //! nothing here depends on them.
@@ -31,7 +34,7 @@ use traceopt_interp::{
 };
 use traceopt_ir::{ExtraEffect, HeapSet, Type};
 
-use crate::heapgen::{FLOAT_FIELDS, INT_ARRAY, INT_FIELDS};
+use crate::heapgen::{CONST_BOX, FLOAT_FIELDS, INT_ARRAY, INT_FIELDS};
 
 pub struct FuzzEnv {
     /// Objects of the heap the run was given (ids below this).
@@ -40,6 +43,8 @@ pub struct FuzzEnv {
     escaped: Vec<ObjId>,
     /// Calls that are not elidable, so far.
     calls: u64,
+    /// The namespace's constant box, once the run has met it.
+    constant: Option<ObjId>,
 }
 
 impl FuzzEnv {
@@ -48,6 +53,7 @@ impl FuzzEnv {
             shared: shared as u32,
             escaped: Vec::new(),
             calls: 0,
+            constant: None,
         }
     }
 
@@ -64,6 +70,8 @@ impl FuzzEnv {
         let mut seen = BTreeSet::new();
         let mut stack: Vec<ObjId> = (0..self.shared).map(ObjId).collect();
         stack.extend(&self.escaped);
+        // A constant object is there for every call to find.
+        stack.extend(self.constant);
         while let Some(id) = stack.pop() {
             if !seen.insert(id.0) {
                 continue;
@@ -116,6 +124,9 @@ impl Env for FuzzEnv {
             _ => None,
         });
         let mut parts = vec![func];
+        // The constant box is there for every call, whether the run has
+        // met it or not (an optimized trace may not read it).
+        self.const_ptr(CONST_BOX.0, heap);
         if !elidable {
             self.calls += 1;
             parts.push(self.calls as i64);
@@ -150,6 +161,23 @@ impl Env for FuzzEnv {
             other => Val::zero(other),
         };
         Ok(CallOutcome::Returned(result))
+    }
+
+    /// The namespace's constant box: of its class, its fields as the
+    /// namespace gives them; the same object each time in a run.
+    fn const_ptr(&mut self, name: &str, heap: &mut Heap) -> ObjId {
+        if name != CONST_BOX.0 {
+            return heap.alloc_object(0);
+        }
+        if let Some(id) = self.constant {
+            return id;
+        }
+        let id = heap.alloc_object(stable_address("box_vtable"));
+        for (field, value) in CONST_BOX.1 {
+            heap.set_field(id, field, Val::Int(value));
+        }
+        self.constant = Some(id);
+        id
     }
 
     fn escape(&mut self, heap: &mut Heap, op_index: usize, result: Type, args: &[Val]) -> Val {

@@ -416,7 +416,7 @@ impl Gen<'_> {
         match o {
             Operand::Const(c) => *c,
             Operand::Value(n) => self.values.iter().find(|(m, _)| m == n).map_or(0, |v| v.1),
-            Operand::Null | Operand::Class(_) | Operand::Float(_) => 0,
+            Operand::Null | Operand::Class(_) | Operand::Float(_) | Operand::Ptr(_) => 0,
         }
     }
 

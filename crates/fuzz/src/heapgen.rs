@@ -56,6 +56,7 @@ strslicedescr = call args=i result=i ressize=8 effect=3/elidable_or_memoryerror 
 strequaldescr = call args=i result=i ressize=8 effect=0/elidable_cannot_raise oopspec=24/STR_EQUAL reads=none writes=none
 intscopydescr = call args=i result=i ressize=8 effect=2/cannot_raise oopspec=1/ARRAYCOPY reads=arrays[intsdescr] writes=arrays[intsdescr]
 vref_vtable = class vtable name=jit_virtual_ref struct=JitVirtualRef sizedescr=vrefsize
+boxconst = ptr object=boxconst struct=BOX class=box_vtable head=7 ident=3 version=1
 vrefsize = size JitVirtualRef size=24 object vtable=vref_vtable fields=[vreftokendescr,vrefforceddescr]
 vreftokendescr = field JitVirtualRef.virtual_token type=ref cell=P size=8 offset=8 index=0 owner=vrefsize
 vrefforceddescr = field JitVirtualRef.forced type=ref cell=P size=8 offset=16 index=1 owner=vrefsize points_to=object
@@ -78,6 +79,14 @@ pub const INT_FIELDS: [(&str, &str, u32, bool); 6] = [
 /// Values at the edges of the narrow cells: what fits a signed byte or
 /// two unsigned bytes only just, and what does not.
 const CELL_EDGES: [i64; 10] = [127, 128, -128, -129, 255, 256, 65535, 65536, -1, 0x1_0080];
+
+/// The namespace's constant object (`ConstPtr(boxconst)`, a box), and
+/// what its fields hold when a run starts (the pure `identdescr` for
+/// ever; the quasi-immutable `versiondescr` until a call changes it).
+pub const CONST_BOX: (&str, [(&str, i64); 3]) = (
+    "boxconst",
+    [("headdescr", 7), ("identdescr", 3), ("versiondescr", 1)],
+);
 
 /// The float fields of the namespace and the class that has each.
 pub const FLOAT_FIELDS: [(&str, &str); 1] = [("ratiodescr", "box_vtable")];
@@ -298,8 +307,16 @@ impl HeapGen<'_> {
         }
     }
 
+    /// A box or a pair, now and then the namespace's constant box.
+    fn box_or_pair(&mut self) -> Option<(Operand, Kind)> {
+        match self.chance(10) {
+            true => Some((Operand::Ptr(CONST_BOX.0.into()), Kind::Box)),
+            false => self.some(|k| matches!(k, Kind::Box | Kind::Pair)),
+        }
+    }
+
     fn write_field(&mut self) {
-        let target = self.some(|k| matches!(k, Kind::Box | Kind::Pair));
+        let target = self.box_or_pair();
         let Some((p, kind)) = target else { return };
         let (descr, value) = match kind {
             Kind::Pair => ("leftdescr", self.int()),
@@ -325,7 +342,7 @@ impl HeapGen<'_> {
 
     fn read_field(&mut self) {
         use Opcode::*;
-        let target = self.some(|k| matches!(k, Kind::Box | Kind::Pair));
+        let target = self.box_or_pair();
         let Some((p, kind)) = target else { return };
         let (descr, opcode) = match kind {
             Kind::Pair => ("leftdescr", GetfieldGcI),
@@ -374,7 +391,11 @@ impl HeapGen<'_> {
         let Some((p, kind)) = self.some(kinds) else {
             return;
         };
-        let Some((q, _)) = self.some(|k| k == kind) else {
+        let q = match (kind, self.chance(15)) {
+            (Kind::Box, true) => Some(Operand::Ptr(CONST_BOX.0.into())),
+            _ => self.some(|k| k == kind).map(|(q, _)| q),
+        };
+        let Some(q) = q else {
             return;
         };
         let (read, write, descr, place) = match kind {

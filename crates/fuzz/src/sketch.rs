@@ -25,6 +25,8 @@ pub enum Operand {
     Class(String),
     /// A float constant, by its bits (so that operands compare exactly).
     Float(u64),
+    /// An object of the namespace (`ConstPtr(name)`).
+    Ptr(String),
 }
 
 impl Operand {
@@ -34,6 +36,7 @@ impl Operand {
             Operand::Const(c) => c.to_string(),
             Operand::Null => "NULL".into(),
             Operand::Class(name) => format!("ConstClass({name})"),
+            Operand::Ptr(name) => format!("ConstPtr({name})"),
             Operand::Float(bits) => float_text(*bits),
         }
     }

@@ -434,7 +434,7 @@ impl HeapGen<'_> {
         };
         // Now and then a copy of some items into another array (or the
         // same), at places inside both: PyPy's array copy helper.
-        if self.chance(20) {
+        if self.chance(30) {
             if let Some((b, Kind::Array(other))) = self.some(|k| matches!(k, Kind::Array(_))) {
                 let n = self.rng.random_range(0..=length.min(other));
                 let from = self.rng.random_range(0..=length - n) as i64;

@@ -447,6 +447,16 @@ impl HeapGen<'_> {
                 return;
             }
         }
+        // Now and then some items cleared (PyPy's `zero_array`, by bytes:
+        // the start and count scaled by the item size).
+        if self.chance(10) {
+            let n = self.rng.random_range(0..=length);
+            let from = self.rng.random_range(0..=length - n) as i64;
+            let args = [from, n as i64, 8, 8].map(Operand::Const);
+            let clear = Line::new(None, ZeroArray, [vec![a], args.to_vec()].concat());
+            self.try_lines(vec![Self::with_descr(clear, INT_ARRAY)]);
+            return;
+        }
         let index =
             match self.some(|k| matches!(k, Kind::Int(v) if (0..length as i64).contains(&v))) {
                 Some((v, _)) if self.chance(30) => v,

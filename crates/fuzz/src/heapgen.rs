@@ -346,10 +346,10 @@ impl HeapGen<'_> {
         let Some((p, kind)) = target else { return };
         let (descr, opcode) = match kind {
             Kind::Pair => ("leftdescr", GetfieldGcI),
-            _ => match self.rng.random_range(0..10) {
+            _ => match self.rng.random_range(0..11) {
                 0 | 1 => ("headdescr", GetfieldGcI),
                 2 => ("taildescr", GetfieldGcI),
-                3 => ("ratiodescr", GetfieldGcF),
+                3 | 10 => ("ratiodescr", GetfieldGcF),
                 4 => ("flagdescr", GetfieldGcI),
                 5 => ("codedescr", GetfieldGcI),
                 6 => ("identdescr", GetfieldGcI),

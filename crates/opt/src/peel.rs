@@ -10,16 +10,19 @@
 //! captured (`capture_jump`), virtual objects and all, and each value in
 //! it (a jump argument, or what an object holds) becomes a label
 //! argument, with its facts (`Fact`: an integer range, a class, not
-//! null). Fields the heap cache knows of those arguments become label
-//! arguments too (`derive`, PyPy's short preamble). This `LabelState` is
+//! null). Fields the heap cache knows of those arguments, and the pure
+//! ops the preamble computed of them, become label arguments too
+//! (`derive`, PyPy's short preamble); those whose value is a constant
+//! are known at the label instead, with no argument. This `LabelState` is
 //! where the body starts (`enter`): the objects are virtual again, built
 //! over the label's arguments, and the facts and fields are known. The
 //! body's own jump must pass on a state of the same shape: then the
 //! label's objects are never allocated (they are unboxed); otherwise the
 //! loop is peeled again with its objects allocated at the jumps. Facts
 //! the body's jump does not keep are weakened and the body optimized
-//! again (they only shrink, so this ends); fields it does not use are
-//! dropped. A constant or a repeated value among the label's arguments
+//! again (they only shrink, so this ends); derived arguments it does
+//! not use or must compute again, and known constants it does not keep,
+//! are dropped the same way. A constant or a repeated value among the label's arguments
 //! gets a `same_as` of its own, since a label rebinds values.
 //!
 //! The `LabelState` is the witness the validator proves the loop by

@@ -4,7 +4,9 @@
 //! input of the loop is in terms of the label's arguments (one of them,
 //! a constant, or an object the peeled loop never allocates, whose
 //! contents are label arguments, constants or such objects), and the
-//! facts the body takes for granted of each label argument. Two
+//! facts the body takes for granted of each label argument, the label
+//! arguments derived from others (a field read or a pure op of them),
+//! and the ops of label arguments known to give a constant there. Two
 //! straight-line comparisons, each checked by `verify_optimized`, cover
 //! every run:
 //!
@@ -444,8 +446,8 @@ fn derive(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
 }
 
 /// The guards of the facts of the label arguments `slots`, then those
-/// that each derived one is what its field holds or its op gives; how
-/// many ops.
+/// that each derived one is what its field holds or its op gives, and
+/// that each known constant holds; how many ops.
 fn assume(trace: &mut Trace, state: &LabelState, slots: &[Arg], types: &[Type]) -> usize {
     let before = trace.ops.len();
     for (fact, &slot) in state.facts.iter().zip(slots) {

@@ -41,6 +41,10 @@ pub struct Config {
     pub mix: Mix,
     /// Heap traces (`heapgen`) instead of integer ones.
     pub heap: bool,
+    /// Heap traces clear array items now and then (`zero_array`, which
+    /// the validator does not model yet: such traces are checked by the
+    /// runs alone).
+    pub clears: bool,
 }
 
 /// Weights of the kinds of steps.
@@ -90,6 +94,7 @@ impl Default for Config {
             max_inputs: 4,
             mix: Mix::default(),
             heap: false,
+            clears: true,
         }
     }
 }
@@ -592,7 +597,7 @@ pub fn generate_from_bytes(data: &[u8], config: &Config) -> Sketch {
 
 fn generate_with(rng: Entropy, config: &Config) -> Sketch {
     if config.heap {
-        return crate::heapgen::generate_heap(rng, config.length);
+        return crate::heapgen::generate_heap_with(rng, config.length, config.clears);
     }
     let mut g = Gen {
         rng,

@@ -139,6 +139,8 @@ struct HeapGen<'a> {
     values: Vec<(String, Kind)>,
     /// Results made so far (names are unique).
     made: usize,
+    /// Whether array items are cleared now and then (`zero_array`).
+    clears: bool,
 }
 
 impl HeapGen<'_> {
@@ -449,7 +451,7 @@ impl HeapGen<'_> {
         }
         // Now and then some items cleared (PyPy's `zero_array`, by bytes:
         // the start and count scaled by the item size).
-        if self.chance(10) {
+        if self.clears && self.chance(10) {
             let n = self.rng.random_range(0..=length);
             let from = self.rng.random_range(0..=length - n) as i64;
             let args = [from, n as i64, 8, 8].map(Operand::Const);
@@ -879,7 +881,12 @@ fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
 }
 
 /// Generates one heap trace of about `length` ops from `seed`.
-pub fn generate_heap(mut rng: Entropy, length: usize) -> Sketch {
+pub fn generate_heap(rng: Entropy, length: usize) -> Sketch {
+    generate_heap_with(rng, length, true)
+}
+
+/// `generate_heap`, with array clears (`zero_array`) or without.
+pub fn generate_heap_with(mut rng: Entropy, length: usize, clears: bool) -> Sketch {
     let heap = example_heap(&mut rng);
     let mut inputs = Vec::new();
     let refs = rng.random_range(1..4);
@@ -905,6 +912,7 @@ pub fn generate_heap(mut rng: Entropy, length: usize) -> Sketch {
         },
         values: Vec::new(),
         made: 0,
+        clears,
     };
     g.values = example_run(&g.sketch).unwrap_or_default();
     let mut attempts = 0;

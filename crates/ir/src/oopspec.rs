@@ -39,13 +39,17 @@ pub fn python_division(descr: Option<&Descr>) -> Option<Opcode> {
 /// Whether a call may invalidate quasi-immutable fields (so that a
 /// `guard_not_invalidated` after it may fail): as its effect info says
 /// (`can_invalidate`), else unless it is an array copy or move, which
-/// moves array items and writes no field. A call of no known descr may.
+/// moves array items and writes no field, or an elidable or
+/// loop-invariant call, which writes nothing (PyPy ignores what such a
+/// call declares it writes; invalidating is a write). A call of no known
+/// descr may.
 pub fn may_invalidate(descr: Option<&Descr>) -> bool {
     let Some(call) = descr.and_then(Descr::as_call) else {
         return true;
     };
+    let writes_nothing = call.effect.is_some_and(|e| e.ignores_writes());
     match call.can_invalidate {
         Some(can) => can,
-        None => !matches!(call.oopspec, Some(ARRAYCOPY | ARRAYMOVE)),
+        None => !(matches!(call.oopspec, Some(ARRAYCOPY | ARRAYMOVE)) || writes_nothing),
     }
 }

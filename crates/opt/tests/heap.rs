@@ -200,6 +200,28 @@ fn ops_that_write_nothing_keep_the_trace_valid() {
 }
 
 #[test]
+fn an_elidable_call_of_a_log_keeps_the_trace_valid() {
+    // A PyPy log's call descr does not say can_invalidate: an elidable
+    // one (EF=0) writes nothing, so it cannot invalidate, and the second
+    // guard_not_invalidated goes; after one of random effects (EF=7) the
+    // third stays.
+    let before = "[i1]\nguard_not_invalidated() []\n\
+        i2 = call_i(123, i1, descr=<Calli 8 i EF=0>)\nguard_not_invalidated() []\n\
+        i3 = call_i(124, i2, descr=<Calli 8 i EF=7>)\nguard_no_exception() []\n\
+        guard_not_invalidated() []\njump(i3)\n";
+    let after = before.replacen("EF=0>)\nguard_not_invalidated() []\n", "EF=0>)\n", 1);
+    optimizes_with(Passes::default(), before, &after);
+    // Dropping the guard after the call of random effects too is not
+    // proved.
+    twin_not_proved(
+        before,
+        &after,
+        "guard_no_exception() []\nguard_not_invalidated() []\n",
+        "guard_no_exception() []\n",
+    );
+}
+
+#[test]
 fn calls_that_cannot_invalidate_keep_the_trace_valid() {
     // An array copy, and a call whose effect info does not say
     // can_invalidate, leave quasi-immutable fields valid: the second

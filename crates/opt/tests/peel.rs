@@ -41,6 +41,12 @@ fn verdict(input: &Trace, peeled: &Peeled, state: &LabelState) -> Verdict {
     verify_peeled(input, &out.trace, &out.provenance, state, &mut solver()).unwrap()
 }
 
+/// A peeled loop whose witness is wrong is refuted.
+fn assert_refuted(input: &Trace, twin: &Peeled) {
+    let verdict = verdict(input, twin, &twin.state);
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
+}
+
 /// The peeled loop's state with other facts.
 fn with_facts(peeled: &Peeled, facts: Vec<Fact>) -> LabelState {
     LabelState {
@@ -275,10 +281,7 @@ fn a_loop_invariant_field_is_read_once() {
         .unwrap();
     let char_field = twin.optimized.trace.add_descr(char_field);
     twin.state.derived[0].source.descr = Some(char_field);
-    assert!(matches!(
-        verdict(&input, &twin, &twin.state),
-        Verdict::Refuted(_)
-    ));
+    assert_refuted(&input, &twin);
 }
 
 #[test]
@@ -307,10 +310,7 @@ fn loop_invariant_pure_ops_are_computed_once() {
     // A witness that says the label holds `i1 + 3` is refuted.
     let mut twin = peeled.clone();
     twin.state.derived[1].source.opcode = Opcode::IntAdd;
-    assert!(matches!(
-        verdict(&input, &twin, &twin.state),
-        Verdict::Refuted(_)
-    ));
+    assert_refuted(&input, &twin);
     // One that names an op that may fault (a division) is an error.
     let mut bad = peeled.clone();
     bad.state.derived[1].source.opcode = Opcode::IntPydiv;
@@ -357,10 +357,7 @@ fn constants_known_at_the_label_are_not_carried_but_proved() {
     let mut twin = peeled.clone();
     let written = twin.optimized.trace.add_const(traceopt_ir::Const::Int(256));
     twin.state.known[byte].value = written;
-    assert!(matches!(
-        verdict(&input, &twin, &twin.state),
-        Verdict::Refuted(_)
-    ));
+    assert_refuted(&input, &twin);
 }
 
 #[test]

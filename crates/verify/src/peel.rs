@@ -398,16 +398,20 @@ fn check_facts(
 /// `slots`.
 fn check_known(trace: &mut Trace, state: &LabelState, slots: &[Arg]) {
     for k in &state.known {
-        let args = (k.source.args.iter())
-            .map(|&a| match a {
-                Arg::Value(j) => slots[j.0 as usize],
-                constant => constant,
-            })
-            .collect();
         let ty = trace.constant(k.value).ty();
-        let value = derive(trace, &k.source, args, ty);
+        let value = derive(trace, &k.source, on_slots(&k.source, slots), ty);
         guard_equal(trace, value, Arg::Const(k.value), ty);
     }
+}
+
+/// The arguments of `source` where label argument k is `slots[k]`.
+fn on_slots(source: &Source, slots: &[Arg]) -> Vec<Arg> {
+    (source.args.iter())
+        .map(|&a| match a {
+            Arg::Value(k) => slots[k.0 as usize],
+            constant => constant,
+        })
+        .collect()
 }
 
 /// A guard that `a` and `b`, of type `ty`, are the same value (floats
@@ -454,14 +458,8 @@ fn assume(trace: &mut Trace, state: &LabelState, slots: &[Arg], types: &[Type]) 
         fact.guards(trace, slot);
     }
     for d in &state.derived {
-        let args = (d.source.args.iter())
-            .map(|&a| match a {
-                Arg::Value(k) => slots[k.0 as usize],
-                constant => constant,
-            })
-            .collect();
         let ty = types[d.slot];
-        let value = derive(trace, &d.source, args, ty);
+        let value = derive(trace, &d.source, on_slots(&d.source, slots), ty);
         guard_equal(trace, value, slots[d.slot], ty);
     }
     check_known(trace, state, slots);

@@ -624,3 +624,36 @@ fn a_guard_in_a_loop_body_gives_only_what_the_body_established() {
     let verdict = verify_exit_facts(&exit, &facts, &mut solver()).unwrap();
     assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }
+
+#[test]
+fn a_derived_read_undefined_on_some_inputs_proves_nothing_there() {
+    // The loop never reads p0. A wrong output escapes i1 + 1 where p0 is
+    // null, and names a label argument read out of p0: that read is
+    // undefined where p0 is null, and must not make the proof hold
+    // there by making the loop's own run undefined.
+    let input = parse("[p0, i1]\nescape_n(i1)\njump(p0, i1)\n");
+    let output = parse(
+        "[p0, i1]\ni2 = ptr_eq(p0, NULL)\ni3 = int_add(i1, i2)\nescape_n(i3)\n\
+         i4 = getfield_gc_i(p0, descr=valuedescr)\nlabel(p0, i1, i4, descr=TargetToken(1))\n\
+         escape_n(i1)\njump(p0, i1, i4, descr=TargetToken(1))\n",
+    );
+    let descr = output.ops[3].descr.unwrap();
+    let state = LabelState {
+        inputs: (0..2)
+            .map(|k| traceopt_ir::FailArg::Arg(traceopt_ir::Arg::Value(traceopt_ir::ValueId(k))))
+            .collect(),
+        facts: vec![Fact::default(); 3],
+        derived: vec![traceopt_ir::Derived {
+            slot: 2,
+            source: traceopt_ir::Source::field(
+                traceopt_ir::Arg::Value(traceopt_ir::ValueId(0)),
+                descr,
+                traceopt_ir::Type::Int,
+            ),
+        }],
+        ..LabelState::default()
+    };
+    let provenance = vec![None, None, Some(0), None, Some(1), Some(0), Some(1)];
+    let verdict = verify_peeled(&input, &output, &provenance, &state, &mut solver()).unwrap();
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
+}

@@ -16,7 +16,7 @@ use traceopt_ir::{Arg, Fact, Op, Opcode, Trace, ValueId};
 use traceopt_smt::Solver;
 
 use crate::peel::{copy_ops, identity, inputs_of, mapped, new_trace};
-use crate::{verify_optimized, Verdict, VerifyError};
+use crate::{verify_optimized, verify_optimized_given, Given, Verdict, VerifyError};
 
 /// Proves that `facts` (one for each argument of `exit`'s final jump)
 /// hold whenever the run `exit` gets to its end.
@@ -48,7 +48,13 @@ pub fn verify_exit_facts(
     let pos = exit.op_pos.get(end).copied().unwrap_or_default();
     checked.push(Op::new(Opcode::Jump, args), "", pos);
     let provenance: Vec<Option<usize>> = (0..end).map(Some).chain([Some(end + guards)]).collect();
-    verify_optimized(&checked, exit, &provenance, solver)
+    // The guards must be defined where reached (a class test on what
+    // is no instance is not), not assumed to be.
+    let given = Given {
+        checked_tail: guards,
+        ..Given::default()
+    };
+    verify_optimized_given(&checked, exit, &provenance, given, solver)
 }
 
 /// `input` and `output` (with `provenance`), each starting with the

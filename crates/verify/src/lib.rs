@@ -187,6 +187,19 @@ pub struct Given<'g> {
     /// Leave resume data out (where the two traces' guards fail into
     /// layouts of their own, as PyPy's recorded and optimized bridges do).
     pub no_resume: bool,
+    /// How many ops before BEFORE's final one check a claim of the
+    /// caller's (the facts an optimizer says hold there): where reached,
+    /// they must be defined, which is proved, not assumed. (Assumed, an
+    /// undefined check would make BEFORE's run undefined, and any AFTER
+    /// would do there.)
+    pub checked_tail: usize,
+}
+
+impl Given<'_> {
+    /// The index of BEFORE's first op that checks a claim.
+    fn checks_from(&self, before: &Trace) -> usize {
+        (before.ops.len().saturating_sub(1)).saturating_sub(self.checked_tail)
+    }
 }
 
 /// `verify`, given more (see `Given`).
@@ -281,13 +294,24 @@ pub fn verify_optimized(
     provenance: &[Option<usize>],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    let aligned = verify_aligned(before, after, provenance, solver);
+    verify_optimized_given(before, after, provenance, Given::default(), solver)
+}
+
+/// `verify_optimized`, given more (see `Given`).
+pub(crate) fn verify_optimized_given(
+    before: &Trace,
+    after: &Trace,
+    provenance: &[Option<usize>],
+    given: Given<'_>,
+    solver: &mut Solver,
+) -> Result<Verdict, VerifyError> {
+    let aligned = check(before, after, Some(provenance), given, solver);
     match &aligned {
         Ok(Verdict::Proved) => return aligned,
         Ok(Verdict::Refuted(cex)) if !cex.difference.contains(ENDS_ALIKE) => return aligned,
         _ => {}
     }
-    let end_to_end = verify(before, after, solver)?;
+    let end_to_end = check(before, after, None, given, solver)?;
     let stuck = match aligned {
         Ok(Verdict::Unknown(why) | Verdict::Unreplayed(why)) => why,
         Ok(Verdict::Refuted(cex)) => cex.to_string(),
@@ -790,7 +814,13 @@ fn check_once(
         // The encoding's own facts, which some heap must satisfy: if they
         // contradict each other, every goal follows (see below).
         let facts = Term::and_all(assumed.clone());
-        assumed.extend(b.defined.iter().map(|d| d.term.clone()));
+        // BEFORE's own ops are defined; the checks at its end are shown
+        // to be.
+        let checks_from = given.checks_from(before);
+        let (b_own, b_checks): (Vec<&Defined>, Vec<&Defined>) =
+            b.defined.iter().partition(|d| d.op < checks_from);
+        assumed.extend(b_own.iter().map(|d| d.term.clone()));
+        let checks_defined = Term::and_all(b_checks.iter().map(|d| d.term.clone()));
         let end = Term::and_all([same_end, same_escapes, same_heap]);
         // AFTER's definedness, less what BEFORE's already gives.
         let a_defined = Term::and_all(
@@ -868,6 +898,10 @@ fn check_once(
             .map(|&(g, m)| (b.guards[g].op_index, a.guards[m].op_index))
             .collect();
         obligations.push(("AFTER is less defined than BEFORE".into(), a_defined));
+        obligations.push((
+            "a check of what the optimizer claims is undefined".into(),
+            checks_defined,
+        ));
         let assumptions = Slicer::new(solver, &assumed);
         let meanings = Term::and_all(world.arithmetic_meanings.clone());
         let mut asked = false;
@@ -906,7 +940,9 @@ fn check_once(
                     return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
                 };
                 start.pure_results = pure_results.to_vec();
-                let difference = match (replay(before, after, &start, &failing_pairs), alignment) {
+                let checks_from = given.checks_from(before);
+                let replayed = replay(before, after, &start, &failing_pairs, checks_from);
+                let difference = match (replayed, alignment) {
                     (Some(difference), _) if what.is_empty() => difference,
                     (Some(difference), _) => format!("{what}: {difference}"),
                     // A broken alignment refutes the aligned form even when the
@@ -1833,6 +1869,7 @@ fn replay(
     after: &Trace,
     start: &Start,
     pairs: &[(usize, usize)],
+    checks_from: usize,
 ) -> Option<String> {
     let b = replay_run(before, start);
     let a = replay_run(after, start);
@@ -1845,7 +1882,18 @@ fn replay(
             describe(after, &a)
         )
     };
-    // BEFORE undefined: any AFTER is fine.
+    // BEFORE undefined: any AFTER is fine, unless what is undefined is
+    // a check of a claim (`Given::checked_tail`).
+    if let Err(e) = &b {
+        if e.op_index
+            .is_some_and(|k| k >= checks_from && k + 1 < before.ops.len())
+        {
+            return Some(format!(
+                "BEFORE's check of the claim {}",
+                describe(before, &b)
+            ));
+        }
+    }
     let b_run = b.as_ref().ok()?;
     let Ok(a_run) = &a else {
         return Some(both());

@@ -43,7 +43,7 @@ use traceopt_ir::{
 use traceopt_smt::Solver;
 
 use crate::exit::assuming;
-use crate::{verify_optimized, Verdict, VerifyError};
+use crate::{verify_optimized_given, Given, Verdict, VerifyError};
 
 /// Proves `output` (peeled from `looped`; `provenance` gives for each of
 /// its ops the loop's op it stands for) by induction on `state`.
@@ -85,13 +85,17 @@ pub fn verify_peeled(
             "whose body reads values of the preamble, or whose label repeats one",
         ));
     }
-    let (before, after, prov) = first_pass(looped, output, provenance, label, state, jump);
-    let verdict = verify_optimized(&before, &after, &prov, solver)?;
+    let verdict = prove(
+        first_pass(looped, output, provenance, label, state, jump),
+        solver,
+    )?;
     if verdict != Verdict::Proved {
         return Ok(named(verdict, "the preamble"));
     }
-    let (before, after, prov) = later_pass(looped, output, provenance, label, state, jump);
-    let verdict = verify_optimized(&before, &after, &prov, solver)?;
+    let verdict = prove(
+        later_pass(looped, output, provenance, label, state, jump),
+        solver,
+    )?;
     Ok(named(verdict, "a pass of the body"))
 }
 
@@ -139,9 +143,22 @@ pub fn verify_entry(
         *alloc += guards;
     }
     let (jump, end) = (jump + guards, end + guards);
-    let (before, after, prov) = first_pass(&input, &output, &provenance, end, &state, jump);
-    let verdict = verify_optimized(&before, &after, &prov, solver)?;
+    let verdict = prove(
+        first_pass(&input, &output, &provenance, end, &state, jump),
+        solver,
+    )?;
     Ok(named(verdict, "the entry"))
+}
+
+/// Proves one comparison: the checks at the end of its BEFORE must be
+/// defined wherever they are reached (proved, not assumed).
+fn prove(pair: Pair, solver: &mut Solver) -> Result<Verdict, VerifyError> {
+    let (before, after, provenance, checks) = pair;
+    let given = Given {
+        checked_tail: checks,
+        ..Given::default()
+    };
+    verify_optimized_given(&before, &after, &provenance, given, solver)
 }
 
 /// An output (AFTER) whose shape or witness the induction cannot take.
@@ -491,7 +508,9 @@ fn jump_like(
     push(to, jump, provenance, prov);
 }
 
-type Pair = (Trace, Trace, Vec<Option<usize>>);
+/// BEFORE, AFTER, AFTER's provenance, and how many ops at BEFORE's end
+/// (before its jump) check the witness.
+type Pair = (Trace, Trace, Vec<Option<usize>>, usize);
 
 /// Each value of `trace` as itself.
 pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
@@ -560,7 +579,7 @@ fn first_pass(
     let mut inputs = materialize(&mut after, state, &slots, &mut prov, 0);
     inputs.extend(state.derived.iter().map(|d| slots[d.slot]));
     jump_like(&mut after, looped, inputs, &mut prov, Some(jump + checks));
-    (before, after, prov)
+    (before, after, prov, checks)
 }
 
 /// Comparison (b): from label arguments with the facts, the loop's
@@ -648,5 +667,5 @@ fn later_pass(
         &mut prov,
         Some(jump + offset + checks),
     );
-    (before, after, prov)
+    (before, after, prov, checks)
 }

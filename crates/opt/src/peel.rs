@@ -183,6 +183,7 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         // never uses, or computes again for its jump, are not passed
         // along: they go, and the body is optimized again.
         let unused = unused_derived(&label_state, &body.trace, &ending.recomputed);
+        if std::env::var("PEEL_DEBUG").is_ok() { eprintln!("round {rounds}: state {:?}\nunused {unused:?} kept_known {:?}", label_state, ending.kept_known); }
         if !unused.is_empty() {
             drop_slots(&mut label_state, &unused);
             for &k in unused.iter().rev() {
@@ -522,23 +523,36 @@ impl Optimizer<'_> {
                 sources.push((source, opcode.result_type(), self.find(value)));
             }
         }
+        // Those made of derived ones come after them: taken in rounds,
+        // each taking what the earlier ones made available.
         let mut known = Vec::new();
-        for (mut source, ty, value) in sources {
-            if matches!(value, Arg::Value(_)) && leaves.contains(&value) {
-                continue;
-            }
-            let args: Option<Vec<Arg>> = (source.args.iter())
-                .map(|&a| template(&leaves, a))
-                .collect();
-            let Some(args) = args else { continue };
-            source.args = args;
-            match value {
-                Arg::Const(c) => known.push(Known { source, value: c }),
-                Arg::Value(_) => {
-                    wanted.push((source, ty, Some(value)));
-                    leaves.push(value);
+        let mut pending = sources;
+        while !pending.is_empty() {
+            let count = pending.len();
+            let mut later = Vec::new();
+            for (mut source, ty, value) in std::mem::take(&mut pending) {
+                let args: Option<Vec<Arg>> = (source.args.iter())
+                    .map(|&a| template(&leaves, a))
+                    .collect();
+                let Some(args) = args else {
+                    later.push((source, ty, value));
+                    continue;
+                };
+                source.args = args;
+                match value {
+                    Arg::Const(c) => known.push(Known { source, value: c }),
+                    // A value the label already has (a jump argument, say)
+                    // is taken again: the body finds it by its source.
+                    Arg::Value(_) => {
+                        wanted.push((source, ty, Some(value)));
+                        leaves.push(value);
+                    }
                 }
             }
+            if later.len() == count {
+                break;
+            }
+            pending = later;
         }
         (wanted, known)
     }
@@ -621,12 +635,23 @@ fn slot(
 /// increasing order.
 fn unused_derived(state: &LabelState, body: &Trace, recomputed: &[usize]) -> Vec<usize> {
     let mut used = vec![false; body.inputs.len()];
-    for op in &body.ops[..body.ops.len().saturating_sub(1)] {
-        for arg in op.all_args() {
+    let mut mark = |v: ValueId| {
+        if let Some(u) = used.get_mut(v.0 as usize) {
+            *u = true;
+        }
+    };
+    let (jump, ops) = body.ops.split_last().expect("a body ends in its jump");
+    for arg in ops.iter().flat_map(|op| op.all_args()) {
+        if let Arg::Value(v) = arg {
+            mark(v);
+        }
+    }
+    // Passed on by the jump in another argument's place: it saves
+    // computing that one again.
+    for (k, &arg) in jump.args.iter().enumerate() {
+        if matches!(arg, Arg::Value(v) if v.0 as usize != k) {
             if let Arg::Value(v) = arg {
-                if let Some(u) = used.get_mut(v.0 as usize) {
-                    *u = true;
-                }
+                mark(v);
             }
         }
     }

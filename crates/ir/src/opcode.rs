@@ -437,6 +437,18 @@ impl Opcode {
     pub fn has(self, flag: Flags) -> bool {
         self.info().flags.contains(flag)
     }
+    /// Whether the op leaves nothing behind that anything outside the
+    /// trace could see: a pure op, a read, an allocation, a guard or a
+    /// marker (no write, call, escape, label or end). A guard may fail in
+    /// the place of a later one past such ops only: the interpreter that
+    /// resumes at the earlier one does them again (see
+    /// `traceopt_verify`'s guard obligations).
+    pub fn leaves_no_trace(self) -> bool {
+        let f = self.flags();
+        f.intersects(Flags::PURE | Flags::GUARD | Flags::NO_EFFECT | Flags::MARKER)
+            && !f.intersects(Flags::WRITE | Flags::CALL | Flags::FINAL | Flags::RAISE)
+            && self != Opcode::Label
+    }
     /// Whether the op may be dropped when nothing uses its result: it
     /// has no side effect (pure, a load, an allocation).
     pub fn removable_when_unused(self) -> bool {

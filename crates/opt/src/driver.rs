@@ -212,6 +212,9 @@ pub(crate) struct Optimizer<'a> {
     /// Reference tests emitted: (a, b) -> (the test, whether it is
     /// `ptr_eq` rather than `ptr_ne`).
     pub(crate) ref_tests: HashMap<(Arg, Arg), (Arg, bool)>,
+    /// The `guard_nonnull` that made each reference known not null (its
+    /// index in the output), for a class test to strengthen.
+    pub(crate) nonnull_guards: HashMap<Arg, usize>,
     pub(crate) rule_counts: Vec<u32>,
     /// The last `*_ovf` input op was made plain: drop its guard.
     pub(crate) drop_overflow_guard: bool,
@@ -348,6 +351,7 @@ pub(crate) fn optimize_knowing(
         vref_descrs: None,
         relations: Relations::default(),
         ref_tests: HashMap::default(),
+        nonnull_guards: HashMap::default(),
         rule_counts: vec![0; RULES.len()],
         drop_overflow_guard: false,
         call_removed: false,

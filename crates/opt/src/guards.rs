@@ -91,6 +91,10 @@ impl Optimizer<'_> {
                 if passes {
                     return Ok(());
                 }
+                if op.opcode == Opcode::GuardClass && self.strengthen_null_test(index, &args) {
+                    self.learn_from_guard(op.opcode, &args);
+                    return Ok(());
+                }
                 if fails {
                     let what = if null { "null" } else { "not null" };
                     return Err(self.infeasible(
@@ -134,11 +138,45 @@ impl Optimizer<'_> {
         }
         self.drop_overflow_guard = false;
         let copy = self.output_op(op, args.clone());
+        let at = self.out.ops.len();
         self.emit(copy, Some(""));
+        if op.opcode == Opcode::GuardNonnull {
+            self.nonnull_guards.insert(args[0], at);
+        }
         if self.passes.guards {
             self.learn_from_guard(op.opcode, &args);
         }
         Ok(())
+    }
+
+    /// `guard_class(args)`, input op `index`, on a reference a
+    /// `guard_nonnull` of the output tested: that guard becomes a
+    /// `guard_nonnull_class` (PyPy's guard strengthening), if no input op
+    /// between the two leaves a trace (as the validator takes a guard
+    /// failing in a later one's place) and none is a guard (a class test
+    /// is defined on instances only: past the null test, the input
+    /// always gets to its own). Whether it did.
+    fn strengthen_null_test(&mut self, index: usize, args: &[Arg]) -> bool {
+        let Some(&at) = self.nonnull_guards.get(&args[0]) else {
+            return false;
+        };
+        let earlier = &self.out.ops[at];
+        let Some(origin) = self.provenance[at] else {
+            return false;
+        };
+        if earlier.opcode != Opcode::GuardNonnull || earlier.args[0] != args[0] || origin >= index {
+            return false;
+        }
+        let between = &self.input.ops[origin + 1..index];
+        let fits = |op: &Op| op.opcode.leaves_no_trace() && !op.opcode.is_guard();
+        if !between.iter().all(fits) {
+            return false;
+        }
+        let class = args[1];
+        let guard = &mut self.out.ops[at];
+        guard.opcode = Opcode::GuardNonnullClass;
+        guard.args.push(class);
+        true
     }
 
     /// What a passing guard teaches about its arguments.

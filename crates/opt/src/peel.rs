@@ -183,7 +183,6 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         // never uses, or computes again for its jump, are not passed
         // along: they go, and the body is optimized again.
         let unused = unused_derived(&label_state, &body.trace, &ending.recomputed);
-        if std::env::var("PEEL_DEBUG").is_ok() { eprintln!("round {rounds}: state {:?}\nunused {unused:?} kept_known {:?}", label_state, ending.kept_known); }
         if !unused.is_empty() {
             drop_slots(&mut label_state, &unused);
             for &k in unused.iter().rev() {

@@ -734,3 +734,19 @@ fn writes_to_strings_and_raw_memory_keep_the_heap_cache() {
         setarrayitem_raw(i1, 0, i1, descr=rawarraydescr)\njump(i2, i2)\n";
     optimizes_with(Passes::default(), before, after);
 }
+
+#[test]
+fn a_class_test_strengthens_the_null_test_before_it() {
+    // PyPy's guard_nonnull_class: the class test goes, and the null test
+    // before it (past a read, which leaves no trace) tests the class
+    // too, with its own resume data.
+    let before = "[p0, i1]\nguard_nonnull(p0) [i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\n\
+        guard_class(p0, ConstClass(node_vtable)) [i2]\nescape_n(i2)\njump(p0, i1)\n";
+    let after = "[p0, i1]\nguard_nonnull_class(p0, ConstClass(node_vtable)) [i1]\n\
+        i2 = getfield_gc_i(p0, descr=valuedescr)\nescape_n(i2)\njump(p0, i1)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Past an escape, the interpreter resuming at the null test would
+    // escape again: both guards stay.
+    let escaping = before.replace("guard_class", "escape_n(i1)\nguard_class");
+    optimizes_with(Passes::default(), &escaping, &escaping);
+}

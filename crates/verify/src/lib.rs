@@ -853,7 +853,9 @@ fn check_once(
         for &(g, m) in compared {
             let (g, m) = (&b.guards[g], &a.guards[m]);
             if let (Some(x), Some(y)) = (&g.resume, &m.resume) {
-                let both_fail = Term::and_all([g.reached.clone(), m.reached.clone(), g.cond.not()]);
+                // AFTER's guard fails: so does BEFORE's, or a later one
+                // that AFTER's fails in the place of (`guard_obligations`).
+                let both_fail = Term::and_all([g.reached.clone(), m.reached.clone(), m.cond.not()]);
                 let sights = [&g.sight, &m.sight];
                 let allocated = [b.allocated.as_slice(), a.allocated.as_slice()];
                 let agree = resume::agree(x, y, sights, allocated, &mut world, solver)?;
@@ -1152,17 +1154,27 @@ fn guard_obligations(
         };
         stands_for[k].push(guard);
     }
+    let later = later_guards(before, b);
     let mut obligations = Vec::new();
-    for (g, matched) in b.guards.iter().zip(&stands_for) {
+    for (k, (g, matched)) in b.guards.iter().zip(&stands_for).enumerate() {
         let name = format!(
             "{} at line {}",
             before.ops[g.op_index].opcode,
             line(before, g.op_index)
         );
         if matched.is_empty() {
+            // Where an AFTER guard standing for an earlier one that may
+            // fail in this one's place passed, so did this one.
+            // (Those with BEFORE's very condition add nothing.)
+            let earlier = (0..k).filter(|&j| later[j].contains(&k));
+            let held = Term::and_all(earlier.flat_map(|j| {
+                (stands_for[j].iter())
+                    .filter(move |m| m.cond != b.guards[j].cond)
+                    .map(|m| m.reached.implies(&m.cond))
+            }));
             obligations.push((
                 format!("BEFORE's {name} was removed but can fail"),
-                g.reached.implies(&g.cond),
+                g.reached.and(&held).implies(&g.cond),
             ));
         }
         for m in matched {
@@ -1171,11 +1183,45 @@ fn guard_obligations(
                 after.ops[m.op_index].opcode,
                 line(after, m.op_index)
             );
-            let agree = same(&g.cond, &m.cond);
+            // AFTER's may fail where BEFORE's passes if BEFORE then fails
+            // a later guard with nothing seen done between.
+            let agree = if later[k].is_empty() || m.cond == g.cond {
+                same(&g.cond, &m.cond)
+            } else {
+                let fails_later = Term::or_all(
+                    (later[k].iter()).map(|&j| b.guards[j].reached.and(&b.guards[j].cond.not())),
+                );
+                let early = g.cond.and(&m.cond.not());
+                Term::and_all([m.cond.implies(&g.cond), early.implies(&fails_later)])
+            };
             obligations.push((what, g.reached.and(&m.reached).implies(&agree)));
         }
     }
     Ok(obligations)
+}
+
+/// For each guard of BEFORE, the later guards that an AFTER guard
+/// standing for it may fail in the place of: those reached from it past
+/// ops that leave no trace (`Opcode::leaves_no_trace`). Resuming at the
+/// earlier guard, the interpreter does those ops again and meets the
+/// later guard's test itself: failing early is PyPy's guard
+/// strengthening (`guard_nonnull` then `guard_class` become one
+/// `guard_nonnull_class` with the first one's resume data).
+fn later_guards(before: &Trace, b: &Side) -> Vec<Vec<usize>> {
+    /// How many guards on a guard may fail in the place of (the
+    /// obligations grow with it).
+    const MAX_LATER: usize = 4;
+    let mut later = vec![Vec::new(); b.guards.len()];
+    for (k, g) in b.guards.iter().enumerate() {
+        for (j, h) in b.guards.iter().enumerate().skip(k + 1).take(MAX_LATER) {
+            let between = &before.ops[g.op_index + 1..h.op_index];
+            if !between.iter().all(|op| op.opcode.leaves_no_trace()) {
+                break;
+            }
+            later[k].push(j);
+        }
+    }
+    later
 }
 
 fn is_escape(opcode: Opcode) -> bool {

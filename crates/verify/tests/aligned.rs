@@ -73,9 +73,10 @@ fn a_removed_guard_must_be_implied() {
 #[test]
 fn matched_guards_must_agree_one_by_one() {
     // Swapping two guards keeps the end-to-end behaviour but breaks the
-    // alignment their provenance claims.
-    let before = "[i0]\ni1 = int_gt(i0, 0)\nguard_true(i1) []\ni2 = int_gt(i0, 5)\nguard_true(i2) []\nfinish(i0)\n";
-    let after = "[i0]\ni2 = int_gt(i0, 5)\nguard_true(i2) []\ni1 = int_gt(i0, 0)\nguard_true(i1) []\nfinish(i0)\n";
+    // alignment their provenance claims (with an escape between them,
+    // the first may not fail in the second's place).
+    let before = "[i0]\ni1 = int_gt(i0, 0)\nguard_true(i1) []\nescape_n(i0)\ni2 = int_gt(i0, 5)\nguard_true(i2) []\nfinish(i0)\n";
+    let after = "[i0]\ni2 = int_gt(i0, 5)\nguard_true(i2) []\nescape_n(i0)\ni1 = int_gt(i0, 0)\nguard_true(i1) []\nfinish(i0)\n";
     let (b, a) = traces(before, after);
     assert_eq!(verify(&b, &a, &mut solver()).unwrap(), Verdict::Proved);
     let p = provenance(&b, &a, &[0, 1]);
@@ -93,6 +94,52 @@ fn matched_guards_must_agree_one_by_one() {
         verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
         Verdict::Proved
     );
+}
+
+#[test]
+fn a_guard_may_fail_in_the_place_of_a_later_one_past_ops_that_leave_no_trace() {
+    // PyPy's guard strengthening: the null test becomes a class test too,
+    // with its own resume data, and the class test goes. Where the class
+    // is wrong, the optimized trace fails where the null test was; the
+    // interpreter resuming there reads the field and tests the class
+    // itself.
+    let before =
+        "[p0, i1]\nguard_nonnull(p0) [i1]\ni2 = getfield_gc_i(p0, descr=<FieldS node.value 8>)\n\
+        guard_class(p0, ConstClass(node_vtable)) [i2]\nescape_n(i2)\nfinish(i1)\n";
+    let after = "[p0, i1]\nguard_nonnull_class(p0, ConstClass(node_vtable)) [i1]\n\
+        i2 = getfield_gc_i(p0, descr=<FieldS node.value 8>)\nescape_n(i2)\nfinish(i1)\n";
+    let (b, a) = traces(before, after);
+    let p = provenance(&b, &a, &[0]);
+    assert_eq!(
+        verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
+        Verdict::Proved
+    );
+    // Not with the later guard's resume data, nor past an escape, nor
+    // standing for the later guard.
+    let wrong_resume = after.replacen("[i1]", "[i2]", 1).replacen(
+        "guard_nonnull_class(p0, ConstClass(node_vtable)) [i2]\n\
+        i2 = getfield_gc_i(p0, descr=<FieldS node.value 8>)",
+        "i2 = getfield_gc_i(p0, descr=<FieldS node.value 8>)\n\
+        guard_nonnull_class(p0, ConstClass(node_vtable)) [i2]",
+        1,
+    );
+    let escaping = (
+        before.replace("guard_class", "escape_n(i1)\nguard_class"),
+        after.replace("escape_n(i2)", "escape_n(i1)\nescape_n(i2)"),
+    );
+    for (before, after, map) in [
+        (before.to_string(), wrong_resume, [0]),
+        (escaping.0, escaping.1, [0]),
+        (before.to_string(), after.to_string(), [1]),
+    ] {
+        let (b, a) = traces(&before, &after);
+        let p = provenance(&b, &a, &map);
+        let verdict = verify_aligned(&b, &a, &p, &mut solver()).unwrap();
+        assert!(
+            matches!(verdict, Verdict::Refuted(_)),
+            "{verdict:?}\n{after}"
+        );
+    }
 }
 
 #[test]

@@ -116,7 +116,8 @@ pub struct Known {
 }
 
 /// An op of label arguments: a read of a field (`getfield_gc_*`, `descr`
-/// the field) or a pure op (`Source::may_derive`). Each argument is a
+/// the field) or of an array item (`getarrayitem_gc_*`), or a pure op
+/// (`Source::may_derive`). Each argument is a
 /// label argument `Arg::Value(ValueId(k))` (one of the loop's state, or
 /// one derived before) or a constant.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,6 +142,38 @@ impl Source {
         }
     }
 
+    /// A read of item `index` of `array` (items `descr`), a value of
+    /// type `ty`.
+    pub fn item(array: Arg, index: Arg, descr: crate::DescrId, ty: Type) -> Source {
+        let opcode = match ty {
+            Type::Ref => Opcode::GetarrayitemGcR,
+            Type::Float => Opcode::GetarrayitemGcF,
+            _ => Opcode::GetarrayitemGcI,
+        };
+        Source {
+            opcode,
+            args: vec![array, index],
+            descr: Some(descr),
+        }
+    }
+
+    /// The array item this reads (array, index, items descr), if it
+    /// reads one.
+    pub fn as_item(&self) -> Option<(Arg, Arg, crate::DescrId)> {
+        use Opcode::*;
+        match (self.opcode, &self.args[..], self.descr) {
+            (GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF, &[array, index], Some(d)) => {
+                Some((array, index, d))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether this reads the heap (a field or an array item).
+    pub fn reads(&self) -> bool {
+        self.as_field().is_some() || self.as_item().is_some()
+    }
+
     /// The field this reads, and of what, if it reads one.
     pub fn as_field(&self) -> Option<(Arg, crate::DescrId)> {
         use Opcode::*;
@@ -155,60 +188,67 @@ impl Source {
     /// defined for every argument (integer and float arithmetic and
     /// comparisons, the casts that always succeed, reference
     /// comparisons, the lengths of arrays and strings, which never
-    /// change). Not division, shifts (undefined beyond the word) nor the
-    /// float-to-int casts.
-    pub fn may_derive(opcode: Opcode) -> bool {
+    /// change), and shifts by a constant within the word (`amount`, the
+    /// second argument's value where it is a constant). Not division,
+    /// other shifts (undefined beyond the word) nor the float-to-int
+    /// casts.
+    pub fn may_derive(opcode: Opcode, amount: Option<i64>) -> bool {
         use Opcode::*;
-        matches!(
-            opcode,
-            GetfieldGcI
-                | GetfieldGcR
-                | GetfieldGcF
-                | ArraylenGc
-                | Strlen
-                | Unicodelen
-                | IntAdd
-                | IntSub
-                | IntMul
-                | UintMulHigh
-                | IntAnd
-                | IntOr
-                | IntXor
-                | IntLt
-                | IntLe
-                | IntEq
-                | IntNe
-                | IntGt
-                | IntGe
-                | UintLt
-                | UintLe
-                | UintGt
-                | UintGe
-                | IntIsZero
-                | IntIsTrue
-                | IntNeg
-                | IntInvert
-                | IntForceGeZero
-                | FloatAdd
-                | FloatSub
-                | FloatMul
-                | FloatTruediv
-                | FloatNeg
-                | FloatAbs
-                | FloatLt
-                | FloatLe
-                | FloatEq
-                | FloatNe
-                | FloatGt
-                | FloatGe
-                | CastIntToFloat
-                | ConvertFloatBytesToLonglong
-                | ConvertLonglongBytesToFloat
-                | PtrEq
-                | PtrNe
-                | InstancePtrEq
-                | InstancePtrNe
-        )
+        let shift = matches!(opcode, IntLshift | IntRshift | UintRshift);
+        (shift && amount.is_some_and(|k| (0..64).contains(&k)))
+            || matches!(
+                opcode,
+                GetfieldGcI
+                    | GetfieldGcR
+                    | GetfieldGcF
+                    | GetarrayitemGcI
+                    | GetarrayitemGcR
+                    | GetarrayitemGcF
+                    | ArraylenGc
+                    | Strlen
+                    | Unicodelen
+                    | IntAdd
+                    | IntSub
+                    | IntMul
+                    | UintMulHigh
+                    | IntAnd
+                    | IntOr
+                    | IntXor
+                    | IntLt
+                    | IntLe
+                    | IntEq
+                    | IntNe
+                    | IntGt
+                    | IntGe
+                    | UintLt
+                    | UintLe
+                    | UintGt
+                    | UintGe
+                    | IntIsZero
+                    | IntIsTrue
+                    | IntNeg
+                    | IntInvert
+                    | IntForceGeZero
+                    | FloatAdd
+                    | FloatSub
+                    | FloatMul
+                    | FloatTruediv
+                    | FloatNeg
+                    | FloatAbs
+                    | FloatLt
+                    | FloatLe
+                    | FloatEq
+                    | FloatNe
+                    | FloatGt
+                    | FloatGe
+                    | CastIntToFloat
+                    | ConvertFloatBytesToLonglong
+                    | ConvertLonglongBytesToFloat
+                    | PtrEq
+                    | PtrNe
+                    | InstancePtrEq
+                    | InstancePtrNe
+            )
     }
 }
 

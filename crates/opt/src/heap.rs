@@ -153,6 +153,30 @@ impl Optimizer<'_> {
             .collect()
     }
 
+    /// The known array items: (array, index, items descr, value), in a
+    /// fixed order.
+    pub(crate) fn known_items(&mut self) -> Vec<(Arg, Arg, DescrId, Arg)> {
+        let mut known: Vec<(Arg, Arg, DescrId, Arg)> = (self.heap.items.iter())
+            .map(|(&(array, index, d), &(value, _))| (array, index, d, value))
+            .collect();
+        known.sort_by_key(|&(array, index, d, _)| (format!("{array:?}{index:?}"), d.0));
+        (known.into_iter())
+            .map(|(a, i, d, value)| (self.find(a), self.find(i), d, self.find(value)))
+            .collect()
+    }
+
+    /// Item `index` (items `d`) of `array` holds `value`.
+    pub(crate) fn heap_knows_item(&mut self, array: Arg, index: Arg, d: DescrId, value: Arg) {
+        let pure = self.never_changes(d);
+        self.heap.items.insert((array, index, d), (value, pure));
+    }
+
+    /// What item `index` (items `d`) of `array` is known to hold.
+    pub(crate) fn heap_item(&mut self, array: Arg, index: Arg, d: DescrId) -> Option<Arg> {
+        let value = self.heap.items.get(&(array, index, d))?.0;
+        Some(self.find(value))
+    }
+
     /// Field `d` of `object` holds `value`.
     pub(crate) fn heap_knows_field(&mut self, object: Arg, d: DescrId, value: Arg) {
         let pure = self.never_changes(d);

@@ -31,8 +31,8 @@
 
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
-    Arg, Derived, Descr, DescrId, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState,
-    Op, Opcode, Pos, Source, Trace, Type, ValueId, Virtual,
+    Arg, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState, Op,
+    Opcode, Pos, Source, Trace, Type, ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -272,9 +272,12 @@ impl Optimizer<'_> {
             .collect();
         self.derived = Some(given);
         for (source, value) in sources {
-            match source.as_field() {
-                Some((object, descr)) => self.heap_knows_field(object, descr, value),
-                None => self.know_derived_op(source.opcode, &source.args, value),
+            match (source.as_field(), source.as_item()) {
+                (Some((object, descr)), _) => self.heap_knows_field(object, descr, value),
+                (_, Some((array, index, descr))) => {
+                    self.heap_knows_item(array, index, descr, value)
+                }
+                _ => self.know_derived_op(source.opcode, &source.args, value),
             }
         }
     }
@@ -282,6 +285,7 @@ impl Optimizer<'_> {
     /// `opcode(args)` is `value` (a label argument): the same op met
     /// again is that value.
     fn know_derived_op(&mut self, opcode: Opcode, args: &[Arg], value: Arg) {
+        self.know_ref_test(opcode, args, value);
         self.derived_ops.insert((opcode, args.to_vec()), value);
         if let (true, &[a, b]) = (opcode.has(traceopt_ir::Flags::COMM), args) {
             self.derived_ops.insert((opcode, vec![b, a]), value);
@@ -383,17 +387,17 @@ impl Optimizer<'_> {
                 })
                 .collect()
         };
-        for (source, ty, found) in wanted {
+        for (source, _, found) in wanted {
             // A body whose ending has fewer leaves than the preamble's (an
             // object it passes on virtual that the preamble did not):
             // left out, so that the shapes differ.
             let Some(args) = arguments(ending, &source) else {
                 continue;
             };
-            let value = match (found, source.as_field()) {
-                (Some(value), _) => value,
-                (None, Some((_, descr))) => self.derived_field(args[0], descr, ty),
-                (None, None) => {
+            let value = match found {
+                Some(value) => value,
+                None if source.reads() => self.derived_read(&source, args),
+                None => {
                     let (value, computed) = self.derived_pure(source.opcode, args);
                     if computed {
                         ending.recomputed.push(ending.leaves.len());
@@ -414,20 +418,11 @@ impl Optimizer<'_> {
             let Some(args) = arguments(ending, &k.source) else {
                 continue;
             };
-            let value = match k.source.as_field() {
-                // A constant, as a read gives it (a narrow field cuts it).
-                Some((_, descr)) => match self.heap_field(args[0], descr).map(|v| self.find(v)) {
-                    Some(c @ Arg::Const(_)) => {
-                        match self.as_read(Opcode::GetfieldGcI, Some(descr), Mapped::Out(c)) {
-                            Ok(Mapped::Out(read)) => Some(self.find(read)),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                },
-                None => self
-                    .derived_op(k.source.opcode, &args)
-                    .map(|v| self.find(v)),
+            let value = if k.source.reads() {
+                self.known_read(&k.source, &args)
+            } else {
+                self.derived_op(k.source.opcode, &args)
+                    .map(|v| self.find(v))
             };
             let same = matches!(value, Some(Arg::Const(c))
                 if self.out.constant(c) == self.out.constant(k.value));
@@ -438,24 +433,34 @@ impl Optimizer<'_> {
         }
     }
 
-    /// What field `descr` of `object` holds here: known to the heap
-    /// cache (a narrow field cuts what was written), or read.
-    fn derived_field(&mut self, object: Arg, descr: DescrId, ty: Type) -> Arg {
-        let known = (self.heap_field(object, descr)).and_then(|v| {
-            self.as_read(Opcode::GetfieldGcI, Some(descr), Mapped::Out(v))
-                .ok()
-        });
-        if let Some(Mapped::Out(v)) = known {
-            return v;
-        }
-        let read = match ty {
-            Type::Ref => Opcode::GetfieldGcR,
-            Type::Float => Opcode::GetfieldGcF,
-            _ => Opcode::GetfieldGcI,
+    /// What the field or array item `source` reads (of `args`) holds,
+    /// as the heap cache knows it (a narrow cell cuts what was written).
+    fn known_read(&mut self, source: &Source, args: &[Arg]) -> Option<Arg> {
+        let (value, read, descr) = match (source.as_field(), source.as_item()) {
+            (Some((_, d)), _) => (self.heap_field(args[0], d)?, Opcode::GetfieldGcI, d),
+            (_, Some((_, _, d))) => (
+                self.heap_item(args[0], args[1], d)?,
+                Opcode::GetarrayitemGcI,
+                d,
+            ),
+            _ => return None,
         };
+        let value = self.find(value);
+        match self.as_read(read, Some(descr), Mapped::Out(value)) {
+            Ok(Mapped::Out(v)) => Some(self.find(v)),
+            _ => None,
+        }
+    }
+
+    /// What the field or array item `source` reads (of `args`) holds
+    /// here: known to the heap cache, or read.
+    fn derived_read(&mut self, source: &Source, args: Vec<Arg>) -> Arg {
+        if let Some(known) = self.known_read(source, &args) {
+            return known;
+        }
         let op = Op {
-            descr: Some(descr),
-            ..Op::new(read, vec![object])
+            descr: source.descr,
+            ..Op::new(source.opcode, args)
         };
         Arg::Value(self.emit(op, None))
     }
@@ -505,10 +510,19 @@ impl Optimizer<'_> {
             let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
             sources.push((Source::field(object, d, ty), ty, value));
         }
+        for (array, index, d, value) in self.known_items() {
+            let value = match self.as_read(Opcode::GetarrayitemGcI, Some(d), Mapped::Out(value)) {
+                Ok(Mapped::Out(read)) => self.find(read),
+                _ => continue,
+            };
+            let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
+            sources.push((Source::item(array, index, d, ty), ty, value));
+        }
         if self.passes.cse {
             for index in 0..self.out.ops.len() {
                 let op = &self.out.ops[index];
-                if !Source::may_derive(op.opcode) || op.opcode.has(Flags::READ) {
+                let amount = op.args.get(1).and_then(|&a| self.as_int(a));
+                if !Source::may_derive(op.opcode, amount) || op.opcode.has(Flags::READ) {
                     continue;
                 }
                 let value = Arg::Value(self.out.value_of_op(index));

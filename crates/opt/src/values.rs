@@ -173,13 +173,22 @@ impl Optimizer<'_> {
     /// A reference test `v` was emitted: it is 0 or 1, and the same test
     /// of the same references is `v`.
     pub(crate) fn learn_ref_test(&mut self, opcode: Opcode, args: &[Arg], v: ValueId) {
+        if ref_test(opcode).is_some() {
+            self.set_bound(v, IntBound::range(0, 1));
+            self.know_ref_test(opcode, args, Arg::Value(v));
+        }
+    }
+
+    /// The reference test `opcode(args)` gives `value` (an op's, or a
+    /// peeled loop's label argument or known constant): the same test
+    /// of the same references, or the opposite one, is decided by it.
+    pub(crate) fn know_ref_test(&mut self, opcode: Opcode, args: &[Arg], value: Arg) {
         let Some(equal) = ref_test(opcode) else {
             return;
         };
-        self.set_bound(v, IntBound::range(0, 1));
         self.ref_tests
             .entry(unordered(args[0], args[1]))
-            .or_insert((Arg::Value(v), equal));
+            .or_insert((value, equal));
     }
 
     /// `v` compares a reference with null and is known to be `truth`:

@@ -196,10 +196,17 @@ fn witness_fits(state: &LabelState, jump: usize, pool: &Trace) -> bool {
     // may derive, of label arguments of the state or derived before it
     // (any, for a known constant), and constants.
     let source_fits = |source: &Source, earlier: &dyn Fn(usize) -> bool| {
-        Source::may_derive(source.opcode)
+        let amount = match source.args.get(1) {
+            Some(&Arg::Const(c)) if constant(&c) => match pool.constant(c) {
+                Const::Int(k) => Some(*k),
+                _ => None,
+            },
+            _ => None,
+        };
+        Source::may_derive(source.opcode, amount)
             && source.opcode.info().arity() == traceopt_ir::Arity::Fixed(source.args.len())
             && source.descr.iter().all(descr)
-            && (source.as_field().is_some() || !source.opcode.has(traceopt_ir::Flags::READ))
+            && (source.reads() || !source.opcode.has(traceopt_ir::Flags::READ))
             && source.args.iter().all(|a| match *a {
                 Arg::Value(k) => {
                     let k = k.0 as usize;

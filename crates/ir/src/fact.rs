@@ -188,7 +188,8 @@ impl Source {
     /// defined for every argument (integer and float arithmetic and
     /// comparisons, the casts that always succeed, reference
     /// comparisons, the lengths of arrays and strings, which never
-    /// change), and shifts by a constant within the word (`amount`, the
+    /// change, and calls of elidable functions, whose result depends on
+    /// the arguments alone), and shifts by a constant within the word (`amount`, the
     /// second argument's value where it is a constant). Not division,
     /// other shifts (undefined beyond the word) nor the float-to-int
     /// casts.
@@ -248,6 +249,9 @@ impl Source {
                     | PtrNe
                     | InstancePtrEq
                     | InstancePtrNe
+                    | CallPureI
+                    | CallPureR
+                    | CallPureF
             )
     }
 }

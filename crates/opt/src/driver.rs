@@ -603,16 +603,23 @@ impl Optimizer<'_> {
                 return Ok(());
             }
         }
-        // Python's division by 1 is the dividend, its modulo 0.
+        // Python's division by a power of two is an arithmetic shift (it
+        // rounds down), its modulo the low bits (of either sign); by 1,
+        // the dividend and 0. The call raises nothing then.
         let division =
             crate::intbounds::python_division(op.opcode, op.descr.map(|d| self.input.descr(d)));
         if let (Some(os), true, 3) = (division, self.passes.fold, op.args.len()) {
             let divisor = self.arg(op.args[2]);
-            if self.as_int(divisor) == Some(1) {
-                let value = match os {
-                    Opcode::IntPydiv => self.arg(op.args[1]),
-                    _ => self.int_const(0),
+            let divisor = self.as_int(divisor);
+            if let Some(k) = divisor.filter(|&d| d > 0 && d & (d - 1) == 0) {
+                let dividend = self.arg(op.args[1]);
+                let (opcode, by) = match os {
+                    Opcode::IntPydiv => (Opcode::IntRshift, i64::from(k.trailing_zeros())),
+                    _ => (Opcode::IntAnd, k - 1),
                 };
+                let by = self.int_const(by);
+                let name = self.input.name(input_value).to_string();
+                let value = self.int_op(opcode, vec![dividend, by], Some(&name), 0)?;
                 self.map[input_value.0 as usize] = Some(value);
                 self.call_removed = true;
                 return Ok(());
@@ -627,6 +634,8 @@ impl Optimizer<'_> {
         let args: Vec<Arg> = op.args.iter().map(|&a| self.arg(a)).collect();
         if let Some(known) = self.derived_op(op.opcode, &args) {
             self.map[input_value.0 as usize] = Some(self.find(known));
+            // An elidable call the label gives raises nothing.
+            self.call_removed = op.opcode.has(Flags::CALL);
             return Ok(());
         }
         if is_rule_op(op.opcode) {

@@ -165,6 +165,13 @@ impl Optimizer<'_> {
             .collect()
     }
 
+    /// What the call `opcode(args)` is known to give (an elidable or
+    /// loop-invariant call made before).
+    pub(crate) fn heap_call(&mut self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
+        let value = *self.heap.calls.get(&cached_call(opcode, args)?)?;
+        Some(self.find(value))
+    }
+
     /// Item `index` (items `d`) of `array` holds `value`.
     pub(crate) fn heap_knows_item(&mut self, array: Arg, index: Arg, d: DescrId, value: Arg) {
         let pure = self.never_changes(d);

@@ -398,7 +398,7 @@ impl Optimizer<'_> {
                 Some(value) => value,
                 None if source.reads() => self.derived_read(&source, args),
                 None => {
-                    let (value, computed) = self.derived_pure(source.opcode, args);
+                    let (value, computed) = self.derived_pure(&source, args);
                     if computed {
                         ending.recomputed.push(ending.leaves.len());
                     }
@@ -421,8 +421,7 @@ impl Optimizer<'_> {
             let value = if k.source.reads() {
                 self.known_read(&k.source, &args)
             } else {
-                self.derived_op(k.source.opcode, &args)
-                    .map(|v| self.find(v))
+                self.known_pure(k.source.opcode, &args)
             };
             let same = matches!(value, Some(Arg::Const(c))
                 if self.out.constant(c) == self.out.constant(k.value));
@@ -468,17 +467,33 @@ impl Optimizer<'_> {
     /// What pure `opcode(args)` gives here: a label argument that holds
     /// it, an equal op of the trace's own, or the op computed now (then
     /// `true`).
-    fn derived_pure(&mut self, opcode: Opcode, args: Vec<Arg>) -> (Arg, bool) {
-        if let Some(known) = self.derived_op(opcode, &args) {
-            return (self.find(known), false);
+    fn derived_pure(&mut self, source: &Source, args: Vec<Arg>) -> (Arg, bool) {
+        if let Some(known) = self.known_pure(source.opcode, &args) {
+            return (known, false);
+        }
+        let op = Op {
+            descr: source.descr,
+            ..Op::new(source.opcode, args)
+        };
+        (Arg::Value(self.emit(op, None)), true)
+    }
+
+    /// What pure `opcode(args)` is known to give here: a label argument
+    /// that holds it, or an equal op (or call) of the trace's own.
+    fn known_pure(&mut self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
+        if let Some(known) = self.derived_op(opcode, args) {
+            return Some(self.find(known));
+        }
+        if let Some(known) = self.heap_call(opcode, args) {
+            return Some(known);
         }
         if self.passes.cse && (1..=2).contains(&args.len()) && opcode.has(Flags::PURE) {
-            let key = self.cse_key(opcode, &args);
+            let key = self.cse_key(opcode, args);
             if let Some(&known) = self.cse.get(&key) {
-                return (self.find(known), false);
+                return Some(self.find(known));
             }
         }
-        (Arg::Value(self.emit(Op::new(opcode, args), None)), true)
+        None
     }
 
     /// The label arguments a preamble's ending can derive: the known

@@ -451,6 +451,13 @@ fn python_division_by_one_and_the_bound_of_a_quotient() {
         i2 = call_pure_i(321, i0, 1, descr=int_py_mod_descr)\njump(i1, i2)\n";
     optimizes_with(Passes::default(), before, "[i0]\njump(i0, 0)\n");
     twin_refuted(before, "[i0]\njump(i0, 0)\n", "jump(i0, 0)", "jump(i0, 1)");
+    // By a power of two, an arithmetic shift (it rounds down) and the
+    // low bits, negative dividends too; a logical shift is refuted.
+    let before = "[i0]\ni1 = call_pure_i(321, i0, 8, descr=int_py_div_descr)\n\
+        i2 = call_pure_i(321, i0, 8, descr=int_py_mod_descr)\njump(i1, i2)\n";
+    let after = "[i0]\ni1 = int_rshift(i0, 3)\ni2 = int_and(i0, 7)\njump(i1, i2)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(before, after, "int_rshift", "uint_rshift");
     // A quotient by at least 3 cannot overflow when 50 is added.
     let before = "[i0, i1]\ni4 = int_ge(i1, 3)\nguard_true(i4) []\n\
         i2 = call_pure_i(321, i0, i1, descr=int_py_div_descr)\ni3 = int_add_ovf(i2, 50)\n\

@@ -251,11 +251,11 @@ fn unrolled_peer_cases_are_proved_and_counted_against_pypy() {
     assert!(refuted.is_empty(), "refuted:\n{}", refuted.join("\n"));
     assert!(not_proved.len() <= 5, "{} not proved", not_proved.len());
     assert!(total >= 100, "only {total} unrolled cases peeled");
-    // 108 of 147 (2026-11-26, with array items, shifts by constants and
-    // reference tests carried across the label, and guard strengthening):
-    // calls are not carried.
+    // 110 of 147 (2026-11-26, with array items, shifts by constants,
+    // reference tests and elidable calls carried across the label, and
+    // guard strengthening).
     assert!(
-        at_or_below >= 108,
+        at_or_below >= 110,
         "only {at_or_below} of {total} at or below PyPy"
     );
 }
@@ -708,4 +708,30 @@ fn array_items_shifts_and_reference_tests_cross_the_label() {
         ),
         "{result:?}"
     );
+}
+
+#[test]
+fn an_elidable_call_of_loop_invariant_arguments_is_made_once() {
+    // The call's result is passed along; the body neither calls nor
+    // checks for an exception (PyPy's short preamble does the same).
+    let before = "[p0, i0]\nescape_n(i0)\ni3 = call_pure_i(123456, p0, descr=elidable2calldescr)\n\
+        guard_no_exception() []\njump(p0, i3)\n";
+    let (input, peeled) = peeled(before);
+    let text = print_trace(&peeled.optimized.trace);
+    let body = &text[text.find("label(").unwrap()..];
+    assert_eq!(
+        body,
+        "label(p0, i3, i1, descr=TargetToken(1))\nescape_n(i3)\njump(p0, i1, i1, descr=TargetToken(1))\n"
+    );
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // A witness naming a call of another function is not proved.
+    let mut twin = peeled.clone();
+    let other = traceopt_ir::Arg::Const(
+        twin.optimized
+            .trace
+            .add_const(traceopt_ir::Const::Int(654321)),
+    );
+    twin.state.derived[0].source.args[0] = other;
+    let verdict = verdict(&input, &twin, &twin.state);
+    assert!(!matches!(verdict, Verdict::Proved), "{verdict:?}");
 }

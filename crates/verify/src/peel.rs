@@ -204,7 +204,7 @@ fn witness_fits(state: &LabelState, jump: usize, pool: &Trace) -> bool {
             _ => None,
         };
         Source::may_derive(source.opcode, amount)
-            && source.opcode.info().arity() == traceopt_ir::Arity::Fixed(source.args.len())
+            && source.opcode.info().arity().accepts(source.args.len())
             && source.descr.iter().all(descr)
             && (source.reads() || !source.opcode.has(traceopt_ir::Flags::READ))
             && source.args.iter().all(|a| match *a {

@@ -287,6 +287,11 @@ pub(crate) struct Ending {
     /// again at the end (its arguments changed): carrying them saves
     /// nothing.
     pub recomputed: Vec<usize>,
+    /// The inputs of the trace (a body's: the label's arguments) that
+    /// some op of the loop came to be (a read the heap cache answered
+    /// with one, a pure op a label argument gives): carrying them saves
+    /// that op, whatever uses it.
+    pub answered: Vec<usize>,
     /// Which of the known constants it was given still hold at the end
     /// (their indexes).
     pub kept_known: Vec<usize>,

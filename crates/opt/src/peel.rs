@@ -182,7 +182,7 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         // Fields read and ops computed before the label that the body
         // never uses, or computes again for its jump, are not passed
         // along: they go, and the body is optimized again.
-        let unused = unused_derived(&label_state, &body.trace, &ending.recomputed);
+        let unused = unused_derived(&label_state, &body.trace, &ending);
         if !unused.is_empty() {
             drop_slots(&mut label_state, &unused);
             for &k in unused.iter().rev() {
@@ -348,6 +348,17 @@ impl Optimizer<'_> {
     pub(crate) fn capture_jump(&mut self, args: &[Arg]) -> Ending {
         let (items, virtuals, allocs) = self.capture_state(args);
         let mut ending = self.template(items, virtuals, allocs);
+        let inputs = self.out.inputs.len();
+        let mapped: Vec<Arg> = self.map.iter().flatten().copied().collect();
+        let mut answered: Vec<usize> = (mapped.into_iter())
+            .filter_map(|a| match self.find(a) {
+                Arg::Value(v) if (v.0 as usize) < inputs => Some(v.0 as usize),
+                _ => None,
+            })
+            .collect();
+        answered.sort_unstable();
+        answered.dedup();
+        ending.answered = answered;
         if self.passes.heap {
             self.derive(&mut ending);
         }
@@ -513,10 +524,6 @@ impl Optimizer<'_> {
         let mut wanted = Vec::new();
         let mut sources = Vec::new();
         for (object, d, value) in self.known_fields() {
-            // Only fields of label arguments and constants.
-            if template(&leaves, object).is_none() {
-                continue;
-            }
             // What a read gives: a narrow field cuts what was written.
             let value = match self.as_read(Opcode::GetfieldGcI, Some(d), Mapped::Out(value)) {
                 Ok(Mapped::Out(read)) => self.find(read),
@@ -622,6 +629,7 @@ impl Optimizer<'_> {
             },
             leaves,
             recomputed: Vec::new(),
+            answered: Vec::new(),
             kept_known: Vec::new(),
         }
     }
@@ -658,10 +666,11 @@ fn slot(
     }
 }
 
-/// The derived label arguments (slots) that no op of `body` but its
-/// final jump uses, nor any other derived argument is made of, in
-/// increasing order.
-fn unused_derived(state: &LabelState, body: &Trace, recomputed: &[usize]) -> Vec<usize> {
+/// The derived label arguments (slots) that no op of `body` uses (its
+/// final jump only in their own places), no op of the loop came to be
+/// (`Ending::answered`), and no other derived argument or known constant
+/// is made of, in increasing order.
+fn unused_derived(state: &LabelState, body: &Trace, ending: &Ending) -> Vec<usize> {
     let mut used = vec![false; body.inputs.len()];
     let mut mark = |v: ValueId| {
         if let Some(u) = used.get_mut(v.0 as usize) {
@@ -683,7 +692,10 @@ fn unused_derived(state: &LabelState, body: &Trace, recomputed: &[usize]) -> Vec
             }
         }
     }
-    for &k in recomputed {
+    for &k in &ending.answered {
+        mark(ValueId(k as u32));
+    }
+    for &k in &ending.recomputed {
         if let Some(u) = used.get_mut(k) {
             *u = false;
         }

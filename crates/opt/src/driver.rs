@@ -581,6 +581,7 @@ impl Optimizer<'_> {
             return Ok(());
         }
         let input_value = self.input.value_of_op(index);
+        self.learn_dereference(op);
         use Opcode::{DebugMergePoint, GuardNoException, GuardNotForced};
         if !matches!(
             op.opcode,
@@ -637,6 +638,9 @@ impl Optimizer<'_> {
             return Ok(());
         }
         let args: Vec<Arg> = op.args.iter().map(|&a| self.arg(a)).collect();
+        if self.passes.guards && self.take_hint(op.opcode, &args) {
+            return Ok(());
+        }
         if let Some(known) = self.derived_op(op.opcode, &args) {
             self.map[input_value.0 as usize] = Some(self.find(known));
             // An elidable call the label gives raises nothing.

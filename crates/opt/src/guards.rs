@@ -179,6 +179,45 @@ impl Optimizer<'_> {
         true
     }
 
+    /// A hint of the trace's (`record_exact_class`, `record_exact_value_*`,
+    /// `assert_not_none`, `record_known_result`): what it says holds,
+    /// for the trace is undefined where it does not (PyPy's meaning);
+    /// the optimizer takes it as a passed guard and drops it. Whether it
+    /// did (not where it contradicts what is known).
+    pub(crate) fn take_hint(&mut self, opcode: Opcode, args: &[Arg]) -> bool {
+        match opcode {
+            Opcode::RecordExactClass => {
+                let (known, class) = (self.ptr_info(args[0]).class, self.constant_of(args[1]));
+                if class.is_none() || known.is_some_and(|k| Some(k) != class) {
+                    return false;
+                }
+                self.learn_from_guard(Opcode::GuardClass, args);
+            }
+            Opcode::RecordExactValueI | Opcode::RecordExactValueR => {
+                if !matches!(args[1], Arg::Const(_)) {
+                    return false;
+                }
+                if let Some(c) = self.as_int(args[1]) {
+                    if !self.bound(args[0]).contains(c) {
+                        return false;
+                    }
+                }
+                self.learn_from_guard(Opcode::GuardValue, args);
+            }
+            Opcode::AssertNotNone => {
+                if self.is_null(args[0]) {
+                    return false;
+                }
+                self.learn_from_guard(Opcode::GuardNonnull, args);
+            }
+            Opcode::RecordKnownResult if self.passes.heap => {
+                self.heap_knows_call(Opcode::CallPureI, &args[1..], args[0]);
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// What a passing guard teaches about its arguments.
     pub(crate) fn learn_from_guard(&mut self, opcode: Opcode, args: &[Arg]) {
         match opcode {

@@ -172,6 +172,14 @@ impl Optimizer<'_> {
         Some(self.find(value))
     }
 
+    /// The call `opcode(args)` (elidable or loop-invariant) gives
+    /// `value`.
+    pub(crate) fn heap_knows_call(&mut self, opcode: Opcode, args: &[Arg], value: Arg) {
+        if let Some(key) = cached_call(opcode, args) {
+            self.heap.calls.insert(key, value);
+        }
+    }
+
     /// Item `index` (items `d`) of `array` holds `value`.
     pub(crate) fn heap_knows_item(&mut self, array: Arg, index: Arg, d: DescrId, value: Arg) {
         let pure = self.never_changes(d);

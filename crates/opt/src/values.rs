@@ -263,6 +263,33 @@ impl Optimizer<'_> {
     }
 
     /// Adds to what is known of a reference value.
+    /// An op that reads or writes what its first argument points to
+    /// (a field, an item, a length) is undefined on null: from here on
+    /// (the input's run gets to it) the reference is not null.
+    pub(crate) fn learn_dereference(&mut self, op: &Op) {
+        use Opcode::*;
+        let dereferences = matches!(
+            op.opcode,
+            GetfieldGcI
+                | GetfieldGcR
+                | GetfieldGcF
+                | SetfieldGc
+                | GetarrayitemGcI
+                | GetarrayitemGcR
+                | GetarrayitemGcF
+                | SetarrayitemGc
+                | ArraylenGc
+                | Strlen
+                | Unicodelen
+        );
+        let Some(&Arg::Value(input)) = op.args.first().filter(|_| dereferences) else {
+            return;
+        };
+        if let (true, Some(Arg::Value(v))) = (self.passes.guards, self.map[input.0 as usize]) {
+            self.learn_ptr(Arg::Value(v), true, None);
+        }
+    }
+
     pub(crate) fn learn_ptr(&mut self, arg: Arg, nonnull: bool, class: Option<Const>) {
         let Arg::Value(v) = arg else { return };
         let mut info = self.ptr_info(arg);

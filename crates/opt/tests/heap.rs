@@ -757,3 +757,36 @@ fn a_class_test_strengthens_the_null_test_before_it() {
     let escaping = before.replace("guard_class", "escape_n(i1)\nguard_class");
     optimizes_with(Passes::default(), &escaping, &escaping);
 }
+
+#[test]
+fn hints_are_taken_as_passed_guards_and_dropped() {
+    // A trace is undefined where its hints do not hold (PyPy's meaning):
+    // the class test, the value test and the call go with them.
+    let before = "[p0, i1]\nrecord_exact_class(p0, ConstClass(node_vtable))\n\
+        guard_class(p0, ConstClass(node_vtable)) []\nrecord_exact_value_i(i1, 5)\n\
+        i2 = int_eq(i1, 5)\nguard_true(i2) []\nrecord_known_result(7, 123, i1, descr=elidable2calldescr)\n\
+        i3 = call_pure_i(123, i1, descr=elidable2calldescr)\nguard_no_exception() []\nfinish(i3)\n";
+    optimizes_with(Passes::default(), before, "[p0, i1]\nfinish(7)\n");
+    // A class test of another class fails where the hint holds.
+    let other = before.replace(
+        "guard_class(p0, ConstClass(node_vtable))",
+        "guard_class(p0, ConstClass(node_vtable2))",
+    );
+    twin_refuted(&other, "[p0, i1]\nfinish(7)\n", "finish(7)", "finish(7)");
+}
+
+#[test]
+fn a_reference_written_through_is_not_null() {
+    // A field write is undefined on null: the null test after it goes.
+    let before = "[p0]\nsetfield_gc(p0, 5, descr=valuedescr)\ni1 = ptr_ne(p0, NULL)\n\
+        guard_true(i1) []\njump(p0)\n";
+    optimizes_with(
+        Passes::default(),
+        before,
+        "[p0]\nsetfield_gc(p0, 5, descr=valuedescr)\njump(p0)\n",
+    );
+    // Before the write, the test stays.
+    let first = "[p0]\ni1 = ptr_ne(p0, NULL)\nguard_true(i1) []\n\
+        setfield_gc(p0, 5, descr=valuedescr)\njump(p0)\n";
+    optimizes_with(Passes::default(), first, first);
+}

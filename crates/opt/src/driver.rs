@@ -641,6 +641,13 @@ impl Optimizer<'_> {
         if self.passes.guards && self.take_hint(op.opcode, &args) {
             return Ok(());
         }
+        if let Some(undone) = self
+            .undo_cast(op.opcode, &args)
+            .filter(|_| self.passes.fold)
+        {
+            self.map[input_value.0 as usize] = Some(self.find(undone));
+            return Ok(());
+        }
         if let Some(known) = self.derived_op(op.opcode, &args) {
             self.map[input_value.0 as usize] = Some(self.find(known));
             // An elidable call the label gives raises nothing.

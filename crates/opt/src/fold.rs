@@ -1,6 +1,7 @@
 //! Constant folding: an integer op whose arguments are all constants
 //! becomes the constant the interpreter computes (an `*_ovf` op only
-//! where it does not overflow; an op undefined there is left).
+//! where it does not overflow; an op undefined there is left). And a
+//! cast between a reference and its address undoes the opposite cast.
 
 use traceopt_interp::arith;
 use traceopt_ir::{Arg, Flags, Opcode};
@@ -31,5 +32,18 @@ impl Optimizer<'_> {
                 .as_int()?
         };
         Some(self.int_const(result))
+    }
+
+    /// `cast_int_to_ptr(cast_ptr_to_int(p))` is `p`, and the other way
+    /// round: the cast undone, if `opcode(args)` is one.
+    pub(crate) fn undo_cast(&self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
+        let undone = match opcode {
+            Opcode::CastIntToPtr => Opcode::CastPtrToInt,
+            Opcode::CastPtrToInt => Opcode::CastIntToPtr,
+            _ => return None,
+        };
+        let Arg::Value(v) = args[0] else { return None };
+        let op = &self.out.ops[self.out.op_index(v)?];
+        (op.opcode == undone).then(|| op.args[0])
     }
 }

@@ -54,8 +54,19 @@ impl Optimizer<'_> {
     /// a value has the facts gathered so far.
     pub(crate) fn ptr_info(&self, arg: Arg) -> PtrInfo {
         match arg {
+            // A namespace's constant object has the class it gives.
             Arg::Const(c) => PtrInfo {
                 nonnull: !matches!(self.out.constant(c), Const::Null),
+                class: match (self.out.constant(c), self.out.namespace.as_deref()) {
+                    (Const::Ptr(name), Some(namespace)) => match namespace.constant(name) {
+                        Some(traceopt_ir::NamedConst::Ptr(info)) => info
+                            .class
+                            .as_deref()
+                            .map(|class| Const::Class(class.into())),
+                        _ => None,
+                    },
+                    _ => None,
+                },
                 ..PtrInfo::default()
             },
             Arg::Value(v) => match &self.info[v.0 as usize] {

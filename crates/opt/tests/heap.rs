@@ -790,3 +790,30 @@ fn a_reference_written_through_is_not_null() {
         setfield_gc(p0, 5, descr=valuedescr)\njump(p0)\n";
     optimizes_with(Passes::default(), first, first);
 }
+
+#[test]
+fn a_constant_object_has_the_class_the_namespace_gives() {
+    // myptr is a node_vtable: no object of another class is it.
+    let before = "[p1]\nguard_class(p1, ConstClass(node_vtable2)) []\n\
+        i2 = instance_ptr_ne(ConstPtr(myptr), p1)\nguard_true(i2) []\nfinish(p1)\n";
+    optimizes_with(
+        Passes::default(),
+        before,
+        "[p1]\nguard_class(p1, ConstClass(node_vtable2)) []\nfinish(p1)\n",
+    );
+    // One of its class may be it: the test stays.
+    let same = before.replace("node_vtable2", "node_vtable");
+    optimizes_with(Passes::default(), &same, &same);
+}
+
+#[test]
+fn a_cast_undoes_the_opposite_cast() {
+    let before = "[p0]\ni1 = cast_ptr_to_int(p0)\np2 = cast_int_to_ptr(i1)\njump(p2)\n";
+    optimizes_with(Passes::default(), before, "[p0]\njump(p0)\n");
+    twin_refuted(before, "[p0]\njump(p0)\n", "jump(p0)", "jump(NULL)");
+    let before = "[i3]\np4 = cast_int_to_ptr(i3)\ni5 = cast_ptr_to_int(p4)\njump(i5)\n";
+    optimizes_with(Passes::default(), before, "[i3]\njump(i3)\n");
+    // A cast of anything else stays.
+    let other = "[i0]\np1 = cast_int_to_ptr(i0)\nescape_n(p1)\nfinish(i0)\n";
+    optimizes_with(Passes::default(), other, other);
+}

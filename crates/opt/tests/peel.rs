@@ -180,10 +180,11 @@ fn a_trace_that_is_no_loop_is_not_peeled() {
 }
 
 /// The heap peer set's `unrolled` cases (PyPy peels them): each of our
-/// peeled loops is proved by induction, and we count the cases whose
-/// body and preamble are each no longer than PyPy's (`expected` is its
-/// body; `preamble` its preamble, whose final jump stands for the
-/// label). The count may not drop below what it is now.
+/// peeled loops is proved by induction (a few are beyond the validator),
+/// and we count the proved cases whose body and preamble are each no
+/// longer than PyPy's (`expected` is its body; `preamble` its preamble,
+/// whose final jump stands for the label). The count may not drop below
+/// what it is now.
 #[test]
 fn unrolled_peer_cases_are_proved_and_counted_against_pypy() {
     use std::sync::Arc;
@@ -220,6 +221,7 @@ fn unrolled_peer_cases_are_proved_and_counted_against_pypy() {
             &peeled.state,
             &mut solver,
         );
+        let proved = matches!(verdict, Ok(Verdict::Proved));
         match verdict {
             Ok(Verdict::Proved) => {}
             Ok(Verdict::Refuted(cex)) => refuted.push(format!(
@@ -234,14 +236,14 @@ fn unrolled_peer_cases_are_proved_and_counted_against_pypy() {
         let preamble = peeled.label + 1;
         let pypy_body = OpCounts::of(&case.expected).ops;
         let pypy_preamble = case.preamble.as_ref().map(|p| OpCounts::of(p).ops);
-        if body <= pypy_body && pypy_preamble.is_none_or(|p| preamble <= p) {
+        if proved && body <= pypy_body && pypy_preamble.is_none_or(|p| preamble <= p) {
             at_or_below += 1;
         } else {
             above.push(format!("  line {} {}: body {body} (PyPy {pypy_body}), preamble {preamble} (PyPy {pypy_preamble:?})", case.line, case.name));
         }
     }
     eprintln!(
-        "{at_or_below} of {total} peeled cases at or below PyPy; above:\n{}",
+        "{at_or_below} of {total} peeled cases proved and at or below PyPy; above:\n{}",
         above.join("\n")
     );
     eprintln!(
@@ -251,11 +253,11 @@ fn unrolled_peer_cases_are_proved_and_counted_against_pypy() {
     assert!(refuted.is_empty(), "refuted:\n{}", refuted.join("\n"));
     assert!(not_proved.len() <= 5, "{} not proved", not_proved.len());
     assert!(total >= 100, "only {total} unrolled cases peeled");
-    // 118 of 147 (2026-11-26, with array items, shifts by constants,
+    // 115 of 147 (2026-11-26, with array items, shifts by constants,
     // reference tests and elidable calls carried across the label, and
     // guard strengthening).
     assert!(
-        at_or_below >= 118,
+        at_or_below >= 115,
         "only {at_or_below} of {total} at or below PyPy"
     );
 }

@@ -321,7 +321,13 @@ impl LabelState {
     /// For each label argument, where the loop's state holds it first:
     /// the loop's input, then the fields and items to follow from there
     /// (in the order of `inputs`, then each object's contents).
-    pub fn paths(&self) -> Vec<Option<(usize, Vec<Step>)>> {
+    /// The places where a label argument is met first (`paths`): there,
+    /// a state of this shape holds a label argument of its own.
+    pub fn fresh_paths(&self) -> Vec<Path> {
+        self.paths().into_iter().flatten().collect()
+    }
+
+    pub fn paths(&self) -> Vec<Option<Path>> {
         let mut paths = vec![None; self.facts.len()];
         let mut seen = vec![false; self.virtuals.len()];
         let mut stack: Vec<(crate::FailArg, usize, Vec<Step>)> = (self.inputs.iter())
@@ -359,6 +365,10 @@ impl LabelState {
         paths
     }
 }
+
+/// A place in a loop's state: one of its inputs, then the fields and
+/// items to follow from there.
+pub type Path = (usize, Vec<Step>);
 
 /// One step from an object to what it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

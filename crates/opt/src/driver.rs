@@ -35,7 +35,8 @@ use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
 use traceopt_ir::{
-    Arg, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Pos, Trace, Type, ValueId,
+    Arg, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Path, Pos, Trace, Type,
+    ValueId,
 };
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::Built;
@@ -232,8 +233,10 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) fresh: u32,
     /// The input's value names, once a fresh name is wanted.
     pub(crate) input_names: Option<rustc_hash::FxHashSet<Box<str>>>,
-    /// Keep the final jump's virtual arguments (`optimize_knowing`).
-    pub(crate) capture: bool,
+    /// Keep the final jump's virtual arguments (`optimize_knowing`), with
+    /// the places where the ending has label arguments of its own
+    /// (`End::Capture`).
+    pub(crate) capture: Option<Vec<Path>>,
     /// What the final jump passed on, captured.
     pub(crate) captured: Option<Ending>,
     /// The derived label arguments a peeled body (or an entry into one)
@@ -315,8 +318,10 @@ pub(crate) enum End<'a> {
     /// The same, and the ending is its arguments.
     Describe,
     /// Not emitted: its virtual arguments stay virtual, and the ending
-    /// describes them.
-    Capture,
+    /// describes them: constants stay constants and a value met again is
+    /// the same label argument, but at these places, each a label
+    /// argument of its own (an object there is allocated).
+    Capture(&'a [Path]),
     /// Captured as for `Capture`, with the fields a peeled loop's label
     /// state (in terms of its trace) reads out of its arguments: the
     /// jump of a trace that enters that loop at its label.
@@ -364,12 +369,16 @@ pub(crate) fn optimize_knowing(
         current: 0,
         fresh: input.num_values() as u32,
         input_names: None,
-        capture: false,
+        capture: None,
         captured: None,
         derived: None,
         derived_ops: HashMap::default(),
     };
-    opt.capture = matches!(end, End::Capture | End::Enter(..));
+    opt.capture = match end {
+        End::Capture(widened) => Some(widened.to_vec()),
+        End::Enter(..) => Some(Vec::new()),
+        _ => None,
+    };
     match start {
         Start::Inputs(_) => {
             for (i, &ty) in input.inputs.iter().enumerate() {
@@ -407,6 +416,12 @@ pub(crate) fn optimize_knowing(
             .map(|&a| pool.arg_type(a))
             .collect();
         opt.derived = Some(opt.import_given(state, pool, &types));
+        // The places where the label has arguments of its own, in the
+        // output's descrs.
+        let paths = (state.fresh_paths().into_iter())
+            .map(|(input, steps)| (input, opt.import_steps(&steps, pool)))
+            .collect();
+        opt.capture = Some(paths);
     }
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());
@@ -572,7 +587,8 @@ impl Optimizer<'_> {
     }
 
     pub(crate) fn op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
-        if self.capture && op.opcode == Opcode::Jump && index + 1 == self.input.ops.len() {
+        if self.capture.is_some() && op.opcode == Opcode::Jump && index + 1 == self.input.ops.len()
+        {
             // What a jump could see of the heap is written first.
             if self.passes.heap {
                 self.lazy_op(index, op);

@@ -32,7 +32,7 @@
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
     Arg, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState, Op,
-    Opcode, Pos, Source, Trace, Type, ValueId, Virtual,
+    Opcode, Path, Pos, Source, Step, Trace, Type, ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -128,20 +128,53 @@ pub fn peel(input: &Trace, passes: Passes) -> Result<Option<Peeled>, Infeasible>
     }
 }
 
+/// How many times the preamble is optimized again with more places of
+/// the label's state made arguments of their own.
+const MAX_WIDENINGS: usize = 4;
+
 /// Peels with the objects passed along kept virtual (`carry`) or
 /// allocated; `None` where the body's jump does not give the label's
-/// state.
+/// state. Where the body passes on something else than the preamble at
+/// some place of the state (another constant, a repeated value no more
+/// repeated, an object where the preamble passed a value or the other
+/// way round), that place becomes a label argument of its own (an
+/// object there allocated), and the loop is peeled again.
 fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled>, Infeasible> {
+    let mut widened = Vec::new();
+    for _ in 0..MAX_WIDENINGS {
+        match peel_once(input, passes, carry, &widened)? {
+            Attempt::Done(peeled) => return Ok(peeled.map(|p| *p)),
+            Attempt::Widen(more) => widened.extend(more),
+        }
+    }
+    Ok(None)
+}
+
+/// What one attempt at peeling gave.
+enum Attempt {
+    Done(Option<Box<Peeled>>),
+    /// These places of the state must be label arguments of their own.
+    Widen(Vec<Path>),
+}
+
+/// Peels with the places `widened` label arguments of their own.
+fn peel_once(
+    input: &Trace,
+    passes: Passes,
+    carry: bool,
+    widened: &[Path],
+) -> Result<Attempt, Infeasible> {
     let start = Start::Inputs(&[]);
-    let (preamble, ending) = optimize_knowing(input, passes, &[], start, end(carry))?;
+    let (preamble, ending) = optimize_knowing(input, passes, &[], start, end(carry, widened))?;
     let Some(Ending {
         state: mut label_state,
         mut leaves,
         ..
     }) = ending
     else {
-        return Ok(None);
+        return Ok(Attempt::Done(None));
     };
+    let fresh = label_state.fresh_paths();
     let mut types: Vec<Type> = leaves.iter().map(|&a| preamble.trace.arg_type(a)).collect();
     for (fact, &ty) in label_state.facts.iter_mut().zip(&types) {
         if !fact.fits(ty) {
@@ -157,15 +190,26 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
             types: types.clone(),
             names: (0..types.len()).map(|k| format!("label{k}")).collect(),
         };
-        // A body that must fail a guard does so on its first pass: the
-        // loop is then not peeled (the preamble is the trace's first
-        // pass, and may well run to its end).
+        // A body that must fail a guard takes for granted what held on
+        // the first pass only (a branch the preamble took): it takes less
+        // (no known constants, then no facts), or the loop is not peeled
+        // so (the preamble is the trace's first pass, and may well run to
+        // its end).
         let start = Start::Label(&entry);
-        let Ok((body, ending)) = optimize_knowing(input, passes, &[], start, end(carry)) else {
-            return Ok(None);
+        let Ok((body, ending)) = optimize_knowing(input, passes, &[], start, end(carry, &fresh))
+        else {
+            if !label_state.known.is_empty() {
+                label_state.known.clear();
+                continue;
+            }
+            if label_state.facts.iter().any(|f| *f != Fact::default()) {
+                label_state.facts = vec![Fact::default(); label_state.facts.len()];
+                continue;
+            }
+            return Ok(Attempt::Done(None));
         };
         let Some(ending) = ending else {
-            return Ok(None);
+            return Ok(Attempt::Done(None));
         };
         // Constants known at the label that a pass of the body does not
         // keep are not taken for granted: the body is optimized again
@@ -177,7 +221,15 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
             continue;
         }
         if !label_state.same_shape(&preamble.trace, &ending.state, &body.trace) {
-            return Ok(None);
+            let pools = (&preamble.trace, &body.trace);
+            let more: Vec<Path> = (mismatches(&label_state, &ending.state, pools).into_iter())
+                .filter(|p| !widened.contains(p))
+                .collect();
+            return Ok(if more.is_empty() {
+                Attempt::Done(None)
+            } else {
+                Attempt::Widen(more)
+            });
         }
         // Fields read and ops computed before the label that the body
         // never uses, or computes again for its jump, are not passed
@@ -209,7 +261,7 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
     }
     let jump = input.ops.len() - 1;
     let (trace, provenance, label) = splice(&preamble, &leaves, &body, &body_leaves, jump);
-    Ok(Some(Peeled {
+    Ok(Attempt::Done(Some(Box::new(Peeled {
         optimized: Optimized {
             trace,
             provenance,
@@ -218,16 +270,77 @@ fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled
         label,
         state: label_state,
         forced: None,
-    }))
+    }))))
 }
 
-/// How a copy of the loop ends: its objects kept (`carry`) or not.
-fn end(carry: bool) -> End<'static> {
+/// How a copy of the loop ends: its objects kept (`carry`), `widened`
+/// places label arguments of their own; or not.
+fn end(carry: bool, widened: &[Path]) -> End<'_> {
     if carry {
-        End::Capture
+        End::Capture(widened)
     } else {
         End::Describe
     }
+}
+
+/// The places where `b` (a body's ending) holds something else than `a`
+/// (the label's state): another constant, a label argument met first
+/// elsewhere, an object of another layout, an object where `a` holds a
+/// value or the other way round. `pools` give their constants and
+/// descrs.
+fn mismatches(a: &LabelState, b: &LabelState, pools: (&Trace, &Trace)) -> Vec<Path> {
+    let (first_a, first_b) = (a.paths(), b.paths());
+    let mut found = Vec::new();
+    let mut pairs: Vec<Option<u32>> = vec![None; a.virtuals.len()];
+    let mut stack: Vec<(FailArg, FailArg, Path)> = (a.inputs.iter().zip(&b.inputs))
+        .enumerate()
+        .rev()
+        .map(|(i, (&x, &y))| (x, y, (i, Vec::new())))
+        .collect();
+    let text =
+        |pool: &Trace, d: Option<traceopt_ir::DescrId>| d.map(|d| pool.descr(d).text.clone());
+    while let Some((x, y, path)) = stack.pop() {
+        let same = match (x, y) {
+            (FailArg::Arg(Arg::Const(c)), FailArg::Arg(Arg::Const(d))) => {
+                pools.0.constant(c) == pools.1.constant(d)
+            }
+            (FailArg::Arg(Arg::Value(s)), FailArg::Arg(Arg::Value(t))) => {
+                first_a.get(s.0 as usize) == first_b.get(t.0 as usize)
+            }
+            (FailArg::Virtual(j), FailArg::Virtual(k)) => {
+                let (v, w) = (&a.virtuals[j as usize], &b.virtuals[k as usize]);
+                let layout = |v: &Virtual, pool: &Trace| {
+                    let fields: Vec<_> =
+                        v.fields.iter().map(|&(d, _)| text(pool, Some(d))).collect();
+                    (v.opcode, text(pool, v.descr), fields, v.items.len())
+                };
+                match pairs[j as usize] {
+                    Some(paired) => paired == k,
+                    None if layout(v, pools.0) == layout(w, pools.1) => {
+                        pairs[j as usize] = Some(k);
+                        let fields = (v.fields.iter().zip(&w.fields))
+                            .map(|(&(d, x), &(_, y))| (x, y, Step::Field(d)));
+                        let items = (v.items.iter().zip(&w.items).enumerate())
+                            .map(|(i, (&x, &y))| (x, y, Step::Item(i as i64, v.descr)));
+                        let next: Vec<_> = fields.chain(items).collect();
+                        for (x, y, step) in next.into_iter().rev() {
+                            let mut steps = path.1.clone();
+                            steps.push(step);
+                            stack.push((x, y, (path.0, steps)));
+                        }
+                        true
+                    }
+                    None => false,
+                }
+            }
+            (FailArg::Hole, FailArg::Hole) => true,
+            _ => false,
+        };
+        if !same {
+            found.push(path);
+        }
+    }
+    found
 }
 
 impl Optimizer<'_> {
@@ -342,10 +455,28 @@ impl Optimizer<'_> {
         Given { derived, known }
     }
 
+    /// `steps` (of a state in terms of `pool`) in the output's descrs.
+    pub(crate) fn import_steps(&mut self, steps: &[Step], pool: &Trace) -> Vec<Step> {
+        let mut import = |d: traceopt_ir::DescrId| self.out.add_descr(pool.descr(d).clone());
+        (steps.iter())
+            .map(|&step| match step {
+                Step::Field(d) => Step::Field(import(d)),
+                Step::Item(i, d) => Step::Item(i, d.map(&mut import)),
+            })
+            .collect()
+    }
+
     /// The state the final jump's `args` pass on, its virtuals kept; a
     /// jump with the state's leaves stands in for it until `peel` takes
     /// it out (so that what computes them stays alive).
     pub(crate) fn capture_jump(&mut self, args: &[Arg]) -> Ending {
+        // An object where the label wants an argument of its own is
+        // allocated.
+        for (input, steps) in self.capture.clone().unwrap_or_default() {
+            if let Some(&root) = args.get(input) {
+                self.force_at(root, &steps);
+            }
+        }
         let (items, virtuals, allocs) = self.capture_state(args);
         let mut ending = self.template(items, virtuals, allocs);
         let inputs = self.out.inputs.len();
@@ -603,20 +734,28 @@ impl Optimizer<'_> {
         Some(self.template(items, Vec::new(), Vec::new()))
     }
 
-    /// A state in terms of label arguments: each argument of the jump,
-    /// and each value (not constant) an object holds, becomes the next
-    /// label argument, in the order of `LabelState::paths`.
+    /// A state in terms of label arguments, in the order of
+    /// `LabelState::paths`. As `self.capture` says: without places, each
+    /// argument of the jump and each value (not constant) an object holds
+    /// is a label argument of its own (a trace's jump described);
+    /// with them, constants stay constants and a value met again is the
+    /// same label argument, but at those places (a peeled loop's label).
     fn template(
         &self,
         mut items: Vec<FailArg>,
         mut virtuals: Vec<Virtual>,
         allocs: Vec<usize>,
     ) -> Ending {
-        let mut leaves = Vec::new();
-        let mut seen = vec![false; virtuals.len()];
-        for item in items.iter_mut() {
-            slot(item, true, &mut virtuals, &mut seen, &mut leaves);
+        let mut slots = Slots {
+            widened: self.capture.as_deref(),
+            seen: vec![false; virtuals.len()],
+            virtuals: &mut virtuals,
+            leaves: Vec::new(),
+        };
+        for (input, item) in items.iter_mut().enumerate() {
+            slots.slot(item, &mut (input, Vec::new()));
         }
+        let leaves = slots.leaves;
         let facts = leaves.iter().map(|&a| self.fact(a)).collect();
         Ending {
             state: LabelState {
@@ -635,34 +774,62 @@ impl Optimizer<'_> {
     }
 }
 
-/// Replaces `item` by its label argument (a new one each time), in
-/// depth-first order through the objects.
-fn slot(
-    item: &mut FailArg,
-    top: bool,
-    virtuals: &mut [Virtual],
-    seen: &mut [bool],
-    leaves: &mut Vec<Arg>,
-) {
-    match *item {
-        FailArg::Arg(a) if top || matches!(a, Arg::Value(_)) => {
-            *item = FailArg::Arg(Arg::Value(ValueId(leaves.len() as u32)));
-            leaves.push(a);
-        }
-        FailArg::Virtual(j) if !seen[j as usize] => {
-            seen[j as usize] = true;
-            let mut fields = std::mem::take(&mut virtuals[j as usize].fields);
-            for (_, value) in fields.iter_mut() {
-                slot(value, false, virtuals, seen, leaves);
+/// How `template` makes label arguments of what a state holds.
+struct Slots<'a> {
+    /// The places that are label arguments of their own, if constants
+    /// and repeated values are not (`Optimizer::template`).
+    widened: Option<&'a [Path]>,
+    virtuals: &'a mut [Virtual],
+    seen: Vec<bool>,
+    /// The value of each label argument so far.
+    leaves: Vec<Arg>,
+}
+
+impl Slots<'_> {
+    /// Replaces `item`, at `path`, by its label argument, in depth-first
+    /// order through the objects.
+    fn slot(&mut self, item: &mut FailArg, path: &mut Path) {
+        match *item {
+            FailArg::Arg(a) => {
+                let own = match self.widened {
+                    None => path.1.is_empty() || matches!(a, Arg::Value(_)),
+                    Some(widened) => widened.contains(path),
+                };
+                let again = (self.widened.is_some() && matches!(a, Arg::Value(_)))
+                    .then(|| self.leaves.iter().position(|&l| l == a))
+                    .flatten();
+                let slot = match (own, again) {
+                    (false, Some(k)) => k,
+                    (false, None) if matches!(a, Arg::Const(_)) => return,
+                    _ => {
+                        self.leaves.push(a);
+                        self.leaves.len() - 1
+                    }
+                };
+                *item = FailArg::Arg(Arg::Value(ValueId(slot as u32)));
             }
-            virtuals[j as usize].fields = fields;
-            let mut items = std::mem::take(&mut virtuals[j as usize].items);
-            for value in items.iter_mut() {
-                slot(value, false, virtuals, seen, leaves);
+            FailArg::Virtual(j) if !self.seen[j as usize] => {
+                self.seen[j as usize] = true;
+                let object = &mut self.virtuals[j as usize];
+                let mut fields = std::mem::take(&mut object.fields);
+                let mut items = std::mem::take(&mut object.items);
+                let descr = object.descr;
+                for (d, value) in fields.iter_mut() {
+                    path.1.push(Step::Field(*d));
+                    self.slot(value, path);
+                    path.1.pop();
+                }
+                for (index, value) in items.iter_mut().enumerate() {
+                    path.1.push(Step::Item(index as i64, descr));
+                    self.slot(value, path);
+                    path.1.pop();
+                }
+                let object = &mut self.virtuals[j as usize];
+                object.fields = fields;
+                object.items = items;
             }
-            virtuals[j as usize].items = items;
+            _ => {}
         }
-        _ => {}
     }
 }
 

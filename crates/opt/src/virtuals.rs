@@ -31,8 +31,8 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_ir::{
-    oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, Type, ValueId, Virtual,
-    VrefLayout,
+    oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, Step, Type, ValueId,
+    Virtual, VrefLayout,
 };
 
 use crate::driver::{Infeasible, Optimizer};
@@ -774,6 +774,32 @@ impl Optimizer<'_> {
             allocs[i as usize] = self.virtuals.objects[k as usize].alloc;
         }
         (items, virtuals, allocs)
+    }
+
+    /// Allocates the object that input argument `root` holds at
+    /// `steps` (fields and items followed through virtual objects), if
+    /// it is virtual: a label argument of its own is wanted there.
+    pub(crate) fn force_at(&mut self, root: Arg, steps: &[Step]) {
+        let mut m = self.mapped(root);
+        for step in steps {
+            let Mapped::Virtual(k) = self.current(m) else {
+                return;
+            };
+            let object = &self.virtuals.objects[k as usize];
+            let next = match *step {
+                Step::Field(d) => (object.fields.iter())
+                    .find(|(e, _)| *e == d)
+                    .map(|&(_, v)| v),
+                Step::Item(i, _) => usize::try_from(i)
+                    .ok()
+                    .and_then(|i| object.items.get(i).copied().flatten()),
+            };
+            let Some(next) = next else { return };
+            m = next;
+        }
+        if let Mapped::Virtual(k) = self.current(m) {
+            self.force(k);
+        }
     }
 
     /// Makes input value `i` stand for `items[i]`: an output argument, or

@@ -157,12 +157,17 @@ fn a_fact_the_preamble_does_not_establish_is_refuted() {
 }
 
 #[test]
-fn a_loop_whose_second_pass_must_fail_is_not_peeled() {
-    // The first pass passes 31 on, which the guard then refuses: the
-    // body could never run to its end, but the trace does, once
-    // (fuzzing found this called infeasible as a whole).
+fn a_loop_whose_second_pass_must_fail_takes_nothing_for_granted() {
+    // The first pass passes 31 on, which the guard then refuses: a body
+    // knowing that could never run to its end, but the trace does, once
+    // (fuzzing found this called infeasible as a whole). The body knows
+    // nothing of its argument, and keeps its guard.
     let input = parse("[i0]\nguard_value(i0, 0) []\njump(31)\n");
-    assert!(peel(&input, Passes::default()).unwrap().is_none());
+    let peeled = peel(&input, Passes::default()).unwrap().expect("peeled");
+    let text = print_trace(&peeled.optimized.trace);
+    assert_eq!(text.matches("guard_value").count(), 2, "{text}");
+    assert!(peeled.state.facts.iter().all(|f| *f == Fact::default()));
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
 }
 
 #[test]
@@ -348,8 +353,18 @@ fn constants_known_at_the_label_are_not_carried_but_proved() {
     let body = &text[text.find("label(").unwrap()..];
     assert_eq!(
         body,
-        "label(p0, p1, i1, descr=TargetToken(1))\nsetfield_gc(p1, 256, descr=chardescr)\n\
-         jump(p0, p1, 0, descr=TargetToken(1))\n"
+        "label(p0, p1, descr=TargetToken(1))\nsetfield_gc(p1, 256, descr=chardescr)\n\
+         jump(p0, p1, descr=TargetToken(1))\n"
+    );
+    // The byte read, passed on, is the constant 0: no label argument.
+    assert_eq!(
+        peeled.state.inputs[2],
+        traceopt_ir::FailArg::Arg(traceopt_ir::Arg::Const(
+            (0..peeled.optimized.trace.num_consts())
+                .map(|c| traceopt_ir::ConstId(c as u32))
+                .find(|&c| *peeled.optimized.trace.constant(c) == traceopt_ir::Const::Int(0))
+                .unwrap()
+        ))
     );
     assert_eq!(peeled.state.known.len(), 3, "{:?}", peeled.state);
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
@@ -427,36 +442,49 @@ fn a_witness_that_names_what_it_lacks_is_an_error() {
 }
 
 #[test]
-fn an_object_nested_deeper_on_each_pass_is_allocated() {
+fn an_object_nested_deeper_on_each_pass_is_allocated_a_pass_later() {
     // The preamble passes on a box holding the input; the body would pass
-    // on a box holding a box: the states differ, so the object is
-    // allocated and the loop says why.
+    // on a box holding the label's box: the label takes the inner one as
+    // an argument of its own, so the body allocates the box of the pass
+    // before at its jump, and its own box stays virtual.
     let before = "[p0]\np1 = new_with_vtable(descr=nodesize)\n\
         setfield_gc(p1, p0, descr=nextdescr)\njump(p1)\n";
     let (input, peeled) = peeled(before);
-    let expected = "[p0]\np1 = new_with_vtable(descr=nodesize)\n\
-        setfield_gc(p1, p0, descr=nextdescr)\nlabel(p1, descr=TargetToken(1))\n\
-        p2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, p1, descr=nextdescr)\n\
-        jump(p2, descr=TargetToken(1))\n";
+    let expected = "[p0]\nlabel(p0, descr=TargetToken(1))\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, p0, descr=nextdescr)\njump(p1, descr=TargetToken(1))\n";
     assert_eq!(print_trace(&peeled.optimized.trace), expected);
-    let reason = peeled.forced.as_deref().unwrap_or_default();
-    assert!(reason.contains("does not pass the objects on"), "{reason}");
-    assert!(peeled.state.virtuals.is_empty());
+    assert_eq!(peeled.forced, None);
+    assert_eq!(peeled.state.virtuals.len(), 1);
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // A witness that takes the loop's input for the label's argument,
+    // not a box holding it, is refuted.
+    let mut twin = peeled.clone();
+    twin.state.inputs[0] =
+        traceopt_ir::FailArg::Arg(traceopt_ir::Arg::Value(traceopt_ir::ValueId(0)));
+    twin.state.virtuals.clear();
+    twin.state.allocs.clear();
+    assert_refuted(&input, &twin);
 }
 
 #[test]
-fn a_body_that_passes_on_fewer_objects_falls_back_to_allocating() {
-    // The preamble passes on two objects it holds and the body would pass
-    // on a new one where the preamble passed an input: the body's ending
-    // has fewer label arguments than the fields the preamble read name
-    // (fuzzing found the optimizer indexing past them).
+fn objects_passed_where_the_preamble_passed_values_are_allocated_there() {
+    // The body would pass on new objects where the preamble passed
+    // inputs: it allocates them at its jump, and the object the preamble
+    // passed on too stays virtual (fuzzing found the optimizer indexing
+    // past the label's arguments here once).
     let before = "[p0, p1, p2, i0]\np10 = new_with_vtable(descr=nodesize)\n\
         setfield_gc(p0, p10, descr=nextdescr)\np14 = new_with_vtable(descr=nodesize)\n\
         jump(p14, p10, p0, 0)\n";
     let (input, peeled) = peeled(before);
-    let reason = peeled.forced.as_deref().unwrap_or_default();
-    assert!(reason.contains("does not pass the objects on"), "{reason}");
+    let text = print_trace(&peeled.optimized.trace);
+    let body = &text[text.find("label(").unwrap()..];
+    assert_eq!(
+        body,
+        "label(p10, p0, descr=TargetToken(1))\np3 = new_with_vtable(descr=nodesize)\n\
+         p14 = new_with_vtable(descr=nodesize)\nsetfield_gc(p14, p3, descr=nextdescr)\n\
+         jump(p3, p14, descr=TargetToken(1))\n"
+    );
+    assert_eq!(peeled.forced, None);
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
 }
 

@@ -773,7 +773,10 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
         .iter()
         .filter(|t| t["enters_loop"].is_i64())
         .collect();
-    assert!(entering.len() >= 5, "{}", entering.len());
+    // Few: the loops' labels take the constants their preambles pass on
+    // for granted (no bridge passing another one enters), and the facts
+    // and fields the bodies take for granted, which a bridge must know.
+    assert!(entering.len() >= 3, "{}", entering.len());
     for t in entering {
         let text = t["optimized"].as_str().unwrap();
         let jump = text.lines().last().unwrap();

@@ -31,7 +31,7 @@
 
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
-    Arg, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState, Op,
+    Arg, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState, Op,
     Opcode, Path, Pos, Source, Step, Trace, Type, ValueId, Virtual,
 };
 
@@ -746,7 +746,17 @@ impl Optimizer<'_> {
         mut virtuals: Vec<Virtual>,
         allocs: Vec<usize>,
     ) -> Ending {
+        // A PYPYLOG names the objects of each trace anew: a label that
+        // took a constant object passed on for granted could be entered
+        // by no bridge (objects held by objects stay constants).
+        let named = self.out.namespace.is_some();
+        let kept = |a: Arg, path: &Path| {
+            named
+                || !path.1.is_empty()
+                || !matches!(a, Arg::Const(c) if matches!(self.out.constant(c), Const::Ptr(_)))
+        };
         let mut slots = Slots {
+            kept: &kept,
             widened: self.capture.as_deref(),
             seen: vec![false; virtuals.len()],
             virtuals: &mut virtuals,
@@ -783,6 +793,9 @@ struct Slots<'a> {
     seen: Vec<bool>,
     /// The value of each label argument so far.
     leaves: Vec<Arg>,
+    /// Whether a constant at a place stays a constant (not one a bridge
+    /// could pass under another name).
+    kept: &'a dyn Fn(Arg, &Path) -> bool,
 }
 
 impl Slots<'_> {
@@ -800,7 +813,7 @@ impl Slots<'_> {
                     .flatten();
                 let slot = match (own, again) {
                     (false, Some(k)) => k,
-                    (false, None) if matches!(a, Arg::Const(_)) => return,
+                    (false, None) if matches!(a, Arg::Const(_)) && (self.kept)(a, path) => return,
                     _ => {
                         self.leaves.push(a);
                         self.leaves.len() - 1

@@ -188,8 +188,9 @@ impl Source {
     /// defined for every argument (integer and float arithmetic and
     /// comparisons, the casts that always succeed, reference
     /// comparisons, the lengths of arrays and strings, which never
-    /// change, and calls of elidable functions, whose result depends on
-    /// the arguments alone), and shifts by a constant within the word (`amount`, the
+    /// change, calls of elidable functions, whose result depends on the
+    /// arguments alone, and loop-invariant calls, whose result is the
+    /// same for the whole run), and shifts by a constant within the word (`amount`, the
     /// second argument's value where it is a constant). Not division,
     /// other shifts (undefined beyond the word) nor the float-to-int
     /// casts.
@@ -252,6 +253,9 @@ impl Source {
                     | CallPureI
                     | CallPureR
                     | CallPureF
+                    | CallLoopinvariantI
+                    | CallLoopinvariantR
+                    | CallLoopinvariantF
             )
     }
 }

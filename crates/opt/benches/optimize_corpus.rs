@@ -3,7 +3,9 @@
 //! release mode on one thread. Target: under 150 ns per op. Run with
 //! `cargo bench -p traceopt-opt --bench optimize_corpus`; the time
 //! criterion reports is per input op. A second benchmark leaves the
-//! relational facts out, to show what they cost.
+//! relational facts out, to show what they cost; a third peels the loops
+//! (`optimize_or_peel`, each loop optimized at least twice; target: under
+//! 200 ns per op).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -15,7 +17,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 use traceopt_ir::log::{log_files, Section};
 use traceopt_ir::{parse_log, Trace};
-use traceopt_opt::{optimize, Passes};
+use traceopt_opt::{optimize, optimize_or_peel, Passes};
 
 fn recorded_traces() -> Vec<Trace> {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -42,7 +44,11 @@ fn per_op(c: &mut Criterion, name: &str, traces: &[Trace], passes: Passes) {
             let start = Instant::now();
             for _ in 0..iters {
                 for trace in traces {
-                    let _ = black_box(optimize(black_box(trace), passes));
+                    if passes.peel {
+                        let _ = black_box(optimize_or_peel(black_box(trace), passes));
+                    } else {
+                        let _ = black_box(optimize(black_box(trace), passes));
+                    }
                 }
             }
             start.elapsed() / ops
@@ -67,6 +73,16 @@ fn corpus(c: &mut Criterion) {
         "optimize corpus without relational facts, per input op",
         &traces,
         without,
+    );
+    let peel = Passes {
+        peel: true,
+        ..Passes::default()
+    };
+    per_op(
+        c,
+        "optimize corpus with loops peeled, per input op",
+        &traces,
+        peel,
     );
 }
 

@@ -675,7 +675,9 @@ impl Optimizer<'_> {
             for index in 0..self.out.ops.len() {
                 let op = &self.out.ops[index];
                 let amount = op.args.get(1).and_then(|&a| self.as_int(a));
-                if !Source::may_derive(op.opcode, amount) || op.opcode.has(Flags::READ) {
+                // Reads come from the heap cache, above.
+                let read = op.opcode.has(Flags::READ) && !op.opcode.has(Flags::CALL);
+                if !Source::may_derive(op.opcode, amount) || read {
                     continue;
                 }
                 let value = Arg::Value(self.out.value_of_op(index));

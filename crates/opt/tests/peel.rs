@@ -787,3 +787,27 @@ fn a_field_of_a_field_and_its_class_cross_the_label() {
     twin.state.derived[1].source.args[0] = twin.state.derived[0].source.args[0];
     assert_refuted(&input, &twin);
 }
+
+#[test]
+fn a_loop_invariant_call_is_made_once_for_the_loop() {
+    // PyPy's promise: a call_loopinvariant gives the same for the whole
+    // run; the body takes its result (and what the heap cache knows of
+    // it) from the label.
+    let before = "[p0, i0]\np1 = call_loopinvariant_r(123, 64, descr=plaincalldescr)\n\
+        i2 = getfield_gc_i(p1, descr=valuedescr)\ni3 = int_add(i0, i2)\njump(p0, i3)\n";
+    let (input, peeled) = peeled(before);
+    let text = print_trace(&peeled.optimized.trace);
+    let body = &text[text.find("label(").unwrap()..];
+    assert!(!body.contains("call_loopinvariant"), "{text}");
+    assert!(!body.contains("getfield"), "{text}");
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // A witness that names another function's result is not proved.
+    let mut twin = peeled.clone();
+    let call = (twin.state.derived.iter_mut())
+        .find(|d| d.source.opcode == Opcode::CallLoopinvariantR)
+        .unwrap();
+    call.source.args[0] =
+        traceopt_ir::Arg::Const(twin.optimized.trace.add_const(traceopt_ir::Const::Int(321)));
+    let verdict = verdict(&input, &twin, &twin.state);
+    assert!(!matches!(verdict, Verdict::Proved), "{verdict:?}");
+}

@@ -206,7 +206,9 @@ fn witness_fits(state: &LabelState, jump: usize, pool: &Trace) -> bool {
         Source::may_derive(source.opcode, amount)
             && source.opcode.info().arity().accepts(source.args.len())
             && source.descr.iter().all(descr)
-            && (source.reads() || !source.opcode.has(traceopt_ir::Flags::READ))
+            && (source.reads()
+                || source.opcode.has(traceopt_ir::Flags::CALL)
+                || !source.opcode.has(traceopt_ir::Flags::READ))
             && source.args.iter().all(|a| match *a {
                 Arg::Value(k) => {
                     let k = k.0 as usize;

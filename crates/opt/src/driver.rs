@@ -232,7 +232,9 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) current: usize,
     pub(crate) fresh: u32,
     /// The input's value names, once a fresh name is wanted.
-    pub(crate) input_names: Option<rustc_hash::FxHashSet<Box<str>>>,
+    /// Those of the form a fresh name takes (a letter and a number), as
+    /// (letter, number): cheaper to gather than the names.
+    pub(crate) input_names: Option<rustc_hash::FxHashSet<(char, u32)>>,
     /// Keep the final jump's virtual arguments (`optimize_knowing`), with
     /// the places where the ending has label arguments of its own
     /// (`End::Capture`).
@@ -574,14 +576,13 @@ impl Optimizer<'_> {
         let input = self.input;
         let taken = self.input_names.get_or_insert_with(|| {
             (0..input.num_values())
-                .map(|v| input.name(ValueId(v as u32)).into())
+                .filter_map(|v| letter_and_number(input.name(ValueId(v as u32))))
                 .collect()
         });
         loop {
             self.fresh += 1;
-            let name = format!("{}{}", ty.letter(), self.fresh);
-            if !taken.contains(name.as_str()) {
-                return name;
+            if !taken.contains(&(ty.letter(), self.fresh)) {
+                return format!("{}{}", ty.letter(), self.fresh);
             }
         }
     }
@@ -878,4 +879,17 @@ impl Optimizer<'_> {
         }
         arg
     }
+}
+
+/// A name of the form `i12` as ('i', 12): a letter, then a number written
+/// as `format!` writes it (no leading zero).
+fn letter_and_number(name: &str) -> Option<(char, u32)> {
+    let mut chars = name.chars();
+    let letter = chars.next()?;
+    let digits = chars.as_str();
+    let canonical = !digits.is_empty() && (digits == "0" || !digits.starts_with('0'));
+    if !canonical || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((letter, digits.parse().ok()?))
 }

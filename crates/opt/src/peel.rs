@@ -211,13 +211,25 @@ fn peel_once(
         let Some(ending) = ending else {
             return Ok(Attempt::Done(None));
         };
+        // Facts a pass of the body does not keep are weakened (they only
+        // shrink, so this ends).
+        let mut weaker: Vec<Fact> = (label_state.facts.iter().zip(&ending.state.facts))
+            .map(|(assumed, held)| weaken(assumed, held))
+            .collect();
+        if rounds >= MAX_ROUNDS {
+            weaker = vec![Fact::default(); weaker.len()];
+        }
+        let same_count = weaker.len() == label_state.facts.len();
         // Constants known at the label that a pass of the body does not
         // keep are not taken for granted: the body is optimized again
-        // (with fewer each time, so this ends).
+        // (with fewer each time).
         if ending.kept_known.len() < label_state.known.len() {
             label_state.known = (ending.kept_known.iter())
                 .map(|&k| label_state.known[k].clone())
                 .collect();
+            if same_count {
+                label_state.facts = weaker;
+            }
             continue;
         }
         if !label_state.same_shape(&preamble.trace, &ending.state, &body.trace) {
@@ -233,27 +245,18 @@ fn peel_once(
         }
         // Fields read and ops computed before the label that the body
         // never uses, or computes again for its jump, are not passed
-        // along: they go, and the body is optimized again.
+        // along: they go (with the weakened facts, in one round), and the
+        // body is optimized again.
         let unused = unused_derived(&label_state, &body.trace, &ending);
-        if !unused.is_empty() {
-            drop_slots(&mut label_state, &unused);
-            for &k in unused.iter().rev() {
-                leaves.remove(k);
-                types.remove(k);
-            }
-            continue;
-        }
-        let weaker: Vec<Fact> = (label_state.facts.iter().zip(&ending.state.facts))
-            .map(|(assumed, held)| weaken(assumed, held))
-            .collect();
-        if weaker == label_state.facts {
+        if unused.is_empty() && weaker == label_state.facts {
             break (body, ending.leaves);
         }
-        label_state.facts = if rounds >= MAX_ROUNDS {
-            vec![Fact::default(); weaker.len()]
-        } else {
-            weaker
-        };
+        label_state.facts = weaker;
+        drop_slots(&mut label_state, &unused);
+        for &k in unused.iter().rev() {
+            leaves.remove(k);
+            types.remove(k);
+        }
     };
     let mut rule_counts = preamble.rule_counts.clone();
     for (total, n) in rule_counts.iter_mut().zip(&body.rule_counts) {

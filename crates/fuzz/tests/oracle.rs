@@ -74,3 +74,19 @@ fn the_oracle_pairs_allocations_as_the_optimizer_did() {
     );
     assert_eq!(cleared, Ok(Cleared::Proved { infeasible: false }));
 }
+
+#[test]
+fn a_peeled_loop_is_compared_by_its_label_only_where_that_takes_the_inputs_as_they_are() {
+    // The label takes i0 and i0 * 3 (carried); the loop's second input is
+    // the constant 0, taken for granted. As many label arguments as
+    // inputs, but not the inputs: comparing them place by place once
+    // made a false finding.
+    let text = "[i0, i1]\ni2 = int_mul(i0, 3)\nescape_n(i2)\njump(i0, 0)\n";
+    let trace = parse_trace(text, "t").unwrap();
+    let passes = Passes {
+        peel: true,
+        ..Passes::default()
+    };
+    let cleared = check(&trace, &[], &[5, 7], &[], passes, Some(&mut solver()));
+    assert_eq!(cleared, Ok(Cleared::Proved { infeasible: false }));
+}

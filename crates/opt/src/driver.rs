@@ -413,11 +413,7 @@ pub(crate) fn optimize_knowing(
         Start::Label(entry) => opt.enter(entry),
     }
     if let End::Enter(state, pool) = end {
-        let label = pool.ops.iter().rev().find(|op| op.opcode == Opcode::Label);
-        let types: Vec<Type> = (label.iter().flat_map(|op| &op.args))
-            .map(|&a| pool.arg_type(a))
-            .collect();
-        opt.derived = Some(opt.import_given(state, pool, &types));
+        opt.derived = Some(opt.import_given(state, pool));
         // The places where the label has arguments of its own, in the
         // output's descrs.
         let paths = (state.fresh_paths().into_iter())

@@ -58,17 +58,17 @@ pub struct Peeled {
 }
 
 /// What a body (or an entry) starting at a label is given besides its
-/// arguments' facts: its derived arguments, each with its type, and the
-/// known constants, to establish again at its jump.
+/// arguments' facts: its derived arguments and the known constants, to
+/// establish again at its jump.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Given {
-    pub derived: Vec<(Derived, Type)>,
+    pub derived: Vec<Derived>,
     pub known: Vec<Known>,
 }
 
-/// A derived label argument to add: what gives it, its type, and its
-/// value where already known (a preamble's).
-type Wanted = (Source, Type, Option<Arg>);
+/// A derived label argument to add: what gives it, and its value where
+/// already known (a preamble's).
+type Wanted = (Source, Option<Arg>);
 
 /// A trace optimized: straight, or peeled (a loop, with `Passes::peel`).
 #[derive(Clone, Debug)]
@@ -379,9 +379,8 @@ impl Optimizer<'_> {
         }
         // The fields read and the pure ops computed before the label
         // give what the label took, or the constants known there.
-        let given = self.import_given(entry.state, pool, &entry.types);
-        let slots =
-            (given.derived.iter()).map(|(d, _)| (&d.source, Arg::Value(ValueId(d.slot as u32))));
+        let given = self.import_given(entry.state, pool);
+        let slots = (given.derived.iter()).map(|d| (&d.source, Arg::Value(ValueId(d.slot as u32))));
         let constants = (given.known.iter()).map(|k| (&k.source, Arg::Const(k.value)));
         let sources: Vec<(Source, Arg)> = (slots.chain(constants))
             .map(|(source, value)| (source.clone(), value))
@@ -417,15 +416,9 @@ impl Optimizer<'_> {
         self.derived_ops.get(&(opcode, args.to_vec())).copied()
     }
 
-    /// `state`'s derived label arguments (each with its type, of `types`,
-    /// the label's) and known constants, their constants and descrs
-    /// (`pool`'s) made the output's.
-    pub(crate) fn import_given(
-        &mut self,
-        state: &LabelState,
-        pool: &Trace,
-        types: &[Type],
-    ) -> Given {
+    /// `state`'s derived label arguments and known constants, their
+    /// constants and descrs (`pool`'s) made the output's.
+    pub(crate) fn import_given(&mut self, state: &LabelState, pool: &Trace) -> Given {
         let import_const = |c, out: &mut Trace| out.add_const(pool.constant(c).clone());
         let import = |source: &Source, out: &mut Trace| {
             let mut source = source.clone();
@@ -438,15 +431,9 @@ impl Optimizer<'_> {
             source
         };
         let derived = (state.derived.iter())
-            .map(|d| {
-                let source = import(&d.source, &mut self.out);
-                (
-                    Derived {
-                        slot: d.slot,
-                        source,
-                    },
-                    types[d.slot],
-                )
+            .map(|d| Derived {
+                slot: d.slot,
+                source: import(&d.source, &mut self.out),
             })
             .collect();
         let known = (state.known.iter())
@@ -517,7 +504,7 @@ impl Optimizer<'_> {
             }
             Some(given) => {
                 let derived = (given.derived.into_iter())
-                    .map(|(d, ty)| (d.source, ty, None))
+                    .map(|d| (d.source, None))
                     .collect();
                 (derived, given.known, true)
             }
@@ -532,7 +519,7 @@ impl Optimizer<'_> {
                 })
                 .collect()
         };
-        for (source, _, found) in wanted {
+        for (source, found) in wanted {
             // A body whose ending has fewer leaves than the preamble's (an
             // object it passes on virtual that the preamble did not):
             // left out, so that the shapes differ.
@@ -664,7 +651,7 @@ impl Optimizer<'_> {
                 _ => continue,
             };
             let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
-            sources.push((Source::field(object, d, ty), ty, value));
+            sources.push((Source::field(object, d, ty), value));
         }
         for (array, index, d, value) in self.known_items() {
             let value = match self.as_read(Opcode::GetarrayitemGcI, Some(d), Mapped::Out(value)) {
@@ -672,7 +659,7 @@ impl Optimizer<'_> {
                 _ => continue,
             };
             let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
-            sources.push((Source::item(array, index, d, ty), ty, value));
+            sources.push((Source::item(array, index, d, ty), value));
         }
         if self.passes.cse {
             for index in 0..self.out.ops.len() {
@@ -691,7 +678,7 @@ impl Optimizer<'_> {
                     args,
                     descr,
                 };
-                sources.push((source, opcode.result_type(), self.find(value)));
+                sources.push((source, self.find(value)));
             }
         }
         // Those made of derived ones come after them: taken in rounds,
@@ -701,12 +688,12 @@ impl Optimizer<'_> {
         while !pending.is_empty() {
             let count = pending.len();
             let mut later = Vec::new();
-            for (mut source, ty, value) in std::mem::take(&mut pending) {
+            for (mut source, value) in std::mem::take(&mut pending) {
                 let args: Option<Vec<Arg>> = (source.args.iter())
                     .map(|&a| template(&leaves, a))
                     .collect();
                 let Some(args) = args else {
-                    later.push((source, ty, value));
+                    later.push((source, value));
                     continue;
                 };
                 source.args = args;
@@ -715,7 +702,7 @@ impl Optimizer<'_> {
                     // A value the label already has (a jump argument, say)
                     // is taken again: the body finds it by its source.
                     Arg::Value(_) => {
-                        wanted.push((source, ty, Some(value)));
+                        wanted.push((source, Some(value)));
                         leaves.push(value);
                     }
                 }

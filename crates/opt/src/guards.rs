@@ -91,7 +91,9 @@ impl Optimizer<'_> {
                 if passes {
                     return Ok(());
                 }
-                if op.opcode == Opcode::GuardClass && self.strengthen_null_test(index, &args) {
+                if op.opcode == Opcode::GuardClass
+                    && self.strengthen_null_test(index, Opcode::GuardNonnullClass, &args)
+                {
                     self.learn_from_guard(op.opcode, &args);
                     return Ok(());
                 }
@@ -120,6 +122,13 @@ impl Optimizer<'_> {
                 self.heap.not_invalidated = true;
             }
             Opcode::GuardValue if self.passes.guards => {
+                // A test of a reference against a constant object.
+                let object = matches!(args[1], Arg::Const(c)
+                    if matches!(self.out.constant(c), traceopt_ir::Const::Ptr(_)));
+                if object && self.strengthen_null_test(index, Opcode::GuardValue, &args) {
+                    self.learn_from_guard(op.opcode, &args);
+                    return Ok(());
+                }
                 if let Some(c) = self.as_int(args[1]) {
                     let bound = self.bound(args[0]);
                     if bound.as_constant() == Some(c) {
@@ -149,14 +158,15 @@ impl Optimizer<'_> {
         Ok(())
     }
 
-    /// `guard_class(args)`, input op `index`, on a reference a
-    /// `guard_nonnull` of the output tested: that guard becomes a
-    /// `guard_nonnull_class` (PyPy's guard strengthening), if no input op
+    /// `guard_class(args)` or `guard_value(args)` of a constant object,
+    /// input op `index`, on a reference a `guard_nonnull` of the output
+    /// tested: that guard becomes `strong(args)` (a `guard_nonnull_class`
+    /// or the `guard_value`: PyPy's guard strengthening), if no input op
     /// between the two leaves a trace (as the validator takes a guard
     /// failing in a later one's place) and none is a guard (a class test
     /// is defined on instances only: past the null test, the input
     /// always gets to its own). Whether it did.
-    fn strengthen_null_test(&mut self, index: usize, args: &[Arg]) -> bool {
+    fn strengthen_null_test(&mut self, index: usize, strong: Opcode, args: &[Arg]) -> bool {
         let Some(&at) = self.nonnull_guards.get(&args[0]) else {
             return false;
         };
@@ -172,10 +182,9 @@ impl Optimizer<'_> {
         if !between.iter().all(fits) {
             return false;
         }
-        let class = args[1];
         let guard = &mut self.out.ops[at];
-        guard.opcode = Opcode::GuardNonnullClass;
-        guard.args.push(class);
+        guard.opcode = strong;
+        guard.args = args.to_vec();
         true
     }
 

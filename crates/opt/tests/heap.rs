@@ -817,3 +817,19 @@ fn a_cast_undoes_the_opposite_cast() {
     let other = "[i0]\np1 = cast_int_to_ptr(i0)\nescape_n(p1)\nfinish(i0)\n";
     optimizes_with(Passes::default(), other, other);
 }
+
+#[test]
+fn a_value_test_of_a_constant_object_strengthens_the_null_test_before_it() {
+    // PyPy's guard strengthening again: the null test becomes the value
+    // test, with its own resume data.
+    let before = "[p0, i1, i2]\nguard_nonnull(p0) [i1]\ni3 = int_add(i1, i2)\n\
+        guard_value(p0, ConstPtr(myptr)) [i2]\njump(p0, i3, i2)\n";
+    let after = "[p0, i1, i2]\nguard_value(p0, ConstPtr(myptr)) [i1]\ni3 = int_add(i1, i2)\n\
+        jump(ConstPtr(myptr), i3, i2)\n";
+    optimizes_with(Passes::default(), before, after);
+    // Past an escape, both stay.
+    let escaping = before.replace("guard_value", "escape_n(i3)\nguard_value");
+    let kept = "[p0, i1, i2]\nguard_nonnull(p0) [i1]\ni3 = int_add(i1, i2)\nescape_n(i3)\n\
+        guard_value(p0, ConstPtr(myptr)) [i2]\njump(ConstPtr(myptr), i3, i2)\n";
+    optimizes_with(Passes::default(), &escaping, kept);
+}

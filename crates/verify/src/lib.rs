@@ -832,7 +832,7 @@ fn check_once(
                 }),
         );
         let pairs = match provenance {
-            None => shared_guards(&b, &a),
+            None => shared_guards(&b, &a, checks_from),
             Some(provenance) => aligned_guards(&b, &a, provenance),
         };
         // The first `alignment` obligations are the aligned form's guard
@@ -841,7 +841,8 @@ fn check_once(
         let (mut obligations, alignment) = match provenance {
             None => (end_to_end_obligations(&b, &a, end), 0),
             Some(provenance) => {
-                let mut obligations = guard_obligations(before, after, &b, &a, provenance)?;
+                let mut obligations =
+                    guard_obligations(before, after, &b, &a, provenance, checks_from)?;
                 let alignment = obligations.len();
                 obligations.push(("the traces end differently".into(), b.pass.implies(&end)));
                 (obligations, alignment)
@@ -883,7 +884,7 @@ fn check_once(
                     continue;
                 };
                 let mut alike = Vec::new();
-                for g in &b.guards {
+                for g in b.guards.iter().filter(|g| g.op_index < checks_from) {
                     let Some(x) = &g.resume else { continue };
                     let sights = [&g.sight, &h.sight];
                     let allocated = [b.allocated.as_slice(), a.allocated.as_slice()];
@@ -1103,10 +1104,13 @@ fn end_to_end_obligations(b: &Side, a: &Side, end: Term) -> Vec<(String, Term)> 
 
 /// The guards both traces have (the same condition, the k-th such guard
 /// of one with the k-th of the other), as indices into `guards`.
-fn shared_guards(b: &Side, a: &Side) -> Vec<(usize, usize)> {
+fn shared_guards(b: &Side, a: &Side, checks_from: usize) -> Vec<(usize, usize)> {
     let mut used = vec![false; a.guards.len()];
     let mut pairs = Vec::new();
-    for (i, g) in b.guards.iter().enumerate() {
+    // BEFORE's own guards (not the checks of a caller's claim, which no
+    // guard of AFTER stands for).
+    let own = b.guards.iter().take_while(|g| g.op_index < checks_from);
+    for (i, g) in own.enumerate() {
         let found = a
             .guards
             .iter()
@@ -1140,11 +1144,14 @@ fn guard_obligations(
     b: &Side,
     a: &Side,
     provenance: &[Option<usize>],
+    checks_from: usize,
 ) -> Result<Vec<(String, Term)>, VerifyError> {
     let line = |t: &Trace, i: usize| t.op_pos.get(i).map_or(0, |p| p.line);
     let mut stands_for: Vec<Vec<&Guard>> = vec![Vec::new(); b.guards.len()];
     for guard in &a.guards {
-        let origin = provenance.get(guard.op_index).copied().flatten();
+        // A guard of BEFORE's own: not a check of a caller's claim.
+        let origin =
+            (provenance.get(guard.op_index).copied().flatten()).filter(|&o| o < checks_from);
         let k = origin.and_then(|o| b.guards.iter().position(|g| g.op_index == o));
         let Some(k) = k else {
             return Err(VerifyError::Provenance {
@@ -1154,7 +1161,7 @@ fn guard_obligations(
         };
         stands_for[k].push(guard);
     }
-    let later = later_guards(before, b);
+    let later = later_guards(before, b, checks_from);
     let mut obligations = Vec::new();
     for (k, (g, matched)) in b.guards.iter().zip(&stands_for).enumerate() {
         let name = format!(
@@ -1202,12 +1209,13 @@ fn guard_obligations(
 
 /// For each guard of BEFORE, the later guards that an AFTER guard
 /// standing for it may fail in the place of: those reached from it past
-/// ops that leave no trace (`Opcode::leaves_no_trace`). Resuming at the
+/// ops that leave no trace (`Opcode::leaves_no_trace`), before the checks
+/// of a caller's claim (`Given::checked_tail`: not guards of the trace). Resuming at the
 /// earlier guard, the interpreter does those ops again and meets the
 /// later guard's test itself: failing early is PyPy's guard
 /// strengthening (`guard_nonnull` then `guard_class` become one
 /// `guard_nonnull_class` with the first one's resume data).
-fn later_guards(before: &Trace, b: &Side) -> Vec<Vec<usize>> {
+fn later_guards(before: &Trace, b: &Side, checks_from: usize) -> Vec<Vec<usize>> {
     /// How many guards on a guard may fail in the place of (the
     /// obligations grow with it).
     const MAX_LATER: usize = 4;
@@ -1215,7 +1223,7 @@ fn later_guards(before: &Trace, b: &Side) -> Vec<Vec<usize>> {
     for (k, g) in b.guards.iter().enumerate() {
         for (j, h) in b.guards.iter().enumerate().skip(k + 1).take(MAX_LATER) {
             let between = &before.ops[g.op_index + 1..h.op_index];
-            if !between.iter().all(|op| op.opcode.leaves_no_trace()) {
+            if h.op_index >= checks_from || !between.iter().all(|op| op.opcode.leaves_no_trace()) {
                 break;
             }
             later[k].push(j);

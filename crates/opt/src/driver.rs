@@ -241,10 +241,9 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) capture: Option<Vec<Path>>,
     /// What the final jump passed on, captured.
     pub(crate) captured: Option<Ending>,
-    /// The derived label arguments a peeled body (or an entry into one)
-    /// was given (`LabelState::derived`), to pass on again at its jump,
-    /// with the type of each; `None` in a preamble, which derives what
-    /// it can.
+    /// The derived label arguments and known constants a peeled body (or
+    /// an entry into one) was given, to establish again at its jump;
+    /// `None` in a preamble, which derives what it can.
     pub(crate) derived: Option<crate::peel::Given>,
     /// The pure ops whose results label arguments hold (by opcode and
     /// arguments), in a body that starts at a label.

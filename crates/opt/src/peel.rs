@@ -10,20 +10,25 @@
 //! captured (`capture_jump`), virtual objects and all, and each value in
 //! it (a jump argument, or what an object holds) becomes a label
 //! argument, with its facts (`Fact`: an integer range, a class, not
-//! null). Fields the heap cache knows of those arguments, and the pure
-//! ops the preamble computed of them, become label arguments too
-//! (`derive`, PyPy's short preamble); those whose value is a constant
-//! are known at the label instead, with no argument. This `LabelState` is
-//! where the body starts (`enter`): the objects are virtual again, built
-//! over the label's arguments, and the facts and fields are known. The
-//! body's own jump must pass on a state of the same shape: then the
-//! label's objects are never allocated (they are unboxed); otherwise the
-//! loop is peeled again with its objects allocated at the jumps. Facts
-//! the body's jump does not keep are weakened and the body optimized
-//! again (they only shrink, so this ends); derived arguments it does
-//! not use or must compute again, and known constants it does not keep,
-//! are dropped the same way. A constant or a repeated value among the label's arguments
-//! gets a `same_as` of its own, since a label rebinds values.
+//! null); a constant stays a constant, and a value met twice is one
+//! argument. Fields and array items the heap cache knows of those
+//! arguments, and the pure ops and elidable or loop-invariant calls the
+//! preamble computed of them, become label arguments too (`derive`,
+//! PyPy's short preamble); those whose value is a constant are known at
+//! the label instead, with no argument. This `LabelState` is where the
+//! body starts (`enter`): the objects are virtual again, built over the
+//! label's arguments, and the facts and fields are known. The body's own
+//! jump must pass on a state of the same shape: then the label's objects
+//! are never allocated (they are unboxed). Where it passes on something
+//! else at a place of the state, that place becomes a label argument of
+//! its own (an object there allocated) and the loop is peeled again
+//! (`mismatches`); what is left over falls back to allocating every
+//! object at the jumps. Facts the body's jump does not keep are weakened
+//! and the body optimized again (they only shrink, so this ends);
+//! derived arguments it does not use or must compute again, and known
+//! constants it does not keep, are dropped the same way. A repeated
+//! value among the label's arguments (at places made arguments of their
+//! own) gets a `same_as` of its own, since a label rebinds values.
 //!
 //! The `LabelState` is the witness the validator proves the loop by
 //! (`traceopt_verify::verify_peeled`): the preamble reaches it, and a
@@ -629,11 +634,11 @@ impl Optimizer<'_> {
     }
 
     /// The label arguments a preamble's ending can derive: the known
-    /// fields of its arguments and constants, then its pure ops of
-    /// label arguments (`Source::may_derive`), in the order it made
+    /// fields and array items of its arguments and constants, then its
+    /// pure ops and calls of label arguments (`Source::may_derive`), in the order it made
     /// them; each refers to the label arguments it is made of, and comes
-    /// with its type and value. Those whose value is a constant are
-    /// known constants instead.
+    /// with its value. Those whose value is a constant are known
+    /// constants instead.
     fn derivable(&mut self, ending: &Ending) -> (Vec<Wanted>, Vec<Known>) {
         let mut leaves: Vec<Arg> = ending.leaves.iter().map(|&l| self.find(l)).collect();
         let template = |leaves: &[Arg], arg: Arg| match arg {

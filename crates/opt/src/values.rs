@@ -273,7 +273,6 @@ impl Optimizer<'_> {
         }
     }
 
-    /// Adds to what is known of a reference value.
     /// An op that reads or writes what its first argument points to
     /// (a field, an item, a length) is undefined on null: from here on
     /// (the input's run gets to it) the reference is not null.
@@ -301,6 +300,7 @@ impl Optimizer<'_> {
         }
     }
 
+    /// Adds to what is known of a reference value.
     pub(crate) fn learn_ptr(&mut self, arg: Arg, nonnull: bool, class: Option<Const>) {
         let Arg::Value(v) = arg else { return };
         let mut info = self.ptr_info(arg);

@@ -462,7 +462,7 @@ fn guard_equal(trace: &mut Trace, a: Arg, b: Arg, ty: Type) {
 }
 
 /// Appends the op of `source`, on `args`: a read of its field (as a
-/// value of type `ty`) or its pure op.
+/// value of type `ty`) or array item, or its pure op or call.
 fn derive(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
     let opcode = match source.as_field() {
         Some(_) => read(Opcode::GetfieldGcI, ty),

@@ -196,9 +196,13 @@ pub struct Given<'g> {
 }
 
 impl Given<'_> {
-    /// The index of BEFORE's first op that checks a claim.
+    /// The index of BEFORE's first op that checks a claim (its length
+    /// where none does: a test fragment may end without a jump).
     fn checks_from(&self, before: &Trace) -> usize {
-        (before.ops.len().saturating_sub(1)).saturating_sub(self.checked_tail)
+        match self.checked_tail {
+            0 => before.ops.len(),
+            tail => (before.ops.len().saturating_sub(1)).saturating_sub(tail),
+        }
     }
 }
 

@@ -30,37 +30,37 @@ impl Fact {
     /// guard with no fail arguments; returns how many ops it appended.
     pub fn guards(&self, trace: &mut Trace, value: Arg) -> usize {
         let before = trace.ops.len();
-        let guard = |opcode, args| Op {
-            fail_args: Some(Vec::new()),
-            ..Op::new(opcode, args)
-        };
-        if let Some((lower, upper)) = self.range {
-            for (compare, bound, limit) in [
-                (Opcode::IntGe, lower, i64::MIN),
-                (Opcode::IntLe, upper, i64::MAX),
-            ] {
-                if bound != limit {
-                    let c = Arg::Const(trace.add_const(Const::Int(bound)));
-                    let test = trace.push(Op::new(compare, vec![value, c]), "", Pos::default());
-                    trace.push(
-                        guard(Opcode::GuardTrue, vec![Arg::Value(test)]),
-                        "",
-                        Pos::default(),
-                    );
-                }
-            }
+        self.guard_lower(trace, value);
+        self.guard_upper(trace, value);
+        self.guard_object(trace, value);
+        trace.ops.len() - before
+    }
+
+    /// The guard that `value` is at least the range's lower bound (none
+    /// where the fact has none).
+    pub fn guard_lower(&self, trace: &mut Trace, value: Arg) {
+        if let Some((lower, _)) = self.range.filter(|r| r.0 != i64::MIN) {
+            guard_compare(trace, Opcode::IntGe, value, lower);
         }
+    }
+
+    /// The guard that `value` is at most the range's upper bound (none
+    /// where the fact has none).
+    pub fn guard_upper(&self, trace: &mut Trace, value: Arg) {
+        if let Some((_, upper)) = self.range.filter(|r| r.1 != i64::MAX) {
+            guard_compare(trace, Opcode::IntLe, value, upper);
+        }
+    }
+
+    /// The guard that `value` is not null, and of the fact's class if it
+    /// names one (none where the fact says neither).
+    pub fn guard_object(&self, trace: &mut Trace, value: Arg) {
         if let Some(class) = &self.class {
             let c = Arg::Const(trace.add_const(class.clone()));
-            trace.push(
-                guard(Opcode::GuardNonnullClass, vec![value, c]),
-                "",
-                Pos::default(),
-            );
+            push_guard(trace, Opcode::GuardNonnullClass, vec![value, c]);
         } else if self.nonnull {
-            trace.push(guard(Opcode::GuardNonnull, vec![value]), "", Pos::default());
+            push_guard(trace, Opcode::GuardNonnull, vec![value]);
         }
-        trace.ops.len() - before
     }
 
     /// Whether a value of type `ty` can have this fact.
@@ -71,6 +71,22 @@ impl Fact {
             _ => self.is_empty(),
         }
     }
+}
+
+/// Appends `guard_true(compare(value, bound))`.
+fn guard_compare(trace: &mut Trace, compare: Opcode, value: Arg, bound: i64) {
+    let c = Arg::Const(trace.add_const(Const::Int(bound)));
+    let test = trace.push(Op::new(compare, vec![value, c]), "", Pos::default());
+    push_guard(trace, Opcode::GuardTrue, vec![Arg::Value(test)]);
+}
+
+/// Appends a guard with no fail arguments.
+fn push_guard(trace: &mut Trace, opcode: Opcode, args: Vec<Arg>) {
+    let guard = Op {
+        fail_args: Some(Vec::new()),
+        ..Op::new(opcode, args)
+    };
+    trace.push(guard, "", Pos::default());
 }
 
 /// The state at a peeled loop's label, in terms of the label's
@@ -333,6 +349,33 @@ impl LabelState {
 
     pub fn paths(&self) -> Vec<Option<Path>> {
         let mut paths = vec![None; self.facts.len()];
+        for (item, path) in self.places() {
+            if let crate::FailArg::Arg(Arg::Value(v)) = item {
+                let slot = &mut paths[v.0 as usize];
+                if slot.is_none() {
+                    *slot = Some(path);
+                }
+            }
+        }
+        paths
+    }
+
+    /// The places of the state that hold a constant, with it (in the
+    /// order of `places`).
+    pub fn constant_places(&self) -> Vec<(Path, crate::ConstId)> {
+        (self.places().into_iter())
+            .filter_map(|(item, path)| match item {
+                crate::FailArg::Arg(Arg::Const(c)) => Some((path, c)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every item of the state with its place: the inputs in order, each
+    /// object's contents after the place where it is first met (and only
+    /// there), depth first.
+    fn places(&self) -> Vec<(crate::FailArg, Path)> {
+        let mut places = Vec::new();
         let mut seen = vec![false; self.virtuals.len()];
         let mut stack: Vec<(crate::FailArg, usize, Vec<Step>)> = (self.inputs.iter())
             .enumerate()
@@ -340,34 +383,69 @@ impl LabelState {
             .map(|(i, &item)| (item, i, Vec::new()))
             .collect();
         while let Some((item, input, path)) = stack.pop() {
-            match item {
-                crate::FailArg::Arg(Arg::Value(v)) => {
-                    let slot = &mut paths[v.0 as usize];
-                    if slot.is_none() {
-                        *slot = Some((input, path));
-                    }
+            if let crate::FailArg::Virtual(j) = item {
+                if seen[j as usize] {
+                    continue;
                 }
-                crate::FailArg::Virtual(j) if !seen[j as usize] => {
-                    seen[j as usize] = true;
-                    let object = &self.virtuals[j as usize];
-                    let mut next = Vec::new();
-                    for &(descr, value) in &object.fields {
-                        let mut p = path.clone();
-                        p.push(Step::Field(descr));
-                        next.push((value, input, p));
-                    }
-                    for (index, &value) in object.items.iter().enumerate() {
-                        let mut p = path.clone();
-                        p.push(Step::Item(index as i64, object.descr));
-                        next.push((value, input, p));
-                    }
-                    stack.extend(next.into_iter().rev());
+                seen[j as usize] = true;
+                let object = &self.virtuals[j as usize];
+                let mut next = Vec::new();
+                for &(descr, value) in &object.fields {
+                    let mut p = path.clone();
+                    p.push(Step::Field(descr));
+                    next.push((value, input, p));
                 }
-                _ => {}
+                for (index, &value) in object.items.iter().enumerate() {
+                    let mut p = path.clone();
+                    p.push(Step::Item(index as i64, object.descr));
+                    next.push((value, input, p));
+                }
+                stack.extend(next.into_iter().rev());
             }
+            places.push((item, (input, path)));
         }
-        paths
+        places
     }
+
+    /// The tests a trace entering the peeled loop at its label makes of
+    /// the state it passes on where it does not know their outcome (each
+    /// a guard that, failing, goes to the loop's start instead), in the
+    /// order the optimizer and the validator both make them: that each
+    /// constant place holds its constant, then each label argument's
+    /// fact (range first, then the reference test), then that each known
+    /// constant holds. A derived argument is computed after the tests of
+    /// the arguments it is made of.
+    pub fn entry_tests(&self) -> Vec<EntryTest> {
+        let constants = (0..self.constant_places().len()).map(EntryTest::Constant);
+        let facts = self.facts.iter().enumerate().flat_map(|(slot, fact)| {
+            let (lower, upper) = fact.range.unwrap_or((i64::MIN, i64::MAX));
+            [
+                (lower != i64::MIN).then_some(EntryTest::AtLeast(slot)),
+                (upper != i64::MAX).then_some(EntryTest::AtMost(slot)),
+                (fact.nonnull || fact.class.is_some()).then_some(EntryTest::Object(slot)),
+            ]
+            .into_iter()
+            .flatten()
+        });
+        let known = (0..self.known.len()).map(EntryTest::Known);
+        constants.chain(facts).chain(known).collect()
+    }
+}
+
+/// One test of an entry into a peeled loop (`LabelState::entry_tests`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryTest {
+    /// The place `constant_places()[i]` holds its constant.
+    Constant(usize),
+    /// Label argument `slot` is at least its range's lower bound.
+    AtLeast(usize),
+    /// Label argument `slot` is at most its range's upper bound.
+    AtMost(usize),
+    /// Label argument `slot` is not null (and of its fact's class, if
+    /// the fact names one).
+    Object(usize),
+    /// Known constant `i` holds.
+    Known(usize),
 }
 
 /// A place in a loop's state: one of its inputs, then the fields and

@@ -248,6 +248,9 @@ pub(crate) struct Optimizer<'a> {
     /// The pure ops whose results label arguments hold (by opcode and
     /// arguments), in a body that starts at a label.
     pub(crate) derived_ops: HashMap<(Opcode, Vec<Arg>), Arg>,
+    /// The loop an entry jumps into at its label, and what it tests
+    /// (`End::Enter`).
+    pub(crate) entering: Option<crate::entry::Entering<'a>>,
 }
 
 /// Optimizes `input` with the given passes. `input` must pass the
@@ -299,6 +302,9 @@ pub(crate) struct Ending {
     /// Which of the known constants it was given still hold at the end
     /// (their indexes).
     pub kept_known: Vec<usize>,
+    /// An entry had to read an array item it cannot tell is there (its
+    /// array's length unknown): it may not jump to the label.
+    pub unsafe_read: bool,
 }
 
 /// Where the optimizer starts (`optimize_knowing`).
@@ -374,6 +380,7 @@ pub(crate) fn optimize_knowing(
         captured: None,
         derived: None,
         derived_ops: HashMap::default(),
+        entering: None,
     };
     opt.capture = match end {
         End::Capture(widened) => Some(widened.to_vec()),
@@ -412,6 +419,7 @@ pub(crate) fn optimize_knowing(
         Start::Label(entry) => opt.enter(entry),
     }
     if let End::Enter(state, pool) = end {
+        opt.entering = Some(crate::entry::Entering::new(state, pool));
         opt.derived = Some(opt.import_given(state, pool));
         // The places where the label has arguments of its own, in the
         // output's descrs.

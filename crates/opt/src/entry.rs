@@ -15,21 +15,31 @@
 //! would run that loop's preamble again; where the loop was peeled, the
 //! jump may go to its label instead, as PyPy's bridges do, when the
 //! trace passes on a state of the label's shape (the same objects, kept
-//! virtual and unboxed into the label's arguments) and already knows
-//! every fact the body takes for granted. The fields the label reads
-//! out of its arguments (its derived arguments) are read before the
-//! jump, unless the heap cache knows them. Otherwise the trace keeps its
-//! jump to the start.
+//! virtual and unboxed into the label's arguments). The fields the label
+//! reads out of its arguments (its derived arguments) are read before
+//! the jump, unless the heap cache knows them. What the body takes for
+//! granted and the trace does not know, it tests there (PyPy's short
+//! preamble, `LabelState::entry_tests`): that a place holds the label's
+//! constant, an argument's range, class or non-null, a known constant;
+//! each a guard that, failing, goes on at the loop's start with the
+//! jump's arguments, as the jump did. An array item it cannot tell is
+//! there is not read; where a test cannot hold or the shapes differ,
+//! the trace keeps its jump to the start.
 //!
 //! The witness is the trace's own state at its jump (a `LabelState`
 //! whose objects are the trace's own allocations) with the loop's facts;
 //! `traceopt_verify::verify_entry` proves that the entry reaches the
 //! state the loop's induction starts from.
 
-use traceopt_ir::{Fact, LabelState, Opcode, Trace};
+use traceopt_ir::{
+    Arg, Const, EntryTest, Fact, FailArg, Known, LabelState, Op, Opcode, Trace, Type,
+};
 
-use crate::driver::{optimize_knowing, End, Infeasible, Optimized, Passes, Start};
+use crate::driver::{
+    optimize_knowing, End, Ending, Infeasible, Optimized, Optimizer, Passes, Start,
+};
 use crate::peel::{weaken, Peeled};
+use crate::virtuals::Mapped;
 
 /// A trace optimized to jump to a peeled loop's label.
 #[derive(Clone, Debug)]
@@ -92,7 +102,8 @@ pub fn enter_peeled(
             .all(|(&a, &b)| pool.arg_type(a) == trace.arg_type(b));
     let facts_known = (target.state.facts.iter().zip(&ending.state.facts))
         .all(|(assumed, held)| weaken(assumed, held) == *assumed);
-    if !types_fit || !facts_known || !target.state.same_shape(pool, &ending.state, trace) {
+    let fits = types_fit && facts_known && !ending.unsafe_read;
+    if !fits || !target.state.same_shape(pool, &ending.state, trace) {
         return Ok(None);
     }
     let token = label
@@ -107,4 +118,228 @@ pub fn enter_peeled(
             ..ending.state
         },
     }))
+}
+
+/// What an entry into a peeled loop tests where it does not know the
+/// outcome (`LabelState::entry_tests`): the loop's label state (its
+/// constants and descrs `pool`'s), its tests, and the input's jump
+/// arguments, which each test's guard resumes with (failing, it goes to
+/// the loop's start, as the jump it replaces did).
+pub(crate) struct Entering<'a> {
+    pub state: &'a LabelState,
+    pub pool: &'a Trace,
+    pub tests: Vec<EntryTest>,
+    pub jump_args: Vec<Arg>,
+}
+
+impl<'a> Entering<'a> {
+    pub(crate) fn new(state: &'a LabelState, pool: &'a Trace) -> Self {
+        Entering {
+            state,
+            pool,
+            tests: state.entry_tests(),
+            jump_args: Vec::new(),
+        }
+    }
+}
+
+impl Optimizer<'_> {
+    /// Where the label's state holds a constant and the jump's
+    /// arguments `args` (input values) hold another value there, a
+    /// guard that it is the constant, which it is from then on (a
+    /// top-level place in `args` itself). Places inside objects that are
+    /// not virtual here are left: the shapes differ.
+    pub(crate) fn test_constants(&mut self, args: &mut [Arg]) {
+        let Some(entering) = &self.entering else {
+            return;
+        };
+        let (pool, places) = (entering.pool, entering.state.constant_places());
+        for (i, ((input, steps), c)) in places.into_iter().enumerate() {
+            let Some(&root) = args.get(input) else {
+                continue;
+            };
+            let steps = self.import_steps(&steps, pool);
+            let Some(Mapped::Out(held)) = self.at_place(root, &steps) else {
+                continue;
+            };
+            let wanted = pool.constant(c).clone();
+            let ty = wanted.ty();
+            // Named objects are distinct; a log's objects are named anew
+            // by each trace (two names may be one object).
+            let opaque = self.out.namespace.is_none() && matches!(wanted, Const::Ptr(_));
+            let fits = match held {
+                Arg::Const(h) => self.out.constant(h) == &wanted || (opaque && ty == Type::Ref),
+                Arg::Value(_) => match wanted {
+                    Const::Int(k) => self.bound(held).contains(k),
+                    Const::Null => !self.ptr_info(held).nonnull,
+                    Const::Ptr(_) | Const::Class(_) => ty == Type::Ref,
+                    _ => false,
+                },
+            };
+            if !fits || !matches!(ty, Type::Int | Type::Ref) {
+                continue;
+            }
+            if self.constant_of(held).as_ref() == Some(&wanted) {
+                continue;
+            }
+            let constant = Arg::Const(self.out.add_const(wanted));
+            self.leave_unless(
+                EntryTest::Constant(i),
+                Opcode::GuardValue,
+                vec![held, constant],
+            );
+            self.learn_from_guard(Opcode::GuardValue, &[held, constant]);
+            if steps.is_empty() {
+                args[input] = constant;
+            } else {
+                self.set_place(root, &steps, constant);
+            }
+        }
+    }
+
+    /// The tests of label argument `slot`'s fact that `value` is not
+    /// known to pass: a guard each, after which it is known.
+    pub(crate) fn test_fact(&mut self, slot: usize, value: Arg) {
+        let Some(entering) = &self.entering else {
+            return;
+        };
+        let Some(wanted) = entering.state.facts.get(slot).cloned() else {
+            return;
+        };
+        let held = self.fact(value);
+        if weaken(&wanted, &held) == wanted {
+            return;
+        }
+        let (lower, upper) = wanted.range.unwrap_or((i64::MIN, i64::MAX));
+        let bound = self.bound(value);
+        for (test, compare, limit, known) in [
+            (
+                EntryTest::AtLeast(slot),
+                Opcode::IntGe,
+                lower,
+                bound.lower >= lower,
+            ),
+            (
+                EntryTest::AtMost(slot),
+                Opcode::IntLe,
+                upper,
+                bound.upper <= upper,
+            ),
+        ] {
+            if wanted.range.is_none() || known {
+                continue;
+            }
+            let limit = self.int_const(limit);
+            let test_value = self.emit(Op::new(compare, vec![value, limit]), None);
+            let truth = Arg::Value(test_value);
+            self.leave_unless(test, Opcode::GuardTrue, vec![truth]);
+        }
+        if let Some((lower, upper)) = wanted.range {
+            let (narrowed, _) = self.bound(value).intersect_range(lower, upper);
+            self.narrow(value, narrowed, 0);
+        }
+        let info = self.ptr_info(value);
+        let test = EntryTest::Object(slot);
+        match &wanted.class {
+            Some(class) if info.class.as_ref() != Some(class) => {
+                if info.class.is_some() || self.is_null(value) {
+                    return; // another class: the entry fails its facts
+                }
+                let c = Arg::Const(self.out.add_const(class.clone()));
+                let opcode = match info.nonnull {
+                    true => Opcode::GuardClass,
+                    false => Opcode::GuardNonnullClass,
+                };
+                self.leave_unless(test, opcode, vec![value, c]);
+                self.learn_from_guard(opcode, &[value, c]);
+            }
+            None if wanted.nonnull && !info.nonnull && !self.is_null(value) => {
+                self.leave_unless(test, Opcode::GuardNonnull, vec![value]);
+                self.learn_from_guard(Opcode::GuardNonnull, &[value]);
+            }
+            _ => {}
+        }
+    }
+
+    /// The test that known constant `index` holds of `value`: a guard
+    /// that it is `constant`, after which it is.
+    pub(crate) fn test_known(&mut self, index: usize, value: Arg, constant: Arg) -> bool {
+        let ty = self.out.arg_type(constant);
+        if let Arg::Const(_) = value {
+            return self.constant_of(value) == self.constant_of(constant);
+        }
+        let fits = match (value, self.constant_of(constant)) {
+            (_, Some(Const::Int(k))) => self.bound(value).contains(k),
+            (_, Some(Const::Null)) => !self.ptr_info(value).nonnull,
+            _ => ty == Type::Ref,
+        };
+        if !fits || !matches!(ty, Type::Int | Type::Ref) {
+            return false;
+        }
+        self.leave_unless(
+            EntryTest::Known(index),
+            Opcode::GuardValue,
+            vec![value, constant],
+        );
+        self.learn_from_guard(Opcode::GuardValue, &[value, constant]);
+        true
+    }
+
+    /// The tests of the facts of the label arguments the state itself
+    /// holds (before the derived ones), where the ending has as many.
+    pub(crate) fn test_state_facts(&mut self, ending: &mut Ending) {
+        let Some(entering) = &self.entering else {
+            return;
+        };
+        let own = entering.state.facts.len() - entering.state.derived.len();
+        if ending.leaves.len() != own {
+            return;
+        }
+        for slot in 0..own {
+            self.test_fact(slot, ending.leaves[slot]);
+            ending.leaves[slot] = self.find(ending.leaves[slot]);
+            ending.state.facts[slot] = self.fact(ending.leaves[slot]);
+        }
+    }
+
+    /// The test that known constant `index` (`known`, of label arguments
+    /// `args`) holds: its field read or op computed where nothing gives
+    /// it, and a guard. Whether it is made.
+    pub(crate) fn test_known_at(&mut self, index: usize, known: &Known, args: Vec<Arg>) -> bool {
+        let value = match known.source.reads() {
+            // An array item it cannot tell is there is not read.
+            true => match self.derived_read(&known.source, args) {
+                (_, false) if known.source.as_item().is_some() => return false,
+                (value, _) => value,
+            },
+            false => self.derived_pure(&known.source, args).0,
+        };
+        let constant = Arg::Const(known.value);
+        self.test_known(index, value, constant)
+    }
+
+    /// Emits `opcode(args)`, the guard of entry test `test`: where it
+    /// fails, the interpreter goes on at the loop's start with the jump's
+    /// arguments (its virtuals described). Its provenance is the
+    /// input's length plus the test's number (the validator's entry
+    /// comparison makes the tests after the input's ops).
+    fn leave_unless(&mut self, test: EntryTest, opcode: Opcode, args: Vec<Arg>) {
+        let Some(entering) = &self.entering else {
+            return;
+        };
+        let Some(number) = entering.tests.iter().position(|&t| t == test) else {
+            return;
+        };
+        let fail_args = entering
+            .jump_args
+            .iter()
+            .map(|&a| FailArg::Arg(a))
+            .collect();
+        let mut guard = Op {
+            fail_args: Some(fail_args),
+            ..Op::new(opcode, args)
+        };
+        self.resume_data(&mut guard);
+        self.emit_for(guard, Some(""), self.input.ops.len() + number);
+    }
 }

@@ -472,8 +472,15 @@ impl Optimizer<'_> {
                 self.force_at(root, &steps);
             }
         }
-        let (items, virtuals, allocs) = self.capture_state(args);
+        // An entry tests what it does not know of the state it passes on.
+        let mut args = args.to_vec();
+        if let Some(entering) = self.entering.as_mut() {
+            entering.jump_args = args.clone();
+        }
+        self.test_constants(&mut args);
+        let (items, virtuals, allocs) = self.capture_state(&args);
         let mut ending = self.template(items, virtuals, allocs);
+        self.test_state_facts(&mut ending);
         let inputs = self.out.inputs.len();
         let mapped: Vec<Arg> = self.map.iter().flatten().copied().collect();
         let mut answered: Vec<usize> = (mapped.into_iter())
@@ -533,7 +540,11 @@ impl Optimizer<'_> {
             };
             let value = match found {
                 Some(value) => value,
-                None if source.reads() => self.derived_read(&source, args),
+                None if source.reads() => {
+                    let (value, known) = self.derived_read(&source, args);
+                    ending.unsafe_read |= !known && source.as_item().is_some();
+                    value
+                }
                 None => {
                     let (value, computed) = self.derived_pure(&source, args);
                     if computed {
@@ -543,6 +554,8 @@ impl Optimizer<'_> {
                 }
             };
             let slot = ending.leaves.len();
+            self.test_fact(slot, value);
+            let value = self.find(value);
             ending.state.derived.push(Derived { slot, source });
             ending.state.facts.push(self.fact(value));
             ending.leaves.push(value);
@@ -562,7 +575,7 @@ impl Optimizer<'_> {
             };
             let same = matches!(value, Some(Arg::Const(c))
                 if self.out.constant(c) == self.out.constant(k.value));
-            if same {
+            if same || self.entering.is_some() && self.test_known_at(index, &k, args) {
                 ending.state.known.push(k);
                 ending.kept_known.push(index);
             }
@@ -589,24 +602,30 @@ impl Optimizer<'_> {
     }
 
     /// What the field or array item `source` reads (of `args`) holds
-    /// here: known to the heap cache, or read.
-    fn derived_read(&mut self, source: &Source, args: Vec<Arg>) -> Arg {
+    /// here: known to the heap cache (then `true`), or read.
+    pub(crate) fn derived_read(&mut self, source: &Source, args: Vec<Arg>) -> (Arg, bool) {
         if let Some(known) = self.known_read(source, &args) {
-            return known;
+            return (known, true);
         }
         let op = Op {
             descr: source.descr,
             ..Op::new(source.opcode, args)
         };
-        Arg::Value(self.emit(op, None))
+        (Arg::Value(self.emit(op, None)), false)
     }
 
     /// What pure `opcode(args)` gives here: a label argument that holds
     /// it, an equal op of the trace's own, or the op computed now (then
     /// `true`).
-    fn derived_pure(&mut self, source: &Source, args: Vec<Arg>) -> (Arg, bool) {
+    pub(crate) fn derived_pure(&mut self, source: &Source, args: Vec<Arg>) -> (Arg, bool) {
         if let Some(known) = self.known_pure(source.opcode, &args) {
             return (known, false);
+        }
+        // An entry's arguments may be constants, or known better.
+        if self.entering.is_some() && traceopt_rules::check::is_rule_op(source.opcode) {
+            if let Ok(value) = self.int_op(source.opcode, args.clone(), None, 0) {
+                return (value, true);
+            }
         }
         let op = Op {
             descr: source.descr,
@@ -777,6 +796,7 @@ impl Optimizer<'_> {
             recomputed: Vec::new(),
             answered: Vec::new(),
             kept_known: Vec::new(),
+            unsafe_read: false,
         }
     }
 }

@@ -780,25 +780,48 @@ impl Optimizer<'_> {
     /// `steps` (fields and items followed through virtual objects), if
     /// it is virtual: a label argument of its own is wanted there.
     pub(crate) fn force_at(&mut self, root: Arg, steps: &[Step]) {
-        let mut m = self.mapped(root);
-        for step in steps {
-            let Mapped::Virtual(k) = self.current(m) else {
-                return;
-            };
-            let object = &self.virtuals.objects[k as usize];
-            let next = match *step {
-                Step::Field(d) => (object.fields.iter())
-                    .find(|(e, _)| *e == d)
-                    .map(|&(_, v)| v),
-                Step::Item(i, _) => usize::try_from(i)
-                    .ok()
-                    .and_then(|i| object.items.get(i).copied().flatten()),
-            };
-            let Some(next) = next else { return };
-            m = next;
-        }
-        if let Mapped::Virtual(k) = self.current(m) {
+        if let Some(Mapped::Virtual(k)) = self.at_place(root, steps) {
             self.force(k);
+        }
+    }
+
+    /// What input argument `root` holds at `steps`, followed through
+    /// virtual objects (`None` where one is not virtual or lacks it).
+    pub(crate) fn at_place(&mut self, root: Arg, steps: &[Step]) -> Option<Mapped> {
+        let mut m = self.mapped(root);
+        for &step in steps {
+            let Mapped::Virtual(k) = self.current(m) else {
+                return None;
+            };
+            m = *self.place_in(k, step)?;
+        }
+        Some(self.current(m))
+    }
+
+    /// Makes what input argument `root` holds at `steps` (a place inside
+    /// virtual objects) `value`.
+    pub(crate) fn set_place(&mut self, root: Arg, steps: &[Step], value: Arg) {
+        let Some((&last, path)) = steps.split_last() else {
+            return;
+        };
+        if let Some(Mapped::Virtual(k)) = self.at_place(root, path) {
+            if let Some(place) = self.place_in(k, last) {
+                *place = Mapped::Out(value);
+            }
+        }
+    }
+
+    /// The place of virtual object `k` that `step` goes to.
+    fn place_in(&mut self, k: u32, step: Step) -> Option<&mut Mapped> {
+        let object = &mut self.virtuals.objects[k as usize];
+        match step {
+            Step::Field(d) => (object.fields.iter_mut())
+                .find(|(e, _)| *e == d)
+                .map(|(_, v)| v),
+            Step::Item(i, _) => usize::try_from(i)
+                .ok()
+                .and_then(|i| object.items.get_mut(i))
+                .and_then(|item| item.as_mut()),
         }
     }
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{parse, solver};
-use traceopt_ir::{print_trace, Fact, LabelState, Opcode, Trace};
+use traceopt_ir::{print_trace, Arg, Fact, LabelState, Opcode, Trace};
 use traceopt_opt::{enter_peeled, facts_on_exit, optimize_assuming, peel, Passes, Peeled};
 use traceopt_verify::{verify_assuming, verify_entry, verify_exit_facts, verify_peeled, Verdict};
 
@@ -544,13 +544,52 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
     let mut other = entered.state.clone();
     other.facts[0] = Fact::default();
     assert!(entry(&out.trace, &other).is_err());
-    // Without the check, the body's fact that the count is positive is
-    // not known: the bridge jumps to the loop's start.
+    // Without the check, the bridge tests the body's fact that the count
+    // is positive where it jumps: a guard that, failing, goes to the
+    // loop's start as the jump did (with the boxes it passed, described).
     let unchecked = print_trace(&bridge).replace("i4 = int_gt(i0, 0)\nguard_true(i4) []\n", "");
     let unchecked = parse(&unchecked);
-    assert!(enter_peeled(&unchecked, Passes::default(), &[], &looped)
+    let tested = enter_peeled(&unchecked, Passes::default(), &[], &looped)
         .unwrap()
-        .is_none());
+        .expect("entered with a test");
+    let out = &tested.optimized;
+    let text = print_trace(&out.trace);
+    assert_eq!(
+        text,
+        "[i0, i1]\ni8 = int_ge(i0, 1)\nguard_true(i8) [p2, p3] where \
+         p2 = new_with_vtable(descr=nodesize) {valuedescr=i0}, \
+         p3 = new_with_vtable(descr=nodesize) {valuedescr=i1}\n\
+         jump(i0, i1, descr=TargetToken(1))\n"
+    );
+    // The test stands for the validator's test 0, past the input's ops.
+    assert_eq!(out.provenance[1], Some(unchecked.ops.len()));
+    let tested_entry = |trace: &Trace, provenance: &[Option<usize>]| {
+        verify_entry(
+            &unchecked,
+            trace,
+            provenance,
+            &tested.state,
+            target,
+            &[],
+            &mut solver(),
+        )
+    };
+    let proved = tested_entry(&out.trace, &out.provenance).unwrap();
+    assert_eq!(proved, Verdict::Proved);
+    // A weaker test lets a count of 0 in; one that resumes with the
+    // boxes the other way round goes on with them swapped: refuted.
+    let mut weaker = out.trace.clone();
+    weaker.ops[0].args[1] = Arg::Const(weaker.add_const(traceopt_ir::Const::Int(0)));
+    let mut swapped = out.trace.clone();
+    swapped.ops[1].fail_args.as_mut().unwrap().swap(0, 1);
+    for wrong in [weaker, swapped] {
+        let verdict = tested_entry(&wrong, &out.provenance).unwrap();
+        let text = print_trace(&wrong);
+        assert!(
+            matches!(verdict, Verdict::Refuted(_)),
+            "{text}: {verdict:?}"
+        );
+    }
     // An entry that jumps to the label all the same is refuted: the
     // count it passes may be 0 or less.
     let mut wrong = out.trace.clone();

@@ -66,8 +66,20 @@ pub(crate) fn assuming(
     provenance: &[Option<usize>],
     assumed: &[Fact],
 ) -> (Trace, Trace, Vec<Option<usize>>, usize) {
-    let with_guards = |trace: &Trace| {
-        let mut guarded = new_trace(trace, inputs_of(trace));
+    assuming_in(input, output, provenance, assumed, input)
+}
+
+/// `assuming`, the input's copy in the constants and descrs of `pool`
+/// (of which the input's are the first, with the same ids).
+pub(crate) fn assuming_in(
+    input: &Trace,
+    output: &Trace,
+    provenance: &[Option<usize>],
+    assumed: &[Fact],
+    pool: &Trace,
+) -> (Trace, Trace, Vec<Option<usize>>, usize) {
+    let with_guards = |trace: &Trace, pool: &Trace| {
+        let mut guarded = new_trace(pool, inputs_of(trace));
         let mut guards = 0;
         for (i, fact) in assumed.iter().enumerate().take(trace.inputs.len()) {
             if fact.fits(trace.inputs[i]) {
@@ -80,8 +92,8 @@ pub(crate) fn assuming(
         copy_ops(&mut guarded, trace, all, &mut map, |_| None, &mut unused);
         (guarded, guards)
     };
-    let (before, guards) = with_guards(input);
-    let (after, _) = with_guards(output);
+    let (before, guards) = with_guards(input, pool);
+    let (after, _) = with_guards(output, output);
     let provenance = (0..guards)
         .map(Some)
         .chain(provenance.iter().map(|p| p.map(|p| p + guards)))

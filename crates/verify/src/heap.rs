@@ -1256,7 +1256,8 @@ impl Memory {
 
     /// `r` comes from outside the trace: the fact that says what it can
     /// be (`World::outside_ref`), which lets its reads skip the stores to
-    /// objects only one trace allocates.
+    /// objects only one trace allocates; nor is it an object this trace
+    /// allocates later (the outside hands out what exists).
     pub(crate) fn outside_ref(
         &mut self,
         world: &mut World,
@@ -1264,7 +1265,21 @@ impl Memory {
         r: &Term,
     ) -> Result<Term, SolverError> {
         self.from_outside.insert(r.clone());
-        world.outside_ref(solver, r)
+        let outside = world.outside_ref(solver, r)?;
+        let Some((_, paired)) = world.slots.clone() else {
+            return Ok(outside);
+        };
+        let made: HashSet<u32> = (0..self.allocations)
+            .map(|k| self.slots.get(k as usize).copied().unwrap_or(k + 1))
+            .collect();
+        let base = world.base(solver)?;
+        let later = (paired.into_iter())
+            .filter(|slot| !made.contains(slot))
+            .map(|slot| {
+                r.eq(&base.bv(Fun::BvAdd, &Term::word(i64::from(slot))))
+                    .not()
+            });
+        Ok(Term::and_all(std::iter::once(outside).chain(later)))
     }
 
     /// The trace's inputs exist before it.

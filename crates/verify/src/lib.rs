@@ -193,15 +193,29 @@ pub struct Given<'g> {
     /// undefined check would make BEFORE's run undefined, and any AFTER
     /// would do there.)
     pub checked_tail: usize,
+    /// The ops of `checked_tail` are BEFORE's own, its guards too (an
+    /// entry's tests of the state it passes on, which leave for the
+    /// loop's start where they fail): their definedness alone is proved,
+    /// and AFTER's guards may stand for them.
+    pub tail_guards_leave: bool,
 }
 
 impl Given<'_> {
-    /// The index of BEFORE's first op that checks a claim (its length
-    /// where none does: a test fragment may end without a jump).
-    fn checks_from(&self, before: &Trace) -> usize {
+    /// The index of BEFORE's first op whose definedness is proved (its
+    /// length where none is: a test fragment may end without a jump).
+    fn defined_from(&self, before: &Trace) -> usize {
         match self.checked_tail {
             0 => before.ops.len(),
             tail => (before.ops.len().saturating_sub(1)).saturating_sub(tail),
+        }
+    }
+
+    /// The index of BEFORE's first op that checks a claim: a guard from
+    /// there on is no guard of BEFORE's own (its length where none is).
+    fn checks_from(&self, before: &Trace) -> usize {
+        match self.tail_guards_leave {
+            true => before.ops.len(),
+            false => self.defined_from(before),
         }
     }
 }
@@ -821,8 +835,9 @@ fn check_once(
         // BEFORE's own ops are defined; the checks at its end are shown
         // to be.
         let checks_from = given.checks_from(before);
+        let defined_from = given.defined_from(before);
         let (b_own, b_checks): (Vec<&Defined>, Vec<&Defined>) =
-            b.defined.iter().partition(|d| d.op < checks_from);
+            b.defined.iter().partition(|d| d.op < defined_from);
         assumed.extend(b_own.iter().map(|d| d.term.clone()));
         let checks_defined = Term::and_all(b_checks.iter().map(|d| d.term.clone()));
         let end = Term::and_all([same_end, same_escapes, same_heap]);
@@ -947,8 +962,8 @@ fn check_once(
                     return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
                 };
                 start.pure_results = pure_results.to_vec();
-                let checks_from = given.checks_from(before);
-                let replayed = replay(before, after, &start, &failing_pairs, checks_from);
+                let defined_from = given.defined_from(before);
+                let replayed = replay(before, after, &start, &failing_pairs, defined_from);
                 let difference = match (replayed, alignment) {
                     (Some(difference), _) if what.is_empty() => difference,
                     (Some(difference), _) => format!("{what}: {difference}"),
@@ -1150,7 +1165,12 @@ fn guard_obligations(
     provenance: &[Option<usize>],
     checks_from: usize,
 ) -> Result<Vec<(String, Term)>, VerifyError> {
-    let line = |t: &Trace, i: usize| t.op_pos.get(i).map_or(0, |p| p.line);
+    // An op the comparison added (a check, an entry's test) has no line:
+    // its index names it.
+    let line = |t: &Trace, i: usize| match t.op_pos.get(i).map_or(0, |p| p.line) {
+        0 => format!("op {i}"),
+        n => format!("line {n}"),
+    };
     let mut stands_for: Vec<Vec<&Guard>> = vec![Vec::new(); b.guards.len()];
     for guard in &a.guards {
         // A guard of BEFORE's own: not a check of a caller's claim.
@@ -1159,7 +1179,7 @@ fn guard_obligations(
         let k = origin.and_then(|o| b.guards.iter().position(|g| g.op_index == o));
         let Some(k) = k else {
             return Err(VerifyError::Provenance {
-                line: line(after, guard.op_index),
+                line: after.op_pos.get(guard.op_index).map_or(0, |p| p.line),
                 what: after.ops[guard.op_index].opcode.name().into(),
             });
         };
@@ -1169,7 +1189,7 @@ fn guard_obligations(
     let mut obligations = Vec::new();
     for (k, (g, matched)) in b.guards.iter().zip(&stands_for).enumerate() {
         let name = format!(
-            "{} at line {}",
+            "{} at {}",
             before.ops[g.op_index].opcode,
             line(before, g.op_index)
         );
@@ -1190,7 +1210,7 @@ fn guard_obligations(
         }
         for m in matched {
             let what = format!(
-                "BEFORE's {name} and AFTER's {} at line {} differ",
+                "BEFORE's {name} and AFTER's {} at {} differ",
                 after.ops[m.op_index].opcode,
                 line(after, m.op_index)
             );
@@ -1927,7 +1947,7 @@ fn replay(
     after: &Trace,
     start: &Start,
     pairs: &[(usize, usize)],
-    checks_from: usize,
+    defined_from: usize,
 ) -> Option<String> {
     let b = replay_run(before, start);
     let a = replay_run(after, start);
@@ -1944,7 +1964,7 @@ fn replay(
     // a check of a claim (`Given::checked_tail`).
     if let Err(e) = &b {
         if e.op_index
-            .is_some_and(|k| k >= checks_from && k + 1 < before.ops.len())
+            .is_some_and(|k| k >= defined_from && k + 1 < before.ops.len())
         {
             return Some(format!(
                 "BEFORE's check of the claim {}",

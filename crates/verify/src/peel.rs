@@ -35,14 +35,17 @@
 //! A trace that jumps to the loop's label instead of its start (a
 //! bridge entering the peeled loop, `verify_entry`) takes the place of
 //! the preamble in (a), with its own state of the same shape and facts.
+//! Its input makes the entry's tests before its jump (`entry_pass`),
+//! each a guard that fails with the jump's arguments: the interpreter
+//! resumed so goes on at the loop's start, which is what the jump does.
 
 use traceopt_ir::{
-    Arg, Const, ConstId, DescrId, Fact, FailArg, JumpTarget, LabelState, Op, Opcode, Pos, Source,
-    Step, Trace, Type, ValueId,
+    Arg, Const, ConstId, DescrId, EntryTest, Fact, FailArg, JumpTarget, LabelState, Op, Opcode,
+    Path, Pos, Source, Step, Trace, Type, ValueId,
 };
 use traceopt_smt::Solver;
 
-use crate::exit::assuming;
+use crate::exit::assuming_in;
 use crate::{verify_optimized_given, Given, Verdict, VerifyError};
 
 /// Proves `output` (peeled from `looped`; `provenance` gives for each of
@@ -136,17 +139,40 @@ pub fn verify_entry(
     if !state.same_shape(output, loop_state, loop_output) || state.facts != loop_state.facts {
         return Err(shape("whose state is not the loop's"));
     }
+    // The input's constants and descrs are the output's first ones
+    // (the optimizer adds its own after them): the comparison copies
+    // the input's ops beside the witness's, in the output's.
+    let prefix = input.num_consts() <= output.num_consts()
+        && input.num_descrs() <= output.num_descrs()
+        && (0..input.num_consts()).all(|c| {
+            let c = ConstId(c as u32);
+            input.constant(c) == output.constant(c)
+        })
+        && (0..input.num_descrs()).all(|d| {
+            let d = DescrId(d as u32);
+            input.descr(d) == output.descr(d)
+        });
+    if !prefix {
+        return Err(shape(
+            "whose constants and descrs are not its input's and more",
+        ));
+    }
     // Both start with the guards of what the input is known to satisfy.
-    let (input, output, provenance, guards) = assuming(input, output, provenance, assumed);
+    let (input, output, provenance, guards) =
+        assuming_in(input, output, provenance, assumed, output);
     let mut state = state.clone();
     for alloc in state.allocs.iter_mut() {
         *alloc += guards;
     }
     let (jump, end) = (jump + guards, end + guards);
-    let verdict = prove(
-        first_pass(&input, &output, &provenance, end, &state, jump),
-        solver,
-    )?;
+    let (before, after, provenance, tests) =
+        entry_pass(&input, &output, &provenance, end, &state, jump);
+    let given = Given {
+        checked_tail: tests,
+        tail_guards_leave: true,
+        ..Given::default()
+    };
+    let verdict = verify_optimized_given(&before, &after, &provenance, given, solver)?;
     Ok(named(verdict, "the entry"))
 }
 
@@ -356,6 +382,31 @@ fn materialize(
         .collect()
 }
 
+/// What the state `inputs` holds at `path`, read out of its objects (a
+/// value of type `ty`).
+fn read_place(trace: &mut Trace, inputs: &[Arg], path: &Path, ty: Type) -> Arg {
+    let (input, steps) = path;
+    let mut value = inputs[*input];
+    for (s, step) in steps.iter().enumerate() {
+        let ty = if s + 1 == steps.len() { ty } else { Type::Ref };
+        let op = match *step {
+            Step::Field(descr) => Op {
+                descr: Some(descr),
+                ..Op::new(read(Opcode::GetfieldGcI, ty), vec![value])
+            },
+            Step::Item(index, descr) => {
+                let index = Arg::Const(trace.add_const(Const::Int(index)));
+                Op {
+                    descr,
+                    ..Op::new(read(Opcode::GetarrayitemGcI, ty), vec![value, index])
+                }
+            }
+        };
+        value = Arg::Value(trace.push(op, "", Pos::default()));
+    }
+    value
+}
+
 /// The label arguments as the loop's state `inputs` holds them: read
 /// out of its objects, or (derived ones) out of a field; then the guards
 /// of their facts. The derived ones' values, and how many ops that took.
@@ -368,30 +419,9 @@ fn check_facts(
     let before = trace.ops.len();
     let mut values: Vec<Option<Arg>> = vec![None; types.len()];
     for (k, path) in state.paths().into_iter().enumerate() {
-        let Some((input, steps)) = path else { continue };
-        let mut value = inputs[input];
-        for (s, step) in steps.iter().enumerate() {
-            let ty = if s + 1 == steps.len() {
-                types[k]
-            } else {
-                Type::Ref
-            };
-            let op = match *step {
-                Step::Field(descr) => Op {
-                    descr: Some(descr),
-                    ..Op::new(read(Opcode::GetfieldGcI, ty), vec![value])
-                },
-                Step::Item(index, descr) => {
-                    let index = Arg::Const(trace.add_const(Const::Int(index)));
-                    Op {
-                        descr,
-                        ..Op::new(read(Opcode::GetarrayitemGcI, ty), vec![value, index])
-                    }
-                }
-            };
-            value = Arg::Value(trace.push(op, "", Pos::default()));
+        if let Some(path) = path {
+            values[k] = Some(read_place(trace, inputs, &path, types[k]));
         }
-        values[k] = Some(value);
     }
     let derived: Vec<Arg> = (state.derived.iter())
         .map(|d| {
@@ -589,6 +619,133 @@ fn first_pass(
     inputs.extend(state.derived.iter().map(|d| slots[d.slot]));
     jump_like(&mut after, looped, inputs, &mut prov, Some(jump + checks));
     (before, after, prov, checks)
+}
+
+/// Comparison (a) for a trace entering the loop at its label: the
+/// input up to its jump, then its tests of the state it passes on
+/// (`LabelState::entry_tests`), each a guard that fails with the jump's
+/// arguments (as good as the jump to the loop's start the input makes:
+/// the interpreter goes on from there), then a jump with the label's
+/// arguments; against the output up to its jump, the state built from
+/// its jump's arguments, and a jump. An output guard that makes one of
+/// the tests stands for it: its provenance is the input's length plus
+/// the test's number. How many ops the tests took is the second count.
+fn entry_pass(
+    input: &Trace,
+    output: &Trace,
+    provenance: &[Option<usize>],
+    end: usize,
+    state: &LabelState,
+    jump: usize,
+) -> Pair {
+    let types: Vec<Type> = output.ops[end]
+        .args
+        .iter()
+        .map(|&a| output.arg_type(a))
+        .collect();
+    let mut before = new_trace(output, inputs_of(input));
+    let mut map = identity(input);
+    let mut unused = Vec::new();
+    copy_ops(&mut before, input, 0..jump, &mut map, |_| None, &mut unused);
+    let jump_args: Vec<Arg> = (input.ops[jump].args.iter())
+        .map(|&a| mapped(a, &map))
+        .collect();
+    let leave: Vec<FailArg> = jump_args.iter().map(|&a| FailArg::Arg(a)).collect();
+    let start = before.ops.len();
+    let mut values: Vec<Option<Arg>> = vec![None; types.len()];
+    for (k, path) in state.paths().into_iter().enumerate() {
+        if let Some(path) = path {
+            values[k] = Some(read_place(&mut before, &jump_args, &path, types[k]));
+        }
+    }
+    let constants = state.constant_places();
+    let mut derived_done = 0;
+    let mut test_guards = Vec::new();
+    for test in state.entry_tests() {
+        // A derived argument is computed before its own tests, after
+        // those of what it is made of.
+        let upto = match test {
+            EntryTest::AtLeast(s) | EntryTest::AtMost(s) | EntryTest::Object(s) => {
+                (state.derived.iter().position(|d| d.slot == s)).map_or(0, |n| n + 1)
+            }
+            EntryTest::Known(_) => state.derived.len(),
+            EntryTest::Constant(_) => 0,
+        };
+        for d in state.derived.iter().take(upto).skip(derived_done) {
+            let args = on_values(&d.source, &values);
+            values[d.slot] = Some(derive(&mut before, &d.source, args, types[d.slot]));
+        }
+        derived_done = derived_done.max(upto);
+        let value = |s: usize| values[s].expect("a slot computed before its tests");
+        match test {
+            EntryTest::Constant(i) => {
+                let (path, c) = &constants[i];
+                let ty = before.constant(*c).ty();
+                let held = read_place(&mut before, &jump_args, path, ty);
+                guard_equal(&mut before, held, Arg::Const(*c), ty);
+            }
+            EntryTest::AtLeast(s) => state.facts[s].guard_lower(&mut before, value(s)),
+            EntryTest::AtMost(s) => state.facts[s].guard_upper(&mut before, value(s)),
+            EntryTest::Object(s) => state.facts[s].guard_object(&mut before, value(s)),
+            EntryTest::Known(i) => {
+                let k = &state.known[i];
+                let ty = before.constant(k.value).ty();
+                let args = on_values(&k.source, &values);
+                let held = derive(&mut before, &k.source, args, ty);
+                guard_equal(&mut before, held, Arg::Const(k.value), ty);
+            }
+        }
+        let guard = before.ops.len() - 1;
+        before.ops[guard].fail_args = Some(leave.clone());
+        test_guards.push(guard);
+    }
+    for d in state.derived.iter().skip(derived_done) {
+        let args = on_values(&d.source, &values);
+        values[d.slot] = Some(derive(&mut before, &d.source, args, types[d.slot]));
+    }
+    let tests = before.ops.len() - start;
+    let mut label_args = jump_args;
+    label_args.extend((state.derived.iter()).map(|d| values[d.slot].expect("derived")));
+    jump_like(&mut before, input, label_args, &mut unused, None);
+
+    let mut after = new_trace(output, inputs_of(output));
+    let mut prov = Vec::new();
+    let moved = |p: Option<usize>| {
+        let p = p?;
+        match p.checked_sub(input.ops.len()) {
+            Some(test) => test_guards.get(test).copied(),
+            None if p >= jump => Some(p + tests),
+            None => Some(p),
+        }
+    };
+    let mut map = identity(output);
+    copy_ops(
+        &mut after,
+        output,
+        0..end,
+        &mut map,
+        |i| moved(provenance[i]),
+        &mut prov,
+    );
+    let slots: Vec<Arg> = (output.ops[end].args.iter())
+        .map(|&a| mapped(a, &map))
+        .collect();
+    let mut inputs = materialize(&mut after, state, &slots, &mut prov, 0);
+    inputs.extend(state.derived.iter().map(|d| slots[d.slot]));
+    jump_like(&mut after, input, inputs, &mut prov, Some(jump + tests));
+    (before, after, prov, tests)
+}
+
+/// The arguments of `source` where label argument k is `values[k]`
+/// (computed before it).
+fn on_values(source: &Source, values: &[Option<Arg>]) -> Vec<Arg> {
+    (source.args.iter())
+        .map(|&a| match a {
+            Arg::Value(k) => values[k.0 as usize]
+                .expect("a derived slot is made of slots of the state or derived before"),
+            constant => constant,
+        })
+        .collect()
 }
 
 /// Comparison (b): from label arguments with the facts, the loop's

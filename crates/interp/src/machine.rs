@@ -937,10 +937,13 @@ impl<'t, 'e> Machine<'t, 'e> {
             }
             GuardNonnull => o.reference(0)?.is_some(),
             GuardIsnull => o.reference(0)?.is_none(),
-            GuardClass | GuardGcType => self.class_of(o, o.nonnull(0)?)? == o.int(1)?,
+            GuardGcType => self.class_of(o, o.nonnull(0)?)? == o.int(1)?,
+            // An object that is no instance is of no class: it fails a
+            // class test (PyPy's backend compares type ids).
+            GuardClass => self.instance_of(o, o.nonnull(0)?)? == Some(o.int(1)?),
             GuardNonnullClass => match o.reference(0)? {
                 None => false,
-                Some(id) => self.class_of(o, id)? == o.int(1)?,
+                Some(id) => self.instance_of(o, id)? == Some(o.int(1)?),
             },
             GuardSubclass => {
                 let class = self.class_of(o, o.nonnull(0)?)?;
@@ -1145,6 +1148,14 @@ impl<'t, 'e> Machine<'t, 'e> {
 
     fn object_mut(&mut self, o: &Ctx, id: ObjId) -> Result<&mut HeapObject, InterpError> {
         self.heap.get_mut(id).ok_or_else(|| not_in_heap(o, id))
+    }
+
+    /// The class of object `id`, if it is an instance.
+    fn instance_of(&self, o: &Ctx, id: ObjId) -> Result<Option<i64>, InterpError> {
+        match self.object(o, id)? {
+            HeapObject::Object { class, .. } => Ok(Some(*class)),
+            _ => Ok(None),
+        }
     }
 
     fn class_of(&self, o: &Ctx, id: ObjId) -> Result<i64, InterpError> {

@@ -333,6 +333,8 @@ impl World {
             let mut facts = Vec::new();
             if let (Some(class), Some(heap)) = (&info.class, self.initial_array(&Cell::Class)) {
                 facts.push(heap.select(&obj).eq(&self.class(solver, class)?));
+                // An object of a class is an instance.
+                facts.push(is_kind(self, solver, &obj, ObjKind::Instance)?);
             }
             if let (Some((_, n)), Some(heap)) = (&info.array, self.initial_array(&Cell::Length)) {
                 facts.push(heap.select(&obj).eq(&Term::word(*n)));
@@ -1665,7 +1667,8 @@ pub(crate) fn encode_heap_op(
         RecordExactValueI | RecordExactValueR => e.defined = Some(args[0].eq(&args[1])),
         RecordExactClass => {
             let class = memory.class_of(world, solver, &args[0])?;
-            e.defined = Some(nonnull(&args[0]).and(&class.eq(&args[1])));
+            let instance = nonnull_of_kind(world, solver, &args[0], ObjKind::Instance)?;
+            e.defined = Some(instance.and(&class.eq(&args[1])));
         }
         SameAsR | SameAsF | ConvertFloatBytesToLonglong | CastPtrToInt | CastIntToPtr => {
             e.value = Some(args[0].clone());
@@ -1775,15 +1778,17 @@ pub(crate) fn encode_heap_op(
         PtrNe | InstancePtrNe => e.value = Some(flag(&args[0].eq(&args[1]).not())),
         GuardNonnull => e.guard = Some(nonnull(&args[0])),
         GuardIsnull => e.guard = Some(args[0].eq(&Term::word(0))),
+        // A class test reads the object's type: one that is no instance
+        // (an array, a string) is of no class, and fails it (as PyPy's
+        // backend compares type ids).
         GuardClass | GuardNonnullClass => {
             let class = memory.class_of(world, solver, &args[0])?;
-            let same = class.eq(&args[1]);
             let instance = is_kind(world, solver, &args[0], ObjKind::Instance)?;
+            let same = instance.and(&class.eq(&args[1]));
             if opcode == GuardClass {
-                e.defined = Some(nonnull(&args[0]).and(&instance));
+                e.defined = Some(nonnull(&args[0]));
                 e.guard = Some(same);
             } else {
-                e.defined = Some(args[0].eq(&Term::word(0)).or(&instance));
                 e.guard = Some(nonnull(&args[0]).and(&same));
             }
         }

@@ -1770,3 +1770,39 @@ fn guards_with_other_conditions_still_resume_alike() {
          setfield_gc(p1, i0, descr=valuedescr)\njump(p0, i0)\n",
     );
 }
+
+#[test]
+fn an_array_fails_a_class_test() {
+    // A class test reads the object's type: an array is of no class and
+    // fails it (PyPy's backend compares type ids), so the test may not
+    // go. Were the test undefined on arrays, as it once was here, any
+    // AFTER would do where the input is one, and this would be proved.
+    // (The replay cannot build an array whose class cell is read: the
+    // counterexample is left unreplayed, which is no proof either.)
+    let before = "[p0]\ni1 = arraylen_gc(p0, descr=arraydescr)\n\
+                  guard_class(p0, ConstClass(node_vtable)) []\nfinish(i1)\n";
+    let after = "[p0]\ni1 = arraylen_gc(p0, descr=arraydescr)\nfinish(i1)\n";
+    for before in [
+        before.to_string(),
+        before.replace("guard_class", "guard_nonnull_class"),
+    ] {
+        let v = verdict(&before, after);
+        assert!(
+            matches!(v, Verdict::Refuted(_) | Verdict::Unreplayed(_)),
+            "{v:?}"
+        );
+    }
+}
+
+#[test]
+fn a_call_returns_no_object_its_trace_allocates_later() {
+    // A pure call's result read before BEFORE's node is made (AFTER makes
+    // it too, later): the call cannot return an object that does not
+    // exist yet, so the read is the same in both and the pair is proved.
+    let node = "p5 = new_with_vtable(descr=nodesize)\nsetfield_gc(p5, 7, descr=valuedescr)\n";
+    let read = "p2 = call_pure_r(123, i0, descr=nonwritedescr)\nguard_nonnull(p2) []\n\
+                i3 = getfield_gc_i(p2, descr=valuedescr)\n";
+    let before = format!("[i0]\n{node}{read}jump(i3, p5)\n");
+    let after = format!("[i0]\n{read}{node}jump(i3, p5)\n");
+    proved(&before, &after);
+}

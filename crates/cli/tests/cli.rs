@@ -773,10 +773,10 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
         .iter()
         .filter(|t| t["enters_loop"].is_i64())
         .collect();
-    // Few: the loops' labels take the constants their preambles pass on
-    // for granted (no bridge passing another one enters), and the facts
-    // and fields the bodies take for granted, which a bridge must know.
-    assert!(entering.len() >= 3, "{}", entering.len());
+    // Most bridges into peeled loops: what a bridge does not know of the
+    // label's state it tests where it jumps (71 when this was written;
+    // 3 when it had to know every fact already).
+    assert!(entering.len() >= 65, "{}", entering.len());
     for t in entering {
         let text = t["optimized"].as_str().unwrap();
         let jump = text.lines().last().unwrap();

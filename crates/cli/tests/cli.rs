@@ -774,7 +774,7 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
         .filter(|t| t["enters_loop"].is_i64())
         .collect();
     // Most bridges into peeled loops: what a bridge does not know of the
-    // label's state it tests where it jumps (71 when this was written;
+    // label's state it tests where it jumps (70 when this was written;
     // 3 when it had to know every fact already).
     assert!(entering.len() >= 65, "{}", entering.len());
     for t in entering {

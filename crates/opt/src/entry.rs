@@ -163,23 +163,7 @@ impl Optimizer<'_> {
                 continue;
             };
             let wanted = pool.constant(c).clone();
-            let ty = wanted.ty();
-            // Named objects are distinct; a log's objects are named anew
-            // by each trace (two names may be one object).
-            let opaque = self.out.namespace.is_none() && matches!(wanted, Const::Ptr(_));
-            let fits = match held {
-                Arg::Const(h) => self.out.constant(h) == &wanted || (opaque && ty == Type::Ref),
-                Arg::Value(_) => match wanted {
-                    Const::Int(k) => self.bound(held).contains(k),
-                    Const::Null => !self.ptr_info(held).nonnull,
-                    Const::Ptr(_) | Const::Class(_) => ty == Type::Ref,
-                    _ => false,
-                },
-            };
-            if !fits || !matches!(ty, Type::Int | Type::Ref) {
-                continue;
-            }
-            if self.constant_of(held).as_ref() == Some(&wanted) {
+            if self.constant_of(held).as_ref() == Some(&wanted) || !self.may_be(held, &wanted) {
                 continue;
             }
             let constant = Arg::Const(self.out.add_const(wanted));
@@ -262,18 +246,16 @@ impl Optimizer<'_> {
     }
 
     /// The test that known constant `index` holds of `value`: a guard
-    /// that it is `constant`, after which it is.
+    /// that it is `constant`, after which it is (none where it is that
+    /// constant already). Whether it holds or is tested.
     pub(crate) fn test_known(&mut self, index: usize, value: Arg, constant: Arg) -> bool {
-        let ty = self.out.arg_type(constant);
-        if let Arg::Const(_) = value {
-            return self.constant_of(value) == self.constant_of(constant);
-        }
-        let fits = match (value, self.constant_of(constant)) {
-            (_, Some(Const::Int(k))) => self.bound(value).contains(k),
-            (_, Some(Const::Null)) => !self.ptr_info(value).nonnull,
-            _ => ty == Type::Ref,
+        let Some(wanted) = self.constant_of(constant) else {
+            return false;
         };
-        if !fits || !matches!(ty, Type::Int | Type::Ref) {
+        if self.constant_of(value).as_ref() == Some(&wanted) {
+            return true;
+        }
+        if !self.may_be(value, &wanted) {
             return false;
         }
         self.leave_unless(
@@ -283,6 +265,24 @@ impl Optimizer<'_> {
         );
         self.learn_from_guard(Opcode::GuardValue, &[value, constant]);
         true
+    }
+
+    /// Whether `held` may be the constant `wanted` (an integer or a
+    /// reference): a value its bounds or facts allow. (Not another
+    /// constant: in a log, where each trace names its objects anew, two
+    /// names may be one object, but a test of that would be a guess.)
+    fn may_be(&self, held: Arg, wanted: &Const) -> bool {
+        let ty = wanted.ty();
+        let fits = match held {
+            Arg::Const(h) => self.out.constant(h) == wanted,
+            Arg::Value(_) => match wanted {
+                Const::Int(k) => self.bound(held).contains(*k),
+                Const::Null => !self.ptr_info(held).nonnull,
+                Const::Ptr(_) | Const::Class(_) => ty == Type::Ref,
+                _ => false,
+            },
+        };
+        fits && matches!(ty, Type::Int | Type::Ref) && self.out.arg_type(held) == ty
     }
 
     /// The tests of the facts of the label arguments the state itself

@@ -773,10 +773,11 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
         .iter()
         .filter(|t| t["enters_loop"].is_i64())
         .collect();
-    // Most bridges into peeled loops: what a bridge does not know of the
-    // label's state it tests where it jumps (70 when this was written;
-    // 3 when it had to know every fact already).
-    assert!(entering.len() >= 65, "{}", entering.len());
+    // What a bridge does not know of the label's state it tests where it
+    // jumps (41 entries when this was written; 3 when it had to know
+    // every fact already). The rest would read what they cannot tell is
+    // there, or pass other constants or shapes.
+    assert!(entering.len() >= 38, "{}", entering.len());
     for t in entering {
         let text = t["optimized"].as_str().unwrap();
         let jump = text.lines().last().unwrap();

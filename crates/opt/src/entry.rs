@@ -22,9 +22,12 @@
 //! preamble, `LabelState::entry_tests`): that a place holds the label's
 //! constant, an argument's range, class or non-null, a known constant;
 //! each a guard that, failing, goes on at the loop's start with the
-//! jump's arguments, as the jump did. An array item it cannot tell is
-//! there is not read; where a test cannot hold or the shapes differ,
-//! the trace keeps its jump to the start.
+//! jump's arguments, as the jump did. It reads only what it can tell is
+//! there (a field of what it knows to be a struct: one it read or wrote
+//! a field of, class-tested or allocated; no array item of unknown
+//! length), as the validator must show every read of the entry
+//! defined; where a read is not, a test cannot hold or the shapes
+//! differ, the trace keeps its jump to the start.
 //!
 //! The witness is the trace's own state at its jump (a `LabelState`
 //! whose objects are the trace's own allocations) with the loop's facts;
@@ -307,11 +310,14 @@ impl Optimizer<'_> {
     /// it, and a guard. Whether it is made.
     pub(crate) fn test_known_at(&mut self, index: usize, known: &Known, args: Vec<Arg>) -> bool {
         let value = match known.source.reads() {
-            // An array item it cannot tell is there is not read.
-            true => match self.derived_read(&known.source, args) {
-                (_, false) if known.source.as_item().is_some() => return false,
-                (value, _) => value,
-            },
+            // What it cannot tell is there is not read.
+            true => {
+                let there = self.surely_there(&known.source, args[0]);
+                match self.derived_read(&known.source, args) {
+                    (_, false) if !there && known.source.as_item().is_some() => return false,
+                    (value, _) => value,
+                }
+            }
             false => self.derived_pure(&known.source, args).0,
         };
         let constant = Arg::Const(known.value);

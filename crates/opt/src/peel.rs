@@ -541,8 +541,9 @@ impl Optimizer<'_> {
             let value = match found {
                 Some(value) => value,
                 None if source.reads() => {
+                    let there = self.surely_there(&source, args[0]);
                     let (value, known) = self.derived_read(&source, args);
-                    ending.unsafe_read |= !known && source.as_item().is_some();
+                    ending.unsafe_read |= !known && !there;
                     value
                 }
                 None => {
@@ -599,6 +600,13 @@ impl Optimizer<'_> {
             Ok(Mapped::Out(v)) => Some(self.find(v)),
             _ => None,
         }
+    }
+
+    /// Whether the field `source` reads of `object` is surely there: it
+    /// is known to be a struct. (An array item is not: its length is
+    /// not known.) An entry reads nothing else.
+    pub(crate) fn surely_there(&self, source: &Source, object: Arg) -> bool {
+        source.as_field().is_some() && self.ptr_info(object).instance
     }
 
     /// What the field or array item `source` reads (of `args`) holds

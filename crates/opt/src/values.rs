@@ -35,6 +35,10 @@ pub(crate) struct PtrInfo {
     /// A field of a struct that is an object (has a vtable) was read or
     /// written: it is an instance (of that class or a subclass).
     pub is_object: bool,
+    /// A field of it was read or written, it passed a class test, or it
+    /// was allocated as a struct: it is a struct, not an array or a
+    /// string (so a field read of it is defined, where not null).
+    pub instance: bool,
 }
 
 impl Optimizer<'_> {
@@ -144,6 +148,11 @@ impl Optimizer<'_> {
             _ => None,
         };
         self.learn_ptr(Arg::Value(v), true, class);
+        if matches!(op.opcode, Opcode::New | Opcode::NewWithVtable) {
+            if let Info::Ptr(info) = &mut self.info[v.0 as usize] {
+                info.instance = true;
+            }
+        }
     }
 
     /// `ptr_eq` and friends where the facts decide them: a reference is
@@ -240,6 +249,7 @@ impl Optimizer<'_> {
         match &descr.kind {
             DescrKind::Array(_) => info.layout = Some(descr.text.clone()),
             DescrKind::Field(f) => {
+                info.instance = true;
                 let owner = f.owner.as_deref();
                 let namespace = self.input.namespace.as_deref();
                 let size = owner.and_then(|o| namespace?.descr(o)).map(|d| &d.kind);
@@ -307,6 +317,7 @@ impl Optimizer<'_> {
         info.nonnull |= nonnull || class.is_some();
         if class.is_some() {
             info.class = class;
+            info.instance = true;
         }
         self.info[v.0 as usize] = Info::Ptr(info);
     }

@@ -865,3 +865,44 @@ fn a_guard_may_not_fail_in_the_place_of_a_check_of_the_witness() {
     // does not tell from a guard of the loop.)
     assert!(!matches!(verdict, Verdict::Proved), "{verdict:?}");
 }
+
+#[test]
+fn an_entry_reads_only_fields_it_can_tell_are_there() {
+    // The loop adds a field of p0 it reads once (a derived argument of
+    // its label). A bridge that knows nothing of p0 would read that field
+    // of what may be no struct at all: it jumps to the loop's start. One
+    // that read another field of p0 knows it is one: it reads the field,
+    // tests nothing, enters, and the entry is proved.
+    let (_, looped) = peeled(
+        "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\ni3 = int_add(i1, i2)\n\
+         jump(p0, i3)\n",
+    );
+    assert_eq!(looped.state.derived.len(), 1, "{:?}", looped.state);
+    let blind = parse("[p0, i1]\njump(p0, i1, descr=<Loop1>)\n");
+    let entered = enter_peeled(&blind, Passes::default(), &[], &looped).unwrap();
+    assert!(entered.is_none(), "{entered:?}");
+    let seen = parse(
+        "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
+         jump(p0, i1, descr=<Loop1>)\n",
+    );
+    let entered = enter_peeled(&seen, Passes::default(), &[], &looped)
+        .unwrap()
+        .expect("entered");
+    let out = &entered.optimized;
+    assert_eq!(
+        print_trace(&out.trace),
+        "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
+         i6 = getfield_gc_i(p0, descr=valuedescr)\njump(p0, i1, i6, descr=TargetToken(1))\n"
+    );
+    let target = (&looped.optimized.trace, &looped.state);
+    let verdict = verify_entry(
+        &seen,
+        &out.trace,
+        &out.provenance,
+        &entered.state,
+        target,
+        &[],
+        &mut solver(),
+    );
+    assert_eq!(verdict.unwrap(), Verdict::Proved);
+}

@@ -849,6 +849,9 @@ impl Optimizer<'_> {
         // An `*_ovf` result is bounded only once its guard passed.
         if !ovf {
             self.set_bound(v, bound);
+            if self.passes.relations {
+                self.learn_offset(opcode, first, second, v);
+            }
         }
         if self.passes.cse && pure {
             let args = [first, second.unwrap_or(first)];
@@ -864,6 +867,35 @@ impl Optimizer<'_> {
             }
         }
         Ok(Arg::Value(v))
+    }
+
+    /// `v = x + c` (or `x - c`) for a constant `c` where the bounds of
+    /// `x` say it cannot wrap: `v` is below `x` or above it (a relation,
+    /// `relations.rs`).
+    fn learn_offset(&mut self, opcode: Opcode, first: Arg, second: Option<Arg>, v: ValueId) {
+        let Some(second) = second else { return };
+        let (x, c) = match (opcode, self.as_int(first), self.as_int(second)) {
+            (Opcode::IntAdd, Some(c), None) => (second, Some(c)),
+            (Opcode::IntAdd, None, Some(c)) => (first, Some(c)),
+            (Opcode::IntSub, None, Some(c)) => (first, c.checked_neg()),
+            _ => return,
+        };
+        let Some(c) = c.filter(|&c| c != 0) else {
+            return;
+        };
+        let bound = self.bound(x);
+        let wraps = match c > 0 {
+            true => bound.upper.checked_add(c).is_none(),
+            false => bound.lower.checked_add(c).is_none(),
+        };
+        if wraps {
+            return;
+        }
+        let v = Arg::Value(v);
+        match c > 0 {
+            true => self.relations.add(x, v, true),
+            false => self.relations.add(v, x, true),
+        }
     }
 
     pub(crate) fn last_output_value(&self) -> Option<Arg> {

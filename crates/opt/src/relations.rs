@@ -3,7 +3,9 @@
 //! The integer domain knows each value on its own; it cannot conclude
 //! `x < z` from `x < y` and `y < z` (seed 003's mining found PyPy cannot
 //! either). Here passing guards on signed comparisons add edges `a < b`
-//! or `a <= b` between values, and a comparison asks whether a path
+//! or `a <= b` between values, as does an addition of a constant that
+//! the bounds say cannot wrap (`x - 1 < x`: `Optimizer::learn_offset`),
+//! and a comparison asks whether a path
 //! leads from one argument to the other (strict if any edge on it is).
 //! The set is small (the newest `MAX_FACTS` facts), and a query is a
 //! search over it.

@@ -142,6 +142,22 @@ fn order_is_transitive() {
 }
 
 #[test]
+fn a_constant_added_without_wrapping_orders_the_sum() {
+    // x >= 1, so x - 1 cannot wrap and is below x (either order of the
+    // addition, and through the order's other facts); the guard that
+    // says so goes. Where x may be the least word, x - 1 wraps to the
+    // greatest: the test stays.
+    let before = "[i0, i9]\ni5 = int_ge(i0, 1)\nguard_true(i5) []\ni1 = int_add(-1, i0)\n\
+                  i2 = int_ge(i1, i0)\nguard_false(i2) []\ni3 = int_le(i0, i9)\nguard_true(i3) []\n\
+                  i4 = int_lt(i1, i9)\nfinish(i4)\n";
+    let after = "[i0, i9]\ni5 = int_ge(i0, 1)\nguard_true(i5) []\n\
+                 i3 = int_le(i0, i9)\nguard_true(i3) []\nfinish(1)\n";
+    optimizes_to(before, after);
+    let unbounded = "[i0]\ni1 = int_sub(i0, 1)\ni2 = int_ge(i1, i0)\nfinish(i2)\n";
+    optimizes_to(unbounded, unbounded);
+}
+
+#[test]
 fn a_strict_path_wins_over_a_weak_one_met_first() {
     // a <= x is learned first, then a < y <= x: x is reached weakly
     // before it is reached strictly, and the strict path must still

@@ -170,11 +170,10 @@ impl Optimizer<'_> {
                 continue;
             }
             let constant = Arg::Const(self.out.add_const(wanted));
-            self.leave_unless(
-                EntryTest::Constant(i),
-                Opcode::GuardValue,
-                vec![held, constant],
-            );
+            let test = EntryTest::Constant(i);
+            if !self.leave_unless(test, Opcode::GuardValue, vec![held, constant]) {
+                continue;
+            }
             self.learn_from_guard(Opcode::GuardValue, &[held, constant]);
             if steps.is_empty() {
                 args[input] = constant;
@@ -219,7 +218,9 @@ impl Optimizer<'_> {
             let limit = self.int_const(limit);
             let test_value = self.emit(Op::new(compare, vec![value, limit]), None);
             let truth = Arg::Value(test_value);
-            self.leave_unless(test, Opcode::GuardTrue, vec![truth]);
+            if !self.leave_unless(test, Opcode::GuardTrue, vec![truth]) {
+                return;
+            }
         }
         if let Some((lower, upper)) = wanted.range {
             let (narrowed, _) = self.bound(value).intersect_range(lower, upper);
@@ -237,12 +238,14 @@ impl Optimizer<'_> {
                     true => Opcode::GuardClass,
                     false => Opcode::GuardNonnullClass,
                 };
-                self.leave_unless(test, opcode, vec![value, c]);
-                self.learn_from_guard(opcode, &[value, c]);
+                if self.leave_unless(test, opcode, vec![value, c]) {
+                    self.learn_from_guard(opcode, &[value, c]);
+                }
             }
             None if wanted.nonnull && !info.nonnull && !self.is_null(value) => {
-                self.leave_unless(test, Opcode::GuardNonnull, vec![value]);
-                self.learn_from_guard(Opcode::GuardNonnull, &[value]);
+                if self.leave_unless(test, Opcode::GuardNonnull, vec![value]) {
+                    self.learn_from_guard(Opcode::GuardNonnull, &[value]);
+                }
             }
             _ => {}
         }
@@ -261,11 +264,10 @@ impl Optimizer<'_> {
         if !self.may_be(value, &wanted) {
             return false;
         }
-        self.leave_unless(
-            EntryTest::Known(index),
-            Opcode::GuardValue,
-            vec![value, constant],
-        );
+        let test = EntryTest::Known(index);
+        if !self.leave_unless(test, Opcode::GuardValue, vec![value, constant]) {
+            return false;
+        }
         self.learn_from_guard(Opcode::GuardValue, &[value, constant]);
         true
     }
@@ -328,13 +330,14 @@ impl Optimizer<'_> {
     /// fails, the interpreter goes on at the loop's start with the jump's
     /// arguments (its virtuals described). Its provenance is the
     /// input's length plus the test's number (the validator's entry
-    /// comparison makes the tests after the input's ops).
-    fn leave_unless(&mut self, test: EntryTest, opcode: Opcode, args: Vec<Arg>) {
+    /// comparison makes the tests after the input's ops). Whether it
+    /// is one of the loop's tests (and so made).
+    fn leave_unless(&mut self, test: EntryTest, opcode: Opcode, args: Vec<Arg>) -> bool {
         let Some(entering) = &self.entering else {
-            return;
+            return false;
         };
         let Some(number) = entering.tests.iter().position(|&t| t == test) else {
-            return;
+            return false;
         };
         let fail_args = entering
             .jump_args
@@ -347,5 +350,6 @@ impl Optimizer<'_> {
         };
         self.resume_data(&mut guard);
         self.emit_for(guard, Some(""), self.input.ops.len() + number);
+        true
     }
 }

@@ -228,26 +228,24 @@ impl Optimizer<'_> {
         }
         let info = self.ptr_info(value);
         let test = EntryTest::Object(slot);
-        match &wanted.class {
-            Some(class) if info.class.as_ref() != Some(class) => {
-                if info.class.is_some() || self.is_null(value) {
-                    return; // another class: the entry fails its facts
-                }
+        let (opcode, args) = match &wanted.class {
+            Some(class) if info.class.as_ref() == Some(class) => return,
+            // Another class, or null: the entry fails its facts.
+            Some(_) if info.class.is_some() || self.is_null(value) => return,
+            Some(class) => {
                 let c = Arg::Const(self.out.add_const(class.clone()));
-                let opcode = match info.nonnull {
-                    true => Opcode::GuardClass,
-                    false => Opcode::GuardNonnullClass,
-                };
-                if self.leave_unless(test, opcode, vec![value, c]) {
-                    self.learn_from_guard(opcode, &[value, c]);
+                match info.nonnull {
+                    true => (Opcode::GuardClass, vec![value, c]),
+                    false => (Opcode::GuardNonnullClass, vec![value, c]),
                 }
             }
             None if wanted.nonnull && !info.nonnull && !self.is_null(value) => {
-                if self.leave_unless(test, Opcode::GuardNonnull, vec![value]) {
-                    self.learn_from_guard(Opcode::GuardNonnull, &[value]);
-                }
+                (Opcode::GuardNonnull, vec![value])
             }
-            _ => {}
+            None => return,
+        };
+        if self.leave_unless(test, opcode, args.clone()) {
+            self.learn_from_guard(opcode, &args);
         }
     }
 

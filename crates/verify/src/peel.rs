@@ -590,35 +590,61 @@ fn first_pass(
     state: &LabelState,
     jump: usize,
 ) -> Pair {
-    let types: Vec<Type> = output.ops[label]
-        .args
-        .iter()
-        .map(|&a| output.arg_type(a))
-        .collect();
+    let types = arg_types(output, label);
     let mut before = new_trace(output, inputs_of(looped));
     let checks = iteration(&mut before, looped, state, identity(looped), &types, jump);
-
-    let mut after = new_trace(output, inputs_of(output));
-    let mut prov = Vec::new();
     let moved = |p: Option<usize>| p.map(|p| if p >= jump { p + checks } else { p });
+    let (after, prov) = up_to_built_state(
+        output,
+        label,
+        state,
+        looped,
+        |i| moved(provenance[i]),
+        jump + checks,
+    );
+    (before, after, prov, checks)
+}
+
+/// The types of the arguments of `trace`'s op `at` (a label, or a jump
+/// standing for one).
+fn arg_types(trace: &Trace, at: usize) -> Vec<Type> {
+    trace.ops[at]
+        .args
+        .iter()
+        .map(|&a| trace.arg_type(a))
+        .collect()
+}
+
+/// `output` up to its op `label` (each copy's provenance `prov(i)`),
+/// then the state's objects built from the label's arguments and a
+/// jump like `looped`'s with them and the derived ones (its provenance
+/// BEFORE's jump, `jump`): the AFTER of comparison (a).
+fn up_to_built_state(
+    output: &Trace,
+    label: usize,
+    state: &LabelState,
+    looped: &Trace,
+    prov: impl FnMut(usize) -> Option<usize>,
+    jump: usize,
+) -> (Trace, Vec<Option<usize>>) {
+    let mut after = new_trace(output, inputs_of(output));
+    let mut provenance = Vec::new();
     let mut map = identity(output);
     copy_ops(
         &mut after,
         output,
         0..label,
         &mut map,
-        |i| moved(provenance[i]),
-        &mut prov,
+        prov,
+        &mut provenance,
     );
-    let slots: Vec<Arg> = output.ops[label]
-        .args
-        .iter()
+    let slots: Vec<Arg> = (output.ops[label].args.iter())
         .map(|&a| mapped(a, &map))
         .collect();
-    let mut inputs = materialize(&mut after, state, &slots, &mut prov, 0);
+    let mut inputs = materialize(&mut after, state, &slots, &mut provenance, 0);
     inputs.extend(state.derived.iter().map(|d| slots[d.slot]));
-    jump_like(&mut after, looped, inputs, &mut prov, Some(jump + checks));
-    (before, after, prov, checks)
+    jump_like(&mut after, looped, inputs, &mut provenance, Some(jump));
+    (after, provenance)
 }
 
 /// Comparison (a) for a trace entering the loop at its label: the
@@ -638,11 +664,7 @@ fn entry_pass(
     state: &LabelState,
     jump: usize,
 ) -> Pair {
-    let types: Vec<Type> = output.ops[end]
-        .args
-        .iter()
-        .map(|&a| output.arg_type(a))
-        .collect();
+    let types = arg_types(output, end);
     let mut before = new_trace(output, inputs_of(input));
     let mut map = identity(input);
     let mut unused = Vec::new();
@@ -671,11 +693,14 @@ fn entry_pass(
             EntryTest::Known(_) => state.derived.len(),
             EntryTest::Constant(_) => 0,
         };
-        for d in state.derived.iter().take(upto).skip(derived_done) {
-            let args = on_values(&d.source, &values);
-            values[d.slot] = Some(derive(&mut before, &d.source, args, types[d.slot]));
-        }
-        derived_done = derived_done.max(upto);
+        derive_up_to(
+            &mut before,
+            state,
+            &types,
+            &mut values,
+            &mut derived_done,
+            upto,
+        );
         let value = |s: usize| values[s].expect("a slot computed before its tests");
         match test {
             EntryTest::Constant(i) => {
@@ -699,17 +724,20 @@ fn entry_pass(
         before.ops[guard].fail_args = Some(leave.clone());
         test_guards.push(guard);
     }
-    for d in state.derived.iter().skip(derived_done) {
-        let args = on_values(&d.source, &values);
-        values[d.slot] = Some(derive(&mut before, &d.source, args, types[d.slot]));
-    }
+    let all = state.derived.len();
+    derive_up_to(
+        &mut before,
+        state,
+        &types,
+        &mut values,
+        &mut derived_done,
+        all,
+    );
     let tests = before.ops.len() - start;
     let mut label_args = jump_args;
     label_args.extend((state.derived.iter()).map(|d| values[d.slot].expect("derived")));
     jump_like(&mut before, input, label_args, &mut unused, None);
 
-    let mut after = new_trace(output, inputs_of(output));
-    let mut prov = Vec::new();
     let moved = |p: Option<usize>| {
         let p = p?;
         match p.checked_sub(input.ops.len()) {
@@ -718,22 +746,33 @@ fn entry_pass(
             None => Some(p),
         }
     };
-    let mut map = identity(output);
-    copy_ops(
-        &mut after,
+    let (after, prov) = up_to_built_state(
         output,
-        0..end,
-        &mut map,
+        end,
+        state,
+        input,
         |i| moved(provenance[i]),
-        &mut prov,
+        jump + tests,
     );
-    let slots: Vec<Arg> = (output.ops[end].args.iter())
-        .map(|&a| mapped(a, &map))
-        .collect();
-    let mut inputs = materialize(&mut after, state, &slots, &mut prov, 0);
-    inputs.extend(state.derived.iter().map(|d| slots[d.slot]));
-    jump_like(&mut after, input, inputs, &mut prov, Some(jump + tests));
     (before, after, prov, tests)
+}
+
+/// Computes the derived arguments from number `*done` up to (not
+/// including) number `upto`, of the slot `values` (each made of slots
+/// computed before it).
+fn derive_up_to(
+    trace: &mut Trace,
+    state: &LabelState,
+    types: &[Type],
+    values: &mut [Option<Arg>],
+    done: &mut usize,
+    upto: usize,
+) {
+    for d in state.derived.iter().take(upto).skip(*done) {
+        let args = on_values(&d.source, values);
+        values[d.slot] = Some(derive(trace, &d.source, args, types[d.slot]));
+    }
+    *done = (*done).max(upto);
 }
 
 /// The arguments of `source` where label argument k is `values[k]`
@@ -760,7 +799,7 @@ fn later_pass(
     jump: usize,
 ) -> Pair {
     let label_args = &output.ops[label].args;
-    let types: Vec<Type> = label_args.iter().map(|&a| output.arg_type(a)).collect();
+    let types = arg_types(output, label);
     let named: Vec<(Type, String)> = (label_args.iter().zip(&types))
         .map(|(&a, &ty)| {
             (

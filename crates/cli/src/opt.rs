@@ -42,8 +42,8 @@ use traceopt_ir::{
     TraceFile,
 };
 use traceopt_opt::{
-    enter_peeled, facts_on_exit, optimize_assuming, optimize_or_peel, Bug, Infeasible, Optimized,
-    Output, Passes, Peeled, RULES,
+    enter_peeled, facts_on_exit, optimize_assuming, optimize_or_peel, Bug, Infeasible, NoEntry,
+    Optimized, Output, Passes, Peeled, RULES,
 };
 use traceopt_smt::{Solver, SolverError, SolverKind};
 use traceopt_verify::{
@@ -52,7 +52,10 @@ use traceopt_verify::{
 
 #[derive(Args)]
 pub struct OptArgs {
-    /// Test-format traces, PYPYLOG files, peer sets, or directories of them.
+    /// Test-format traces, PYPYLOG files, peer sets, or directories of
+    /// them. `FILE:LINE` picks the trace (or peer case) of FILE that
+    /// starts at LINE: the whole file is still optimized, as a bridge
+    /// learns from its parent, but only that trace is printed and verified.
     #[arg(required = true)]
     files: Vec<String>,
     /// The passes to run, comma-separated: fold, rules, bounds, cse,
@@ -161,7 +164,8 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     } else {
         Vec::new()
     };
-    let inputs = read_inputs(&args.files)?;
+    let (files, picked) = picked_lines(&args.files);
+    let inputs = read_inputs(&files)?;
     // One test-format trace is printed as such; anything else as a peer set.
     let one_trace =
         matches!(inputs.as_slice(), [input] if matches!(input.parsed, TraceFile::Trace(_)));
@@ -184,6 +188,8 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     // The optimizer's results first (fast); then each is verified, by
     // `--jobs` workers, and reported in order as its verdict comes.
     let mut work = Vec::new();
+    // Traces reported, to tell a line that starts none.
+    let mut found = 0;
     for input in &inputs {
         // Peer-set cases are test fragments that may stop before the end.
         let options = CheckOptions {
@@ -215,21 +221,31 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
             let target = (passes.peel.then(|| jumps_to_loop(trace)).flatten())
                 .and_then(|n| peeled_loops.get(&n).map(|(p, t)| (n, p.clone(), *t)));
+            let mut refused = None;
             let entered = target.and_then(|(n, looped, loop_input)| {
-                let e = enter_peeled(trace, passes, assumed, &looped).ok()??;
-                Some((e.optimized, How::Entered(e.state, n, looped, loop_input)))
+                match enter_peeled(trace, passes, assumed, &looped).ok()? {
+                    Ok(e) => Some((e.optimized, How::Entered(e.state, n, looped, loop_input))),
+                    Err(why) => {
+                        refused = Some((n, why));
+                        None
+                    }
+                }
             });
+            let straight = || match refused.clone() {
+                Some((n, why)) => How::Refused(n, why),
+                None => How::Straight,
+            };
             // Knowing the facts, a bridge optimized as it is; a trace that
             // can never get to its end by them is optimized without them.
             let known = (entered.is_none() && !assumed.is_empty())
                 .then(|| optimize_assuming(trace, passes, assumed).ok())
                 .flatten()
-                .map(|o| (o, How::Straight));
+                .map(|o| (o, straight()));
             let used_facts = entered.is_some() || known.is_some();
             let optimized = match entered.or(known) {
                 Some(done) => Ok(done),
                 None => optimize_or_peel(trace, passes).map(|outcome| match outcome {
-                    Output::Straight(o) => (o, How::Straight),
+                    Output::Straight(o) => (o, straight()),
                     Output::Peeled(p) => {
                         if let Some(n) = number {
                             peeled_loops.insert(n, (Arc::new(p.clone()), trace));
@@ -239,8 +255,18 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 }),
             };
             let exit = exit.filter(|_| used_facts);
+            if !is_picked(&picked, &input.file, &label) {
+                continue;
+            }
+            found += 1;
             work.push(((label, trace, pypy, bridge), optimized, exit));
         }
+    }
+    if found == 0 && !picked.is_empty() {
+        return Err(Failure::input(
+            "no trace starts at the line(s) given (FILE:LINE takes the line of a trace's \
+             `{jit-log-noopt` section, or of a peer case's name; `traceopt opt FILE` lists them)",
+        ));
     }
     type Item<'a> = (
         WorkItem<'a>,
@@ -258,7 +284,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             (Ok(Judged::Proved), Err(_)) => judged(verify_never_ends(trace, solver)),
             // Guard by guard, then end to end where that settles nothing;
             // from inputs that satisfy what the bridge knows, if it does.
-            (Ok(Judged::Proved), Ok((result, How::Straight))) => {
+            (Ok(Judged::Proved), Ok((result, How::Straight | How::Refused(..)))) => {
                 judge_output(trace, result, |before, after, provenance| match assumed {
                     [] => verify_optimized(before, after, provenance, solver),
                     _ => verify_assuming(before, after, provenance, assumed, solver),
@@ -353,11 +379,22 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                     record["facts_on_entry"] = known.into();
                     known
                 });
+                let knowing = match known {
+                    0 => String::new(),
+                    _ => format!("knowing {known} fact(s) its parent established"),
+                };
                 let how = match peeled {
-                    How::Straight if known > 0 => {
-                        format!(" (knowing {known} fact(s) its parent established)")
-                    }
+                    How::Straight if known > 0 => format!(" ({knowing})"),
                     How::Straight => String::new(),
+                    How::Refused(n, why) => {
+                        record["no_entry"] =
+                            serde_json::json!({ "loop": n, "why": why.to_string() });
+                        let knowing = match known {
+                            0 => String::new(),
+                            _ => format!("; {knowing}"),
+                        };
+                        format!(" (does not enter loop {n} at its label: {why}{knowing})")
+                    }
                     How::Peeled(state, None) => format!(
                         " (peeled: {} object(s) passed along kept virtual)",
                         state.virtuals.len()
@@ -474,6 +511,43 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     }
 }
 
+/// The files named, with `FILE:LINE` read as FILE, and the lines picked
+/// so of each file (a file named whole has none).
+fn picked_lines(args: &[String]) -> (Vec<String>, HashMap<String, Vec<u64>>) {
+    let mut files = Vec::new();
+    let mut picked: HashMap<String, Vec<u64>> = HashMap::new();
+    for arg in args {
+        let split = arg.rsplit_once(':').and_then(|(file, line)| {
+            let line = line.parse::<u64>().ok()?;
+            (!std::path::Path::new(arg).exists()).then_some((file, line))
+        });
+        match split {
+            Some((file, line)) => {
+                if !files.iter().any(|f| f == file) {
+                    files.push(file.to_string());
+                }
+                picked.entry(file.to_string()).or_default().push(line);
+            }
+            None => files.push(arg.clone()),
+        }
+    }
+    (files, picked)
+}
+
+/// Whether the trace labelled `label` (`file:line ...`) of `file` is
+/// reported: every trace is, unless lines of that file were picked.
+fn is_picked(picked: &HashMap<String, Vec<u64>>, file: &str, label: &str) -> bool {
+    let Some(lines) = picked.get(file) else {
+        return true;
+    };
+    let line = label[file.len()..]
+        .trim_start_matches(':')
+        .split(' ')
+        .next()
+        .and_then(|l| l.parse::<u64>().ok());
+    line.is_some_and(|l| lines.contains(&l))
+}
+
 /// A verdict of --verify and the seconds it took.
 type Timed = (Result<Judged, VerifyError>, f64);
 
@@ -569,6 +643,9 @@ fn parent_exit(log: &traceopt_ir::Log, address: u64) -> Option<Trace> {
 /// the loop's input).
 enum How<'a> {
     Straight,
+    /// Optimized straight, as it does not enter the peeled loop it jumps
+    /// to (its number), for this reason.
+    Refused(i64, NoEntry),
     Peeled(LabelState, Option<String>),
     Entered(LabelState, i64, Arc<Peeled>, &'a Trace),
 }

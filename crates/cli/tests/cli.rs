@@ -778,11 +778,43 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
     // every fact already). The rest would read what they cannot tell is
     // there, or pass other constants or shapes.
     assert!(entering.len() >= 38, "{}", entering.len());
+    // The others say which loop they do not enter, and why.
+    let refused = traces.iter().filter(|t| t["no_entry"].is_object());
+    assert!(refused.clone().count() >= 50);
+    for t in refused {
+        assert!(t["no_entry"]["loop"].is_i64(), "{t}");
+        assert!(!t["no_entry"]["why"].as_str().unwrap().is_empty(), "{t}");
+        assert!(t["enters_loop"].is_null(), "{t}");
+    }
     for t in entering {
         let text = t["optimized"].as_str().unwrap();
         let jump = text.lines().last().unwrap();
         assert!(jump.contains("descr=TargetToken("), "{jump}");
     }
+}
+
+#[test]
+fn file_colon_line_picks_one_trace_of_a_log() {
+    // The bridge of examples/bridge-enters-loop.log starts at line 33:
+    // picked, it alone is printed and verified, and still enters the
+    // loop, which the whole log is optimized for.
+    let log = "../../examples/bridge-enters-loop.log";
+    let out = traceopt(
+        &["opt", "--peel", "--verify", "--json", &format!("{log}:33")],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let traces = json["traces"].as_array().unwrap();
+    assert_eq!(traces.len(), 1, "{traces:?}");
+    assert_eq!(traces[0]["trace"], format!("{log}:33"));
+    assert_eq!(traces[0]["enters_loop"], 1);
+    assert_eq!(traces[0]["verify"], "proved");
+    // A line where no trace starts is an error that says what to give.
+    let out = traceopt(&["opt", &format!("{log}:34")], "");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("no trace starts at"), "{stderr}");
 }
 
 #[test]

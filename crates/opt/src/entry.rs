@@ -77,44 +77,94 @@ pub fn optimize_assuming(
     optimize_knowing(input, passes, &[], start, End::Plain).map(|(optimized, _)| optimized)
 }
 
+/// Why a trace that jumps to a peeled loop does not enter it at its
+/// label (it is then optimized to jump to the loop's start, as recorded).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoEntry {
+    /// The trace does not end in a jump, or the loop has no label.
+    NoJump,
+    /// The label's argument `n` is of another type than the trace's.
+    Types(usize),
+    /// The loop's body takes a fact of label argument `n` for granted
+    /// that the trace neither knows nor can test.
+    Fact(usize),
+    /// Testing what the body takes for granted would read a field of
+    /// what may be no struct, or an item of an array of unknown length.
+    UnsafeRead,
+    /// The objects the trace passes along are not the ones the label
+    /// takes (another class, other fields, a virtual where the label
+    /// takes a reference, or the reverse).
+    Shape,
+}
+
+impl std::fmt::Display for NoEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoEntry::NoJump => write!(f, "it ends in no jump to a label"),
+            NoEntry::Types(n) => write!(f, "label argument {n} is of another type"),
+            NoEntry::Fact(n) => write!(
+                f,
+                "the loop takes a fact of label argument {n} for granted that the trace \
+                 cannot test"
+            ),
+            NoEntry::UnsafeRead => write!(
+                f,
+                "testing what the loop takes for granted would read what may not be there"
+            ),
+            NoEntry::Shape => write!(
+                f,
+                "the objects it passes along are not those the label takes"
+            ),
+        }
+    }
+}
+
 /// Optimizes `input`, whose final jump goes to the start of the loop
 /// `target` was peeled from, to jump to `target`'s label, knowing
-/// `assumed` of its inputs; `None` where its state at the jump does not
-/// fit the label's (the trace is then optimized as any other).
+/// `assumed` of its inputs; the reason where its state at the jump does
+/// not fit the label's (the trace is then optimized as any other).
 pub fn enter_peeled(
     input: &Trace,
     passes: Passes,
     assumed: &[Fact],
     target: &Peeled,
-) -> Result<Option<Entered>, Infeasible> {
+) -> Result<Result<Entered, NoEntry>, Infeasible> {
     let pool = &target.optimized.trace;
     let label = &pool.ops[target.label];
     let ends_in_jump = input.ops.last().map(|op| op.opcode) == Some(Opcode::Jump);
     if !ends_in_jump || label.opcode != Opcode::Label {
-        return Ok(None);
+        return Ok(Err(NoEntry::NoJump));
     }
     let end = End::Enter(&target.state, pool);
     let start = Start::Inputs(assumed);
     let (mut optimized, ending) = optimize_knowing(input, passes, &[], start, end)?;
     let Some(ending) = ending else {
-        return Ok(None);
+        return Ok(Err(NoEntry::NoJump));
     };
     let trace = &optimized.trace;
-    let types_fit = label.args.len() == ending.leaves.len()
-        && (label.args.iter().zip(&ending.leaves))
-            .all(|(&a, &b)| pool.arg_type(a) == trace.arg_type(b));
-    let facts_known = (target.state.facts.iter().zip(&ending.state.facts))
-        .all(|(assumed, held)| weaken(assumed, held) == *assumed);
-    let fits = types_fit && facts_known && !ending.unsafe_read;
-    if !fits || !target.state.same_shape(pool, &ending.state, trace) {
-        return Ok(None);
+    let same_count = label.args.len() == ending.leaves.len();
+    if !same_count || !target.state.same_shape(pool, &ending.state, trace) {
+        return Ok(Err(NoEntry::Shape));
+    }
+    let mismatch = (label.args.iter().zip(&ending.leaves))
+        .position(|(&a, &b)| pool.arg_type(a) != trace.arg_type(b));
+    if let Some(n) = mismatch {
+        return Ok(Err(NoEntry::Types(n)));
+    }
+    let unknown = (target.state.facts.iter().zip(&ending.state.facts))
+        .position(|(assumed, held)| weaken(assumed, held) != *assumed);
+    if let Some(n) = unknown {
+        return Ok(Err(NoEntry::Fact(n)));
+    }
+    if ending.unsafe_read {
+        return Ok(Err(NoEntry::UnsafeRead));
     }
     let token = label
         .descr
         .map(|d| optimized.trace.add_descr(pool.descr(d).clone()));
     let jump = optimized.trace.ops.last_mut().expect("the captured jump");
     jump.descr = token;
-    Ok(Some(Entered {
+    Ok(Ok(Entered {
         optimized,
         state: LabelState {
             facts: target.state.facts.clone(),

@@ -23,7 +23,7 @@ mod values;
 mod virtuals;
 
 pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
-pub use entry::{enter_peeled, facts_on_exit, optimize_assuming, Entered};
+pub use entry::{enter_peeled, facts_on_exit, optimize_assuming, Entered, NoEntry};
 pub use inject::Bug;
 pub use peel::{optimize_or_peel, peel, Output, Peeled};
 pub use rules::RULES;

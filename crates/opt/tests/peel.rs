@@ -880,7 +880,7 @@ fn an_entry_reads_only_fields_it_can_tell_are_there() {
     assert_eq!(looped.state.derived.len(), 1, "{:?}", looped.state);
     let blind = parse("[p0, i1]\njump(p0, i1, descr=<Loop1>)\n");
     let entered = enter_peeled(&blind, Passes::default(), &[], &looped).unwrap();
-    assert!(entered.is_none(), "{entered:?}");
+    assert!(entered.is_err(), "{entered:?}");
     let seen = parse(
         "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
          jump(p0, i1, descr=<Loop1>)\n",

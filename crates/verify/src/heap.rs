@@ -401,6 +401,9 @@ impl World {
         let n = self.reads.len();
         let name = |part: &str| format!("read{n}_{part}");
         solver.define(&name("obj"), Sort::Bv(64), obj)?;
+        let kind = self.function(solver, "kind", 1)?;
+        let kind = Term::apply(&kind, std::slice::from_ref(obj));
+        solver.define(&name("kind"), Sort::Bv(64), &kind)?;
         solver.define(&name("value"), Sort::Bv(64), value)?;
         let keyed = cell.sort()
             == (Sort::Array {
@@ -418,6 +421,7 @@ impl World {
                 keyed.then(|| Name::invented(&name("index"))),
                 Name::invented(&name("value")),
             ),
+            kind: Name::invented(&name("kind")),
             ty,
             call,
         });
@@ -446,6 +450,7 @@ impl World {
             names.push(read.names.0.clone());
             names.extend(read.names.1.clone());
             names.push(read.names.2.clone());
+            names.push(read.kind.clone());
         }
         names.extend(self.call_result_names());
         for (name, _) in &self.classes {
@@ -631,6 +636,8 @@ impl World {
 struct Read {
     cell: Cell,
     names: (Name, Option<Name>, Name),
+    /// The name of the kind of its object (`ObjKind`).
+    kind: Name,
     ty: Type,
     /// `None`: of the heap before the traces; `Some(k)`: of the heap the
     /// k-th call left.
@@ -713,9 +720,11 @@ const REPLAY_LENGTH: u64 = 4096;
 
 /// Builds the heap before the traces from a counterexample: an object for
 /// every word below `base` that an input, a constant or a read names, of
-/// the kind its reads show (instance, array, string), holding what the
-/// reads read. `None` if the model cannot be built (an object read as two
-/// kinds, a length too long to build).
+/// the kind the model gives it (instance, array, string; else the kind
+/// its reads show), holding what the reads of its kind read (a read of
+/// another kind belongs to an op that is undefined, or fails, there).
+/// `None` if the model cannot be built (an object read as two kinds, a
+/// length too long to build).
 pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> Option<Before> {
     let base = model.u64("base").unwrap_or(u64::MAX);
     let old = |w: u64| w != 0 && w < base;
@@ -748,7 +757,8 @@ pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> O
     {
         let obj = word(&read.names.0)?;
         if old(obj) {
-            kind_of(obj, Kind::of(&read.cell))?;
+            let kind = word(&read.kind).and_then(Kind::from_model);
+            kind_of(obj, kind.unwrap_or(Kind::of(&read.cell)))?;
         }
         let value = word(&read.names.2)?;
         if read.ty == Type::Ref && old(obj) && old(value) {
@@ -805,6 +815,9 @@ pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> O
         let Some(&id) = before.objects.get(&obj) else {
             continue; // a fresh object's cell: not part of the heap before
         };
+        if !Kind::of(&read.cell).fits(kinds[&obj]) {
+            continue;
+        }
         let raw = word(&read.names.2)?;
         let index = read.names.1.as_ref().and_then(word).unwrap_or(0) as usize;
         let value = match (before.value(raw, read.ty), read.call) {
@@ -858,6 +871,24 @@ enum Kind {
 }
 
 impl Kind {
+    /// The kind a model's value of the `kind` function stands for
+    /// (`ObjKind`); `None` for a value no object has.
+    fn from_model(value: u64) -> Option<Kind> {
+        let kinds = [
+            (ObjKind::Instance, Kind::Instance),
+            (ObjKind::Array, Kind::Array),
+            (ObjKind::Str, Kind::String(false)),
+            (ObjKind::Unicode, Kind::String(true)),
+        ];
+        let found = kinds.into_iter().find(|(k, _)| *k as u64 == value);
+        found.map(|(_, kind)| kind)
+    }
+
+    /// Whether a cell of this kind is one an object of kind `object` has.
+    fn fits(self, object: Kind) -> bool {
+        self == object || self == Kind::Any || (self == Kind::Instance && object == Kind::Any)
+    }
+
     fn of(cell: &Cell) -> Kind {
         match cell {
             Cell::Field(_) | Cell::Class => Kind::Instance,

@@ -286,11 +286,16 @@ fn add_to_pairs(
     trace: Option<Result<Trace, ParseError>>,
 ) {
     let trace = match trace {
-        Some(Ok(trace)) => Some(LogTrace {
+        Some(Ok(mut trace)) => Some(LogTrace {
+            trace: {
+                if section == Section::Recorded {
+                    trace.recorded = 0..trace.ops.len();
+                }
+                trace
+            },
             section,
             header,
             line,
-            trace,
         }),
         Some(Err(e)) => {
             log.errors.push(e);
@@ -352,5 +357,38 @@ mod tests {
             Header::parse("# Loop 4 ((unpack_array: no get_printable_location)) : loop with 51 ops"),
             Header::Loop { name, .. } if name == "(unpack_array: no get_printable_location)"
         ));
+    }
+
+    #[test]
+    fn recorded_class_tests_of_own_allocations() {
+        let log = |body: &str| {
+            let text = format!(
+                "[1] {{jit-log-noopt\n# Traced loop or bridge with 9 ops\n[p0]\n{body}\
+                 finish(p0)\n[2] jit-log-noopt}}\n"
+            );
+            let parsed = parse_log(&text, "t.log").unwrap();
+            parsed.pairs[0].recorded.as_ref().unwrap().trace.clone()
+        };
+        let boxed = "p1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+                     guard_class(p1, ConstClass(W_IntObject))\n";
+        let trace = log(boxed);
+        assert_eq!(trace.recorded, 0..3);
+        let found = trace.recorded_classes();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 0);
+        assert_eq!(found[0].1, crate::Const::Class("W_IntObject".into()));
+        // A test of an input says nothing of what the trace allocates.
+        let other = log("guard_class(p0, ConstClass(W_IntObject))\n");
+        assert!(other.recorded_classes().is_empty());
+        // Two classes seen for one descr text: neither is taken.
+        let two = format!(
+            "{boxed}p2 = new_with_vtable(descr=<SizeDescr 16>)\n\
+             guard_class(p2, ConstClass(W_FloatObject))\n"
+        );
+        assert!(log(&two).recorded_classes().is_empty());
+        // Not recorded: nothing.
+        let mut written = trace.clone();
+        written.recorded = 0..0;
+        assert!(written.recorded_classes().is_empty());
     }
 }

@@ -263,6 +263,12 @@ pub struct Trace {
     /// What the names of a test trace mean (`descr=valuedescr`,
     /// `ConstPtr(myptr)`), when a namespace file was given.
     pub namespace: Option<Arc<Namespace>>,
+    /// The ops that ran, and passed, as PyPy's tracer recorded them: all
+    /// of a log's `jit-log-noopt` section, those copied of one (after
+    /// guards put before them), none of any other trace. What they tell
+    /// of constants held then, and holds in every run
+    /// (`recorded_classes`).
+    pub recorded: std::ops::Range<usize>,
     pool: Pool,
 }
 
@@ -550,6 +556,43 @@ impl Trace {
         let pos = self.op_pos.get(guard).copied().unwrap_or_default();
         exit.push(Op::new(Opcode::Jump, args), "", pos);
         Some(exit)
+    }
+
+    /// The class of each object the recorded ops allocate with
+    /// `new_with_vtable` of a size descr that names none (a log's
+    /// `<SizeDescr 16>`), as the first class guard on it names it: that
+    /// guard passed when the trace was recorded, and the class of what an
+    /// op allocates is a constant of the op. By allocating op; a descr
+    /// text whose allocations were seen with different classes (two
+    /// classes of one size) gives none.
+    pub fn recorded_classes(&self) -> Vec<(usize, Const)> {
+        let recorded = self.recorded.start..self.recorded.end.min(self.ops.len());
+        let mut found: Vec<(usize, Const)> = Vec::new();
+        for op in &self.ops[recorded.clone()] {
+            let tests_class = matches!(op.opcode, Opcode::GuardClass | Opcode::GuardNonnullClass);
+            let (Some(Arg::Value(v)), Some(&Arg::Const(c)), true) =
+                (op.args.first().copied(), op.args.get(1), tests_class)
+            else {
+                continue;
+            };
+            let Some(k) = self.op_index(v).filter(|k| recorded.contains(k)) else {
+                continue;
+            };
+            let alloc = &self.ops[k];
+            let unnamed = alloc.descr.is_some_and(|d| {
+                matches!(&self.descr(d).kind, crate::DescrKind::Size(size) if size.vtable.is_none())
+            });
+            if alloc.opcode == Opcode::NewWithVtable && unnamed && !found.iter().any(|f| f.0 == k) {
+                found.push((k, self.constant(c).clone()));
+            }
+        }
+        let text = |k: usize| self.ops[k].descr.map(|d| &self.descr(d).text);
+        let clashing: Vec<usize> = (found.iter())
+            .filter(|(k, c)| found.iter().any(|(j, d)| text(*j) == text(*k) && d != c))
+            .map(|(k, _)| *k)
+            .collect();
+        found.retain(|(k, _)| !clashing.contains(k));
+        found
     }
 
     pub fn value_of_op(&self, index: usize) -> ValueId {

@@ -136,7 +136,7 @@ impl Optimizer<'_> {
 
     /// What an allocation teaches of the reference it gives: it is not
     /// null, and `new_with_vtable` gives its class (where the size descr
-    /// names it).
+    /// names it, or the recorded trace's guards do).
     pub(crate) fn learn_allocation(&mut self, op: &Op, v: ValueId) {
         if !op.opcode.has(Flags::ALLOC) || op.opcode.result_type() != Type::Ref {
             return;
@@ -147,6 +147,7 @@ impl Optimizer<'_> {
             }
             _ => None,
         };
+        let class = class.or_else(|| self.recorded_classes.get(&self.current).cloned());
         self.learn_ptr(Arg::Value(v), true, class);
         if matches!(op.opcode, Opcode::New | Opcode::NewWithVtable) {
             if let Info::Ptr(info) = &mut self.info[v.0 as usize] {

@@ -211,16 +211,18 @@ impl Optimizer<'_> {
         }
     }
 
-    /// The class a virtual has, if its descr names one.
+    /// The class a virtual has, if its descr names one, or the recorded
+    /// trace's guards do.
     fn virtual_class(&self, k: u32) -> Option<Const> {
         let object = &self.virtuals.objects[k as usize];
         if object.opcode != Opcode::NewWithVtable {
             return None;
         }
-        match &self.out.descr(object.descr?).kind {
+        let named = match &self.out.descr(object.descr?).kind {
             DescrKind::Size(size) => size.vtable.as_deref().map(|name| Const::Class(name.into())),
             _ => None,
-        }
+        };
+        named.or_else(|| self.recorded_classes.get(&object.alloc).cloned())
     }
 
     /// An array index argument that is a constant inside virtual `k`.

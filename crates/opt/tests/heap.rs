@@ -8,6 +8,7 @@ use common::{
     all_but, optimizes_with, parse, proved_output, solver, twin_not_proved, twin_refuted,
     without_virtuals,
 };
+use traceopt_ir::print_trace;
 use traceopt_opt::{malformed_output, optimize, Passes};
 use traceopt_verify::{verify, verify_never_ends, Verdict};
 
@@ -832,4 +833,40 @@ fn a_value_test_of_a_constant_object_strengthens_the_null_test_before_it() {
     let kept = "[p0, i1, i2]\nguard_nonnull(p0) [i1]\ni3 = int_add(i1, i2)\nescape_n(i3)\n\
         guard_value(p0, ConstPtr(myptr)) [i2]\njump(ConstPtr(myptr), i3, i2)\n";
     optimizes_with(Passes::default(), &escaping, kept);
+}
+
+#[test]
+fn a_recorded_class_test_on_an_own_allocation_passed() {
+    // A log's recorded trace boxes an integer with `<SizeDescr 16>`, which
+    // names no class, then tests the box's class: the test passed when
+    // PyPy recorded the trace, and the class of what an op allocates is
+    // a constant of the op, so it passes always. The optimizer drops it
+    // and keeps the box virtual; the validator, told the same of the
+    // recorded ops, proves it.
+    let log = "[1] {jit-log-noopt\n# Traced loop or bridge with 5 ops\n[i0]\n\
+               p1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+               setfield_gc(p1, i0, descr=<FieldS W_IntObject.inst_intval 8>)\n\
+               guard_class(p1, ConstClass(W_IntObject))\n\
+               i2 = getfield_gc_i(p1, descr=<FieldS W_IntObject.inst_intval 8>)\n\
+               finish(i2)\n[2] jit-log-noopt}\n";
+    let parsed = traceopt_ir::parse_log(log, "boxed.log").unwrap();
+    let recorded = parsed.pairs[0].recorded.as_ref().unwrap().trace.clone();
+    let out = traceopt_opt::optimize_assuming(&recorded, Passes::default(), &[]).unwrap();
+    assert_eq!(print_trace(&out.trace), "[i0]\nfinish(i0)\n");
+    let verdict =
+        traceopt_verify::verify_optimized(&recorded, &out.trace, &out.provenance, &mut solver());
+    assert_eq!(verdict.unwrap(), Verdict::Proved);
+    // Not recorded (a hand-written trace), the test may fail: it stays,
+    // and the box is allocated for it.
+    let mut written = recorded.clone();
+    written.recorded = 0..0;
+    let kept = optimize(&written, Passes::default()).unwrap();
+    assert!(
+        print_trace(&kept.trace).contains("guard_class(p1"),
+        "{}",
+        print_trace(&kept.trace)
+    );
+    let verdict =
+        traceopt_verify::verify_optimized(&written, &out.trace, &out.provenance, &mut solver());
+    assert!(matches!(verdict.unwrap(), Verdict::Refuted(_)));
 }

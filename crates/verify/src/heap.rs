@@ -120,6 +120,9 @@ pub(crate) struct World {
     pub lemmas: Vec<Term>,
     /// Class constants by name, each distinct from the others.
     classes: Vec<(Box<str>, Term)>,
+    /// Those of `classes` that are the unknown classes of size descrs
+    /// naming none (`allocated_class`): not distinct from the others.
+    unnamed_classes: Vec<Box<str>>,
     /// The objects constants name, by identity, each distinct from the
     /// others.
     objects: Vec<(Box<str>, Term)>,
@@ -230,7 +233,11 @@ impl World {
         let terms =
             |list: &[(Box<str>, Term)]| list.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>();
         let mut facts = self.lemmas.clone();
-        facts.push(Term::distinct(&terms(&self.classes)));
+        let named: Vec<(Box<str>, Term)> = (self.classes.iter())
+            .filter(|(name, _)| !self.unnamed_classes.contains(name))
+            .cloned()
+            .collect();
+        facts.push(Term::distinct(&terms(&named)));
         facts.push(Term::distinct(&terms(&self.objects)));
         facts.retain(|f| *f != Term::Bool(true));
         facts
@@ -295,6 +302,24 @@ impl World {
             self.objects.push((name.into(), r.clone()));
         }
         Ok(r)
+    }
+
+    /// The class of what `new_with_vtable` of this size descr makes: the
+    /// class constant it names; where it names none (a log's
+    /// `<SizeDescr 16>`, of whatever class of that size), an unknown
+    /// class, which may be any class constant, named by the descr's text
+    /// (two such descrs of one text are taken to make one class).
+    pub fn allocated_class(
+        &mut self,
+        solver: &mut Solver,
+        descr: Option<&Descr>,
+    ) -> Result<Term, SolverError> {
+        let name = class_of_size(descr);
+        let unnamed = descr.is_some_and(|d| d.class_name() == &*d.text);
+        if unnamed && !self.unnamed_classes.iter().any(|n| **n == *name) {
+            self.unnamed_classes.push(name.as_str().into());
+        }
+        self.class(solver, &name)
     }
 
     /// A class constant (`ConstClass(name)`): not zero, and distinct from
@@ -1944,7 +1969,7 @@ pub(crate) fn encode_heap_op(
             e.value = Some(obj);
         }
         NewWithVtable => {
-            let class = world.class(solver, &class_of_size(descr))?;
+            let class = world.allocated_class(solver, descr)?;
             let obj = memory.allocate(world, solver, Some(class), None)?;
             e.lemmas
                 .push(is_kind(world, solver, &obj, ObjKind::Instance)?);

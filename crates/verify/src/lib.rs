@@ -521,6 +521,13 @@ fn begin(
         }
     }
     world.namespace = traces[0].namespace.clone();
+    // What BEFORE's recording saw of the classes of its allocations.
+    for (k, class) in traces[0].recorded_classes() {
+        let descr = traces[0].ops[k].descr.map(|d| traces[0].descr(d));
+        let allocated = world.allocated_class(solver, descr)?;
+        let seen = constant(traces[0], &class, world, solver)?;
+        world.lemmas.push(allocated.eq(&seen));
+    }
     for (name, ty) in inputs.iter().zip(&traces[0].inputs) {
         if *ty == Type::Ref {
             let fact = world.old_or_null(solver, &Term::var(name))?;

@@ -307,6 +307,12 @@ pub(crate) fn copy_ops(
     mut prov: impl FnMut(usize) -> Option<usize>,
     provenance: &mut Vec<Option<usize>>,
 ) {
+    // Recorded ops copied with all that comes before them are recorded
+    // still (the first such copy).
+    if range.start == 0 && to.recorded.is_empty() && !from.recorded.is_empty() {
+        let at = to.ops.len();
+        to.recorded = at + from.recorded.start..at + from.recorded.end.min(range.end);
+    }
     for i in range {
         let mut copy = from.ops[i].clone();
         for arg in copy.args.iter_mut() {

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use traceopt_ir::{Arg, Descr, FailArg, Op, Opcode, Trace};
 use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
 
-use crate::heap::{class_of_size, fit_cell, pair, Cell, Memory, World};
+use crate::heap::{fit_cell, pair, Cell, Memory, World};
 use crate::reach::Sight;
 
 /// A fail argument: nothing, a value, or a virtual of the guard.
@@ -90,7 +90,7 @@ impl Resume {
         for v in &op.virtuals {
             let descr = v.descr.map(|d| trace.descr(d));
             let class = match v.opcode {
-                Opcode::NewWithVtable => Some(world.class(solver, &class_of_size(descr))?),
+                Opcode::NewWithVtable => Some(world.allocated_class(solver, descr)?),
                 _ => None,
             };
             let mut fields = Vec::new();

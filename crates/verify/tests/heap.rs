@@ -1804,3 +1804,21 @@ fn a_call_returns_no_object_its_trace_allocates_later() {
     let after = format!("[i0]\n{read}{node}jump(i3, p5)\n");
     proved(&before, &after);
 }
+
+#[test]
+fn a_size_descr_that_names_no_class_makes_objects_of_any_class() {
+    // A log's `<SizeDescr 16>` does not say which class its objects are
+    // of (W_IntObject and W_FloatObject are both 16 bytes). Taken to be
+    // a class of its own, distinct from every named one, the class test
+    // would always fail in BEFORE, and whatever follows it (here a wrong
+    // result) would go unchecked and be proved.
+    let before = "[i0]\np1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+                  guard_class(p1, ConstClass(node_vtable)) []\nfinish(i0)\n";
+    let after = "[i0]\np1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+                 guard_class(p1, ConstClass(node_vtable)) []\nfinish(1)\n";
+    not_proved(before, after);
+    // The test may also fail: it cannot go without what the recording
+    // saw (see `a_recorded_class_test_on_an_own_allocation_passed`).
+    let unguarded = "[i0]\np1 = new_with_vtable(descr=<SizeDescr 16>)\nfinish(i0)\n";
+    not_proved(before, unguarded);
+}

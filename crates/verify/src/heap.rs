@@ -769,6 +769,23 @@ pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> O
     for &w in ref_inputs.iter().filter(|&&w| old(w)) {
         kind_of(w, Kind::Any)?;
     }
+    // What calls returned: an object from before, or one a call made
+    // (past every fresh slot), which the replay puts in the heap from the
+    // start: nothing reaches it before the call hands it out.
+    let slots = world
+        .slots
+        .as_ref()
+        .map_or(0, |(count, _)| u64::from(*count));
+    let made_by_call: HashSet<u64> = (world.call_result_names().iter())
+        .filter_map(|name| word(name))
+        .filter(|&w| base != u64::MAX && w > base.wrapping_add(slots))
+        .collect();
+    let old = |w: u64| old(w) || made_by_call.contains(&w);
+    for name in world.call_result_names() {
+        if let Some(w) = word(&name).filter(|&w| old(w)) {
+            kind_of(w, Kind::Any)?;
+        }
+    }
     let mut constants_words = Vec::new();
     for (name, _) in &world.objects {
         let w = word(&Name::user(name).part("ptr"))?;

@@ -777,7 +777,7 @@ pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> O
         .as_ref()
         .map_or(0, |(count, _)| u64::from(*count));
     let made_by_call: HashSet<u64> = (world.call_result_names().iter())
-        .filter_map(|name| word(name))
+        .filter_map(&word)
         .filter(|&w| base != u64::MAX && w > base.wrapping_add(slots))
         .collect();
     let old = |w: u64| old(w) || made_by_call.contains(&w);

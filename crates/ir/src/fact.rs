@@ -338,6 +338,67 @@ impl LabelState {
             && (a.virtuals.iter().zip(&b.virtuals)).all(|(x, y)| object(x, y))
     }
 
+    /// Where `other` (`other_pool`'s) first differs in shape from `self`
+    /// (`pool`'s) among the loop's inputs, in words; a general word where
+    /// the inputs agree and something else differs (`same_shape`).
+    pub fn shape_difference(&self, pool: &Trace, other: &LabelState, other_pool: &Trace) -> String {
+        use crate::FailArg;
+        let describe = |item: &FailArg, pool: &Trace| match item {
+            FailArg::Arg(Arg::Const(c)) => {
+                let mut text = String::from("the constant ");
+                crate::print::write_const(&mut text, pool.constant(*c));
+                text
+            }
+            FailArg::Arg(Arg::Value(_)) => "a value".to_string(),
+            FailArg::Virtual(_) => "an object kept virtual".to_string(),
+            _ => "something else".to_string(),
+        };
+        let differs = |x: &FailArg, y: &FailArg| match (x, y) {
+            (FailArg::Arg(a @ Arg::Const(_)), FailArg::Arg(b))
+            | (FailArg::Arg(a), FailArg::Arg(b @ Arg::Const(_))) => {
+                !Self::same_item(pool, *a, other_pool, *b)
+            }
+            (FailArg::Arg(Arg::Value(_)), FailArg::Arg(Arg::Value(_))) => false,
+            (FailArg::Virtual(_), FailArg::Virtual(_)) => false,
+            _ => true,
+        };
+        let first =
+            (self.inputs.iter().zip(&other.inputs).enumerate()).find(|(_, (x, y))| differs(x, y));
+        if let Some((i, (x, y))) = first {
+            return format!(
+                "the loop's input {i} is {} at its label, {} here",
+                describe(x, pool),
+                describe(y, other_pool)
+            );
+        }
+        fn contents(v: &crate::Virtual) -> impl Iterator<Item = &crate::FailArg> {
+            v.fields.iter().map(|(_, f)| f).chain(&v.items)
+        }
+        for (j, (x, y)) in self.virtuals.iter().zip(&other.virtuals).enumerate() {
+            let text =
+                |v: &crate::Virtual, pool: &Trace| v.descr.map(|d| pool.descr(d).text.clone());
+            if x.opcode != y.opcode || text(x, pool) != text(y, other_pool) {
+                return format!("its object {j} is of another kind or size than the label's");
+            }
+            let field = (contents(x).zip(contents(y))).position(|(u, w)| differs(u, w));
+            if let Some(k) = field {
+                let (u, w) = (contents(x).nth(k).unwrap(), contents(y).nth(k).unwrap());
+                return format!(
+                    "what its object {j} holds in place {k} is {} at the label, {} here",
+                    describe(u, pool),
+                    describe(w, other_pool)
+                );
+            }
+            if contents(x).count() != contents(y).count() {
+                return format!("its object {j} holds other fields than the label's");
+            }
+        }
+        if self.derived.len() != other.derived.len() || self.known.len() != other.known.len() {
+            return "the loop's label reads or computes other values than the trace can".into();
+        }
+        "the objects it passes along are not those the label takes".to_string()
+    }
+
     /// For each label argument, where the loop's state holds it first:
     /// the loop's input, then the fields and items to follow from there
     /// (in the order of `inputs`, then each object's contents).
@@ -459,4 +520,39 @@ pub enum Step {
     Field(crate::DescrId),
     /// An array item, by its index, with the array's descr.
     Item(i64, Option<crate::DescrId>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FailArg;
+
+    #[test]
+    fn a_shape_difference_says_where() {
+        let mut pool = Trace::new();
+        let (c48, c46) = (
+            pool.add_const(Const::Int(48)),
+            pool.add_const(Const::Int(46)),
+        );
+        let state = |inputs: Vec<FailArg>| LabelState {
+            facts: vec![Fact::default()],
+            inputs,
+            ..LabelState::default()
+        };
+        let value = FailArg::Arg(Arg::Value(crate::ValueId(0)));
+        let label = state(vec![value.clone(), FailArg::Arg(Arg::Const(c48))]);
+        let same = state(vec![value.clone(), FailArg::Arg(Arg::Const(c48))]);
+        let other = state(vec![value.clone(), FailArg::Arg(Arg::Const(c46))]);
+        assert!(label.same_shape(&pool, &same, &pool));
+        assert!(!label.same_shape(&pool, &other, &pool));
+        assert_eq!(
+            label.shape_difference(&pool, &other, &pool),
+            "the loop's input 1 is the constant 48 at its label, the constant 46 here"
+        );
+        let virtual_there = state(vec![value.clone(), FailArg::Virtual(0)]);
+        assert_eq!(
+            label.shape_difference(&pool, &virtual_there, &pool),
+            "the loop's input 1 is the constant 48 at its label, an object kept virtual here"
+        );
+    }
 }

@@ -91,10 +91,10 @@ pub enum NoEntry {
     /// Testing what the body takes for granted would read a field of
     /// what may be no struct, or an item of an array of unknown length.
     UnsafeRead,
-    /// The objects the trace passes along are not the ones the label
-    /// takes (another class, other fields, a virtual where the label
-    /// takes a reference, or the reverse).
-    Shape,
+    /// What the trace passes along is not what the label takes (another
+    /// constant, another class, other fields, a virtual where the label
+    /// takes a reference, or the reverse): where, in words.
+    Shape(String),
 }
 
 impl std::fmt::Display for NoEntry {
@@ -111,10 +111,7 @@ impl std::fmt::Display for NoEntry {
                 f,
                 "testing what the loop takes for granted would read what may not be there"
             ),
-            NoEntry::Shape => write!(
-                f,
-                "the objects it passes along are not those the label takes"
-            ),
+            NoEntry::Shape(where_) => write!(f, "{where_}"),
         }
     }
 }
@@ -144,7 +141,8 @@ pub fn enter_peeled(
     let trace = &optimized.trace;
     let same_count = label.args.len() == ending.leaves.len();
     if !same_count || !target.state.same_shape(pool, &ending.state, trace) {
-        return Ok(Err(NoEntry::Shape));
+        let why = target.state.shape_difference(pool, &ending.state, trace);
+        return Ok(Err(NoEntry::Shape(why)));
     }
     let mismatch = (label.args.iter().zip(&ending.leaves))
         .position(|(&a, &b)| pool.arg_type(a) != trace.arg_type(b));

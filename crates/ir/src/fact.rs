@@ -540,16 +540,16 @@ mod tests {
             ..LabelState::default()
         };
         let value = FailArg::Arg(Arg::Value(crate::ValueId(0)));
-        let label = state(vec![value.clone(), FailArg::Arg(Arg::Const(c48))]);
-        let same = state(vec![value.clone(), FailArg::Arg(Arg::Const(c48))]);
-        let other = state(vec![value.clone(), FailArg::Arg(Arg::Const(c46))]);
+        let label = state(vec![value, FailArg::Arg(Arg::Const(c48))]);
+        let same = state(vec![value, FailArg::Arg(Arg::Const(c48))]);
+        let other = state(vec![value, FailArg::Arg(Arg::Const(c46))]);
         assert!(label.same_shape(&pool, &same, &pool));
         assert!(!label.same_shape(&pool, &other, &pool));
         assert_eq!(
             label.shape_difference(&pool, &other, &pool),
             "the loop's input 1 is the constant 48 at its label, the constant 46 here"
         );
-        let virtual_there = state(vec![value.clone(), FailArg::Virtual(0)]);
+        let virtual_there = state(vec![value, FailArg::Virtual(0)]);
         assert_eq!(
             label.shape_difference(&pool, &virtual_there, &pool),
             "the loop's input 1 is the constant 48 at its label, an object kept virtual here"

@@ -139,6 +139,27 @@ pub fn enter_peeled(
         return Ok(Err(NoEntry::NoJump));
     };
     let trace = &optimized.trace;
+    // A log names the objects of each trace anew: a name the loop's
+    // label state and the trace both use may be two objects, which the
+    // entry would take for one.
+    if pool.namespace.is_none() {
+        let own: Vec<&str> = (input.consts())
+            .filter_map(|c| match c {
+                Const::Ptr(name) => Some(&**name),
+                _ => None,
+            })
+            .collect();
+        let clash = object_constants(&target.state, pool)
+            .into_iter()
+            .find(|name| own.contains(name));
+        if let Some(name) = clash {
+            let why = format!(
+                "the loop's label state and the trace both name an object ConstPtr({name}), \
+                 which in a log may be two objects"
+            );
+            return Ok(Err(NoEntry::Shape(why)));
+        }
+    }
     let same_count = label.args.len() == ending.leaves.len();
     if !same_count || !target.state.same_shape(pool, &ending.state, trace) {
         let why = target.state.shape_difference(pool, &ending.state, trace);
@@ -169,6 +190,36 @@ pub fn enter_peeled(
             ..ending.state
         },
     }))
+}
+
+/// The names of the constant objects (`ConstPtr`) a label state holds:
+/// among the loop's inputs, in its objects, as known constants, or as
+/// what a derived or known value is read or computed of.
+fn object_constants<'p>(state: &LabelState, pool: &'p Trace) -> Vec<&'p str> {
+    let name = |c: traceopt_ir::ConstId| match pool.constant(c) {
+        Const::Ptr(name) => Some(&**name),
+        _ => None,
+    };
+    let contents = state.virtuals.iter().flat_map(|v| {
+        let fields = v.fields.iter().map(|(_, f)| f);
+        fields.chain(&v.items)
+    });
+    let held = state
+        .inputs
+        .iter()
+        .chain(contents)
+        .filter_map(|item| match item {
+            FailArg::Arg(Arg::Const(c)) => Some(*c),
+            _ => None,
+        });
+    let sources =
+        (state.derived.iter().map(|d| &d.source)).chain(state.known.iter().map(|k| &k.source));
+    let used = sources.flat_map(|s| &s.args).filter_map(|a| match a {
+        Arg::Const(c) => Some(*c),
+        Arg::Value(_) => None,
+    });
+    let known = state.known.iter().map(|k| k.value);
+    held.chain(used).chain(known).filter_map(name).collect()
 }
 
 /// What an entry into a peeled loop tests where it does not know the

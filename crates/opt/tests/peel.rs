@@ -6,7 +6,7 @@ mod common;
 
 use common::{parse, solver};
 use traceopt_ir::{print_trace, Arg, Fact, LabelState, Opcode, Trace};
-use traceopt_opt::{enter_peeled, facts_on_exit, optimize_assuming, peel, Passes, Peeled};
+use traceopt_opt::{enter_peeled, facts_on_exit, optimize_assuming, peel, NoEntry, Passes, Peeled};
 use traceopt_verify::{verify_assuming, verify_entry, verify_exit_facts, verify_peeled, Verdict};
 
 /// Seed 004's loop (boxed integers, `y` counting down, `res` adding up),
@@ -905,4 +905,37 @@ fn an_entry_reads_only_fields_it_can_tell_are_there() {
         &mut solver(),
     );
     assert_eq!(verdict.unwrap(), Verdict::Proved);
+}
+
+#[test]
+fn a_log_bridge_does_not_take_its_object_constant_for_the_loops() {
+    // In a log, each trace names its constant objects anew: the loop's
+    // ConstPtr(ptr5) and the bridge's may be two objects. The loop's
+    // label keeps the box holding its ptr5 virtual; a bridge passing a
+    // box of its own ptr5 does not enter as if they were one.
+    let lp = "[p0, i1]\ni2 = int_sub(i1, 1)\ni3 = int_gt(i2, 0)\nguard_true(i3) []\n\
+              p4 = new(descr=<SizeDescr 16>)\n\
+              setfield_gc(p4, ConstPtr(ptr5), descr=<FieldP Box.inst_item 8>)\njump(p4, i2)\n";
+    let looped = peel(
+        &traceopt_ir::parse_trace(lp, "loop").unwrap(),
+        Passes::default(),
+    )
+    .unwrap()
+    .expect("peeled");
+    let bridge = |name: &str| {
+        let text = format!(
+            "[i0]\np1 = new(descr=<SizeDescr 16>)\n\
+             setfield_gc(p1, ConstPtr({name}), descr=<FieldP Box.inst_item 8>)\n\
+             jump(p1, i0, descr=<Loop1>)\n"
+        );
+        traceopt_ir::parse_trace(&text, "bridge").unwrap()
+    };
+    let entered = enter_peeled(&bridge("ptr5"), Passes::default(), &[], &looped).unwrap();
+    match entered {
+        Err(NoEntry::Shape(why)) => assert!(why.contains("ConstPtr(ptr5)"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // Another name is another object: the label's constant is not there.
+    let entered = enter_peeled(&bridge("ptr9"), Passes::default(), &[], &looped).unwrap();
+    assert!(matches!(entered, Err(NoEntry::Shape(_))), "{entered:?}");
 }

@@ -838,3 +838,26 @@ fn a_bridge_enters_the_peeled_loop_and_both_are_proved() {
         "{bridge}"
     );
 }
+
+#[test]
+fn a_recorded_trace_the_model_cannot_run_through_is_not_proved() {
+    // PyPy recorded this trace to its end, so some run passes its guard;
+    // a model in which none does (here the guard's condition is false
+    // for every input, as an encoding gap could make a real one) would
+    // prove anything of what follows. Nothing is claimed: unknown.
+    let dir = std::env::temp_dir().join(format!("traceopt-vacuous-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("vacuous.log");
+    std::fs::write(
+        &log,
+        "[1] {jit-log-noopt\n# Traced loop or bridge with 3 ops\n[i0]\n\
+         i1 = int_xor(i0, i0)\nguard_true(i1)\nfinish(i0)\n[2] jit-log-noopt}\n",
+    )
+    .unwrap();
+    let out = traceopt(&["opt", "--verify", "--json", log.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let verdict = json["traces"][0]["verify"].as_str().unwrap();
+    assert!(verdict.contains("vacuous"), "{verdict}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -124,7 +124,7 @@ pub(crate) struct World {
     /// naming none (`allocated_class`): not distinct from the others.
     unnamed_classes: Vec<Box<str>>,
     /// The objects constants name, by identity, each distinct from the
-    /// others.
+    /// others where a namespace names them (not in a log).
     objects: Vec<(Box<str>, Term)>,
     /// The lengths of string constants, by their objects.
     pub string_lengths: Vec<(Term, usize)>,
@@ -238,7 +238,13 @@ impl World {
             .cloned()
             .collect();
         facts.push(Term::distinct(&terms(&named)));
-        facts.push(Term::distinct(&terms(&self.objects)));
+        // A log's trace may name one object twice (`p50 =
+        // same_as_r(ConstPtr(ptr49))` then `guard_value(p50,
+        // ConstPtr(ptr71))` passed when recorded): its constant objects
+        // may be one. A namespace says which names are one (`object=`).
+        if self.namespace.is_some() {
+            facts.push(Term::distinct(&terms(&self.objects)));
+        }
         facts.retain(|f| *f != Term::Bool(true));
         facts
     }

@@ -1822,3 +1822,22 @@ fn a_size_descr_that_names_no_class_makes_objects_of_any_class() {
     let unguarded = "[i0]\np1 = new_with_vtable(descr=<SizeDescr 16>)\nfinish(i0)\n";
     not_proved(before, unguarded);
 }
+
+#[test]
+fn a_log_may_name_one_object_twice() {
+    // PyPy recorded `p1 = same_as_r(ConstPtr(ptr49))` then a passing
+    // `guard_value(p1, ConstPtr(ptr71))`: a log's names of constant
+    // objects are not each another object. Taken to be, the guard would
+    // always fail and a wrong result after it would be proved.
+    let text = |result: i64| {
+        format!(
+            "[i0]\np1 = same_as_r(ConstPtr(ptr49))\nguard_value(p1, ConstPtr(ptr71)) []\n\
+             finish({result})\n"
+        )
+    };
+    let before = traceopt_ir::parse_trace(&text(0), "before").unwrap();
+    let after = traceopt_ir::parse_trace(&text(1), "after").unwrap();
+    let mut solver = traceopt_smt::Solver::start(None, Duration::from_secs(20)).unwrap();
+    let verdict = traceopt_verify::verify(&before, &after, &mut solver).unwrap();
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
+}

@@ -539,7 +539,8 @@ fn read(int: Opcode, ty: Type) -> Opcode {
     }
 }
 
-/// A jump like `looped`'s (back to its start) with these arguments.
+/// A jump like `looped`'s (back to its start) with these arguments
+/// (with no descr where they do not fit `to`'s inputs).
 fn jump_like(
     to: &mut Trace,
     looped: &Trace,
@@ -548,8 +549,12 @@ fn jump_like(
     prov: Option<usize>,
 ) {
     let original = &looped.ops[looped.ops.len() - 1];
+    // With more values than `to` takes (the label's derived ones), it
+    // is no jump back to `to`'s start: the replay leaves there too.
+    let back = args.len() == to.inputs.len()
+        && (args.iter().zip(&to.inputs)).all(|(&a, &ty)| to.try_arg_type(a) == Some(ty));
     let mut jump = Op::new(Opcode::Jump, args);
-    jump.descr = original.descr;
+    jump.descr = original.descr.filter(|_| back);
     push(to, jump, provenance, prov);
 }
 

@@ -393,8 +393,33 @@ impl LabelState {
                 return format!("its object {j} holds other fields than the label's");
             }
         }
-        if self.derived.len() != other.derived.len() || self.known.len() != other.known.len() {
+        if self.derived.len() != other.derived.len() {
             return "the loop's label reads or computes other values than the trace can".into();
+        }
+        // A known constant the trace could not keep: the first the label
+        // has that the trace's state lacks.
+        let same_known = |x: &Known, y: &Known| {
+            x.source.opcode == y.source.opcode
+                && x.source.args.len() == y.source.args.len()
+                && (x.source.args.iter().zip(&y.source.args))
+                    .all(|(&a, &b)| Self::same_item(pool, a, other_pool, b))
+        };
+        let lacking = (self.known.iter()).find(|k| !other.known.iter().any(|o| same_known(k, o)));
+        if let Some(k) = lacking {
+            let mut text = format!("the loop takes for granted that {}(", k.source.opcode);
+            for (i, arg) in k.source.args.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                match arg {
+                    Arg::Value(v) => text.push_str(&format!("label argument {}", v.0)),
+                    Arg::Const(c) => crate::print::write_const(&mut text, pool.constant(*c)),
+                }
+            }
+            text.push_str(") is ");
+            crate::print::write_const(&mut text, pool.constant(k.value));
+            text.push_str(", which the trace cannot test to hold");
+            return text;
         }
         "the objects it passes along are not those the label takes".to_string()
     }

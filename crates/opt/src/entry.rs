@@ -370,13 +370,17 @@ impl Optimizer<'_> {
     }
 
     /// Whether `held` may be the constant `wanted` (an integer or a
-    /// reference): a value its bounds or facts allow. (Not another
-    /// constant: in a log, where each trace names its objects anew, two
-    /// names may be one object, but a test of that would be a guess.)
+    /// reference): a value its bounds or facts allow. In a log, where
+    /// each trace names its objects anew, a constant object of another
+    /// name may be it (a test tells).
     fn may_be(&self, held: Arg, wanted: &Const) -> bool {
         let ty = wanted.ty();
+        let log = self.out.namespace.is_none();
         let fits = match held {
-            Arg::Const(h) => self.out.constant(h) == wanted,
+            Arg::Const(h) => match (self.out.constant(h), wanted) {
+                (Const::Ptr(_), Const::Ptr(_)) => log,
+                (constant, _) => constant == wanted,
+            },
             Arg::Value(_) => match wanted {
                 Const::Int(k) => self.bound(held).contains(*k),
                 Const::Null => !self.ptr_info(held).nonnull,

@@ -937,14 +937,21 @@ fn a_log_bridge_does_not_take_its_object_constant_for_the_loops() {
     }
     // Another name may be the same object: the bridge enters after
     // testing that it is.
-    let entered = enter_peeled(&bridge("ptr9"), Passes::default(), &[], &looped)
+    entered_testing(
+        &bridge("ptr9"),
+        &looped,
+        "guard_value(ConstPtr(ptr9), ConstPtr(ptr5))",
+    );
+}
+
+/// `bridge` entered into `looped`, with `test` among its ops.
+fn entered_testing(bridge: &Trace, looped: &Peeled, test: &str) -> traceopt_opt::Entered {
+    let entered = enter_peeled(bridge, Passes::default(), &[], looped)
         .unwrap()
         .expect("entered with a test");
     let text = print_trace(&entered.optimized.trace);
-    assert!(
-        text.contains("guard_value(ConstPtr(ptr9), ConstPtr(ptr5))"),
-        "{text}"
-    );
+    assert!(text.contains(test), "{text}");
+    entered
 }
 
 #[test]
@@ -966,14 +973,12 @@ fn a_log_bridge_tests_that_its_constant_object_is_the_loops() {
                   guard_value(p2, ConstPtr(ptr7)) []\ni3 = int_gt(i1, 0)\nguard_true(i3) []\n\
                   jump(p0, i1, descr=<Loop1>)\n";
     let bridge = traceopt_ir::parse_trace(bridge, "bridge").unwrap();
-    let entered = enter_peeled(&bridge, Passes::default(), &[], &looped)
-        .unwrap()
-        .expect("entered with a test");
-    let text = print_trace(&entered.optimized.trace);
-    assert!(
-        text.contains("guard_value(ConstPtr(ptr7), ConstPtr(ptr5))"),
-        "{text}"
+    let entered = entered_testing(
+        &bridge,
+        &looped,
+        "guard_value(ConstPtr(ptr7), ConstPtr(ptr5))",
     );
+    let text = print_trace(&entered.optimized.trace);
     let target = (&looped.optimized.trace, &looped.state);
     let out = &entered.optimized;
     let verdict = verify_entry(

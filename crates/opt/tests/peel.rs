@@ -313,6 +313,29 @@ fn a_loop_invariant_field_is_read_once() {
 }
 
 #[test]
+fn a_wrong_preamble_of_a_recorded_loop_with_derived_arguments_is_refuted() {
+    // A log's loop closes with `<Loop-1>`. The preamble's comparison
+    // ends the output with a jump that also passes the label's derived
+    // value: it takes more values than the loop's inputs, so it leaves
+    // the comparison, and the replay runs it. A wrong preamble is
+    // refuted, not left unreplayed as a malformed loop-closing jump.
+    let before = "[p0, i0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i2 = int_add(i0, i1)\njump(p0, i2, descr=<Loop-1>)\n";
+    let (input, peeled) = peeled(before);
+    assert_eq!(peeled.state.derived.len(), 1);
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    let mut twin = peeled.clone();
+    let preamble_add = (twin.optimized.trace.ops.iter_mut())
+        .find(|op| op.opcode == Opcode::IntAdd)
+        .unwrap();
+    preamble_add.opcode = Opcode::IntSub;
+    match verdict(&input, &twin, &twin.state) {
+        Verdict::Refuted(cex) => assert!(cex.difference.starts_with("the preamble"), "{cex}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn loop_invariant_pure_ops_are_computed_once() {
     // The array's length and `i1 * 3` depend on values the loop passes
     // on unchanged: the preamble computes them, the label carries them

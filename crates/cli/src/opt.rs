@@ -280,22 +280,28 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
         // validator's model of it lets no run get there, what it proves
         // of the trace is vacuous (a guard it takes to fail always hides
         // what follows), and nothing is claimed.
-        if !trace.recorded.is_empty() {
-            if let Ok(traceopt_verify::Verdict::Proved) = verify_never_ends(trace, solver) {
-                let why = "the validator's model of this trace lets no run reach its end, yet \
-                           PyPy recorded one: a proof would be vacuous (an encoding gap)";
-                return (
-                    Ok(Judged::Unknown(why.into())),
-                    started.elapsed().as_secs_f64(),
-                );
-            }
+        // (The same question proves an infeasible trace's claim.)
+        let recorded = !trace.recorded.is_empty();
+        let mut never_ends =
+            (recorded || optimized.is_err()).then(|| verify_never_ends(trace, solver));
+        if recorded && matches!(never_ends, Some(Ok(traceopt_verify::Verdict::Proved))) {
+            let why = "the validator's model of this trace lets no run reach its end, yet \
+                       PyPy recorded one: a proof would be vacuous (an encoding gap)";
+            return (
+                Ok(Judged::Unknown(why.into())),
+                started.elapsed().as_secs_f64(),
+            );
         }
         let facts_hold = match exit {
             Some(exit) => judge_exit_facts(&exit.trace, &exit.facts, solver),
             None => Ok(Judged::Proved),
         };
         let judged = match (facts_hold, optimized) {
-            (Ok(Judged::Proved), Err(_)) => judged(verify_never_ends(trace, solver)),
+            (Ok(Judged::Proved), Err(_)) => judged(
+                never_ends
+                    .take()
+                    .unwrap_or_else(|| verify_never_ends(trace, solver)),
+            ),
             // Guard by guard, then end to end where that settles nothing;
             // from inputs that satisfy what the bridge knows, if it does.
             (Ok(Judged::Proved), Ok((result, How::Straight | How::Refused(..)))) => {

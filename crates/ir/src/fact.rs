@@ -380,9 +380,9 @@ impl LabelState {
             if x.opcode != y.opcode || text(x, pool) != text(y, other_pool) {
                 return format!("its object {j} is of another kind or size than the label's");
             }
-            let field = (contents(x).zip(contents(y))).position(|(u, w)| differs(u, w));
-            if let Some(k) = field {
-                let (u, w) = (contents(x).nth(k).unwrap(), contents(y).nth(k).unwrap());
+            let field =
+                (contents(x).zip(contents(y)).enumerate()).find(|(_, (u, w))| differs(u, w));
+            if let Some((k, (u, w))) = field {
                 return format!(
                     "what its object {j} holds in place {k} is {} at the label, {} here",
                     describe(u, pool),

@@ -286,17 +286,17 @@ fn add_to_pairs(
     trace: Option<Result<Trace, ParseError>>,
 ) {
     let trace = match trace {
-        Some(Ok(mut trace)) => Some(LogTrace {
-            trace: {
-                if section == Section::Recorded {
-                    trace.recorded = 0..trace.ops.len();
-                }
-                trace
-            },
-            section,
-            header,
-            line,
-        }),
+        Some(Ok(mut trace)) => {
+            if section == Section::Recorded {
+                trace.recorded = 0..trace.ops.len();
+            }
+            Some(LogTrace {
+                section,
+                header,
+                line,
+                trace,
+            })
+        }
         Some(Err(e)) => {
             log.errors.push(e);
             None

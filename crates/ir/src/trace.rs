@@ -566,7 +566,8 @@ impl Trace {
     /// text whose allocations were seen with different classes (two
     /// classes of one size) gives none.
     pub fn recorded_classes(&self) -> Vec<(usize, Const)> {
-        let recorded = self.recorded.start..self.recorded.end.min(self.ops.len());
+        let end = self.recorded.end.min(self.ops.len());
+        let recorded = self.recorded.start.min(end)..end;
         let mut found: Vec<(usize, Const)> = Vec::new();
         for op in &self.ops[recorded.clone()] {
             let tests_class = matches!(op.opcode, Opcode::GuardClass | Opcode::GuardNonnullClass);

@@ -624,16 +624,7 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
         "[i0, i1]\njump(i0, i1, descr=TargetToken(1))\n"
     );
     let jump = unchecked.ops.len() - 1;
-    let verdict = verify_entry(
-        &unchecked,
-        &wrong,
-        &[Some(jump)],
-        &entered.state,
-        target,
-        &[],
-        &mut solver(),
-    )
-    .unwrap();
+    let verdict = entry_verdict(&unchecked, (&wrong, &[Some(jump)]), &entered.state, &looped);
     assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }
 
@@ -917,17 +908,54 @@ fn an_entry_reads_only_fields_it_can_tell_are_there() {
         "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
          i6 = getfield_gc_i(p0, descr=valuedescr)\njump(p0, i1, i6, descr=TargetToken(1))\n"
     );
-    let target = (&looped.optimized.trace, &looped.state);
-    let verdict = verify_entry(
+    let verdict = entry_verdict(
         &seen,
-        &out.trace,
-        &out.provenance,
+        (&out.trace, &out.provenance),
         &entered.state,
-        target,
-        &[],
-        &mut solver(),
+        &looped,
     );
-    assert_eq!(verdict.unwrap(), Verdict::Proved);
+    assert_eq!(verdict, Verdict::Proved);
+}
+
+/// The verdict on an entry of `input` into `looped` (its output, that
+/// output's provenance and its witness `state`), knowing nothing of the
+/// input's own inputs.
+fn entry_verdict(
+    input: &Trace,
+    (output, provenance): (&Trace, &[Option<usize>]),
+    state: &LabelState,
+    looped: &Peeled,
+) -> Verdict {
+    let target = (&looped.optimized.trace, &looped.state);
+    let verdict = verify_entry(input, output, provenance, state, target, &[], &mut solver());
+    verdict.unwrap()
+}
+
+/// A log's loop (no namespace: its descrs and constants as a log
+/// prints them), peeled.
+fn peeled_log(text: &str) -> (Trace, Peeled) {
+    let input = traceopt_ir::parse_trace(text, "loop").unwrap();
+    let peeled = peel(&input, Passes::default()).unwrap().expect("a loop");
+    (input, peeled)
+}
+
+/// `bridge` entered into the loop `looped` (peeled from `loop_input`)
+/// with `test` among its ops; the loop and the entry are proved.
+fn entered_testing(bridge: &Trace, (loop_input, looped): (&Trace, &Peeled), test: &str) {
+    let entered = enter_peeled(bridge, Passes::default(), &[], looped)
+        .unwrap()
+        .expect("entered with a test");
+    let out = &entered.optimized;
+    let text = print_trace(&out.trace);
+    assert!(text.contains(test), "{text}");
+    assert_eq!(verdict(loop_input, looped, &looped.state), Verdict::Proved);
+    let entry = entry_verdict(
+        bridge,
+        (&out.trace, &out.provenance),
+        &entered.state,
+        looped,
+    );
+    assert_eq!(entry, Verdict::Proved, "{text}");
 }
 
 #[test]
@@ -936,15 +964,11 @@ fn a_log_bridge_does_not_take_its_object_constant_for_the_loops() {
     // ConstPtr(ptr5) and the bridge's may be two objects. The loop's
     // label keeps the box holding its ptr5 virtual; a bridge passing a
     // box of its own ptr5 does not enter as if they were one.
-    let lp = "[p0, i1]\ni2 = int_sub(i1, 1)\ni3 = int_gt(i2, 0)\nguard_true(i3) []\n\
-              p4 = new(descr=<SizeDescr 16>)\n\
-              setfield_gc(p4, ConstPtr(ptr5), descr=<FieldP Box.inst_item 8>)\njump(p4, i2)\n";
-    let looped = peel(
-        &traceopt_ir::parse_trace(lp, "loop").unwrap(),
-        Passes::default(),
-    )
-    .unwrap()
-    .expect("peeled");
+    let (loop_input, looped) = peeled_log(
+        "[p0, i1]\ni2 = int_sub(i1, 1)\ni3 = int_gt(i2, 0)\nguard_true(i3) []\n\
+         p4 = new(descr=<SizeDescr 16>)\n\
+         setfield_gc(p4, ConstPtr(ptr5), descr=<FieldP Box.inst_item 8>)\njump(p4, i2)\n",
+    );
     let bridge = |name: &str| {
         let text = format!(
             "[i0]\np1 = new(descr=<SizeDescr 16>)\n\
@@ -960,21 +984,8 @@ fn a_log_bridge_does_not_take_its_object_constant_for_the_loops() {
     }
     // Another name may be the same object: the bridge enters after
     // testing that it is.
-    entered_testing(
-        &bridge("ptr9"),
-        &looped,
-        "guard_value(ConstPtr(ptr9), ConstPtr(ptr5))",
-    );
-}
-
-/// `bridge` entered into `looped`, with `test` among its ops.
-fn entered_testing(bridge: &Trace, looped: &Peeled, test: &str) -> traceopt_opt::Entered {
-    let entered = enter_peeled(bridge, Passes::default(), &[], looped)
-        .unwrap()
-        .expect("entered with a test");
-    let text = print_trace(&entered.optimized.trace);
-    assert!(text.contains(test), "{text}");
-    entered
+    let test = "guard_value(ConstPtr(ptr9), ConstPtr(ptr5))";
+    entered_testing(&bridge("ptr9"), (&loop_input, &looped), test);
 }
 
 #[test]
@@ -984,42 +995,16 @@ fn a_log_bridge_tests_that_its_constant_object_is_the_loops() {
     // hold the same object under another name (a log names each trace's
     // objects anew): it enters after testing that they are one, and the
     // entry is proved.
-    let lp = "[p0, i1]\np2 = getfield_gc_r(p0, descr=<FieldP Box.inst_item 8 pure>)\n\
-              guard_value(p2, ConstPtr(ptr5)) []\ni3 = int_sub(i1, 1)\ni4 = int_gt(i3, 0)\n\
-              guard_true(i4) []\njump(p0, i3)\n";
-    let loop_input = traceopt_ir::parse_trace(lp, "loop").unwrap();
-    let looped = peel(&loop_input, Passes::default())
-        .unwrap()
-        .expect("peeled");
+    let (loop_input, looped) = peeled_log(
+        "[p0, i1]\np2 = getfield_gc_r(p0, descr=<FieldP Box.inst_item 8 pure>)\n\
+         guard_value(p2, ConstPtr(ptr5)) []\ni3 = int_sub(i1, 1)\ni4 = int_gt(i3, 0)\n\
+         guard_true(i4) []\njump(p0, i3)\n",
+    );
     assert!(!looped.state.known.is_empty(), "{:?}", looped.state);
     let bridge = "[p0, i1]\np2 = getfield_gc_r(p0, descr=<FieldP Box.inst_item 8 pure>)\n\
                   guard_value(p2, ConstPtr(ptr7)) []\ni3 = int_gt(i1, 0)\nguard_true(i3) []\n\
                   jump(p0, i1, descr=<Loop1>)\n";
     let bridge = traceopt_ir::parse_trace(bridge, "bridge").unwrap();
-    let entered = entered_testing(
-        &bridge,
-        &looped,
-        "guard_value(ConstPtr(ptr7), ConstPtr(ptr5))",
-    );
-    let text = print_trace(&entered.optimized.trace);
-    let target = (&looped.optimized.trace, &looped.state);
-    let out = &entered.optimized;
-    let verdict = verify_entry(
-        &bridge,
-        &out.trace,
-        &out.provenance,
-        &entered.state,
-        target,
-        &[],
-        &mut solver(),
-    );
-    assert_eq!(verdict.unwrap(), Verdict::Proved, "{text}");
-    let looped_proof = verify_peeled(
-        &loop_input,
-        &looped.optimized.trace,
-        &looped.optimized.provenance,
-        &looped.state,
-        &mut solver(),
-    );
-    assert_eq!(looped_proof.unwrap(), Verdict::Proved);
+    let test = "guard_value(ConstPtr(ptr7), ConstPtr(ptr5))";
+    entered_testing(&bridge, (&loop_input, &looped), test);
 }

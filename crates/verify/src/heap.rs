@@ -321,7 +321,8 @@ impl World {
         descr: Option<&Descr>,
     ) -> Result<Term, SolverError> {
         let name = class_of_size(descr);
-        let unnamed = descr.is_some_and(|d| d.class_name() == &*d.text);
+        let unnamed = descr
+            .is_some_and(|d| !matches!(&d.kind, DescrKind::Size(size) if size.vtable.is_some()));
         if unnamed && !self.unnamed_classes.iter().any(|n| **n == *name) {
             self.unnamed_classes.push(name.as_str().into());
         }
@@ -782,15 +783,15 @@ pub(crate) fn replay_heap(world: &World, model: &Model, ref_inputs: &[u64]) -> O
         .slots
         .as_ref()
         .map_or(0, |(count, _)| u64::from(*count));
-    let made_by_call: HashSet<u64> = (world.call_result_names().iter())
+    let returned: Vec<u64> = (world.call_result_names().iter())
         .filter_map(&word)
+        .collect();
+    let made_by_call: HashSet<u64> = (returned.iter().copied())
         .filter(|&w| base != u64::MAX && w > base.wrapping_add(slots))
         .collect();
     let old = |w: u64| old(w) || made_by_call.contains(&w);
-    for name in world.call_result_names() {
-        if let Some(w) = word(&name).filter(|&w| old(w)) {
-            kind_of(w, Kind::Any)?;
-        }
+    for &w in returned.iter().filter(|&&w| old(w)) {
+        kind_of(w, Kind::Any)?;
     }
     let mut constants_words = Vec::new();
     for (name, _) in &world.objects {

@@ -7,6 +7,7 @@ use crate::opcode::Opcode;
 
 pub const ARRAYCOPY: u32 = 1;
 pub const STR2UNICODE: u32 = 2;
+pub const THREADLOCALREF_GET: u32 = 5;
 pub const ARRAYMOVE: u32 = 9;
 pub const INT_PY_DIV: u32 = 12;
 pub const INT_PY_MOD: u32 = 14;
@@ -24,6 +25,20 @@ pub const STREQ_LENGTHOK: u32 = 31;
 /// The oopspec index a call descr names, if any.
 pub fn of(descr: Option<&Descr>) -> Option<u32> {
     descr?.as_call()?.oopspec
+}
+
+/// Whether a call of `function` with this descr returns an RPython
+/// instance (a struct with a class) or null: PyPy's thread-local read
+/// (`OS=5`) of a value typed `Ptr(GcStruct object)`, as the name of its
+/// helper says (`_ll_1_threadlocalref_get__Ptr_GcStruct_objectLlT_Signed`:
+/// the helper is specialized on the type it reads, named first). The
+/// interpreter's execution context is such a value.
+pub fn returns_instance(descr: Option<&Descr>, function: &crate::Const) -> bool {
+    let crate::Const::Class(name) = function else {
+        return false;
+    };
+    of(descr) == Some(THREADLOCALREF_GET)
+        && name.starts_with("_ll_1_threadlocalref_get__Ptr_GcStruct_objectLlT_")
 }
 
 /// `IntPydiv` or `IntPymod` for a call descr with PyPy's oopspec for

@@ -567,9 +567,13 @@ impl Optimizer<'_> {
                 &fresh
             }
         };
+        let instance = self.returns_instance(&op);
         let v = self.out.push(op, name, pos);
         self.provenance.push(Some(index));
         self.new_value(v);
+        if instance {
+            self.learn_instance(v);
+        }
         v
     }
 
@@ -708,7 +712,7 @@ impl Optimizer<'_> {
                 return Ok(());
             }
         }
-        let float_args = match self.passes.cse && op.opcode.result_type() == Type::Float {
+        let float_args = match self.passes.cse && crate::floats::is_float_op(op.opcode) {
             true => {
                 if let Some(known) = self.float_op(op.opcode, &args) {
                     self.map[input_value.0 as usize] = Some(known);

@@ -417,7 +417,7 @@ impl Optimizer<'_> {
             true => {
                 let there = self.surely_there(&known.source, args[0]);
                 match self.derived_read(&known.source, args) {
-                    (_, false) if !there && known.source.as_item().is_some() => return false,
+                    (_, false) if !there => return false,
                     (value, _) => value,
                 }
             }

@@ -4,21 +4,26 @@
 //! - `x * 1.0` and `1.0 * x` are `x` (a NaN stays a NaN, -0.0 stays
 //!   -0.0);
 //! - `abs(abs(x))` is `abs(x)`, `-(-x)` is `x`;
-//! - a pure float op equal to an earlier one (same arguments, either
+//! - a pure op on floats (arithmetic, a comparison, a cast, bits
+//!   reinterpreted) equal to an earlier one (same arguments, either
 //!   order for addition and multiplication, which are commutative in
 //!   IEEE arithmetic) is the earlier one.
 
-use traceopt_ir::{Arg, Const, Opcode};
+use traceopt_ir::{Arg, Const, Flags, Opcode, Type};
 
 use crate::driver::Optimizer;
 
-/// The float ops this pass handles.
-fn is_float_op(opcode: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        opcode,
-        FloatAdd | FloatSub | FloatMul | FloatTruediv | FloatNeg | FloatAbs
-    )
+/// The float ops this pass handles: the pure ops (no descr) that take or
+/// give a float, from arithmetic and comparisons to casts and the
+/// reinterpretation of bits.
+pub(crate) fn is_float_op(opcode: Opcode) -> bool {
+    let info = opcode.info();
+    let floats = info.signature.contains('f') || info.result == Type::Float;
+    floats
+        && !info.signature.is_empty()
+        && info.flags.contains(Flags::PURE)
+        && !info.flags.contains(Flags::DESCR)
+        && opcode != Opcode::SameAsF
 }
 
 impl Optimizer<'_> {

@@ -50,6 +50,11 @@ impl Optimizer<'_> {
     /// first emits the kept writes it could see.
     pub(crate) fn lazy_op(&mut self, index: usize, op: &Op) -> bool {
         use Opcode::*;
+        if op.opcode == VirtualRefFinish {
+            if let Some(write) = self.vref_finish_as_write(op) {
+                return self.lazy_op(index, &write);
+            }
+        }
         if self.lazy.is_empty() && op.opcode != SetfieldGc {
             return false;
         }
@@ -151,6 +156,22 @@ impl Optimizer<'_> {
         }
     }
 
+    /// `virtual_ref_finish(vref, NULL)` of a vref that exists does no
+    /// more than write null to its token field (PyPy's virtualize.py
+    /// makes it that write): as a write, it is kept like any other, and
+    /// the writes it would otherwise emit stay kept (a vref written to
+    /// `topframeref` and overwritten stays virtual).
+    fn vref_finish_as_write(&mut self, op: &Op) -> Option<Op> {
+        let [_, token_field, _] = self.vref_descrs()?;
+        let target = self.arg(op.args[1]);
+        if !self.is_null(target) {
+            return None;
+        }
+        let mut write = Op::new(Opcode::SetfieldGc, op.args.clone());
+        write.descr = Some(token_field);
+        Some(write)
+    }
+
     /// Emits the kept writes `which` selects, in the order they were made.
     pub(crate) fn emit_lazy_where(
         &mut self,
@@ -224,14 +245,7 @@ fn keeps_fields(opcode: Opcode) -> bool {
             | RawStore
     );
     array_or_string
-        || matches!(
-            opcode,
-            DebugMergePoint
-                | EnterPortalFrame
-                | LeavePortalFrame
-                | Keepalive
-                | ForceToken
-                | QuasiimmutField
-        )
+        || opcode.has(Flags::MARKER)
+        || opcode == ForceToken
         || (opcode.removable_when_unused() && !opcode.has(Flags::READ))
 }

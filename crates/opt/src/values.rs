@@ -156,6 +156,27 @@ impl Optimizer<'_> {
         }
     }
 
+    /// Whether `op` is a call that returns an RPython instance or null (a
+    /// thread-local read of one): its fields may be read once it is not
+    /// null.
+    pub(crate) fn returns_instance(&self, op: &Op) -> bool {
+        let call = op.opcode.has(Flags::CALL) && op.opcode.result_type() == Type::Ref;
+        let function = match op.args.first() {
+            Some(&Arg::Const(c)) if call => self.out.constant(c),
+            _ => return false,
+        };
+        let descr = op.descr.map(|d| self.out.descr(d));
+        traceopt_ir::oopspec::returns_instance(descr, function)
+    }
+
+    /// `v` is an instance of some class, or null.
+    pub(crate) fn learn_instance(&mut self, v: ValueId) {
+        let mut info = self.ptr_info(Arg::Value(v));
+        info.instance = true;
+        info.is_object = true;
+        self.info[v.0 as usize] = Info::Ptr(info);
+    }
+
     /// `ptr_eq` and friends where the facts decide them: a reference is
     /// itself; null is not an object known not to be null; objects of
     /// different known classes differ; and the same two references

@@ -668,7 +668,7 @@ impl Optimizer<'_> {
     /// The output descrs of the virtual ref layout: the vref class's size
     /// descr, the token field and the forced field, from the input's
     /// descrs, its namespace, or the layout PyPy prints (looked up once).
-    fn vref_descrs(&mut self) -> Option<[DescrId; 3]> {
+    pub(crate) fn vref_descrs(&mut self) -> Option<[DescrId; 3]> {
         if let Some(found) = self.vref_descrs {
             return found;
         }

@@ -494,6 +494,19 @@ fn float_identities_and_common_float_ops() {
     let other = "[f0, f1]\nf2 = float_mul(2.0, f0)\nf3 = float_sub(f0, f1)\n\
         f4 = float_sub(f1, f0)\nescape_n(f2, f3, f4)\nfinish()\n";
     optimizes_with(Passes::default(), other, other);
+    // Casts, bit reinterpretations and comparisons of floats too (a
+    // cast of another argument is another value).
+    let casts = "[i0, i1, f2]\nf3 = convert_longlong_bytes_to_float(i0)\n\
+        f4 = convert_longlong_bytes_to_float(i0)\nf5 = convert_longlong_bytes_to_float(i1)\n\
+        i6 = convert_float_bytes_to_longlong(f2)\ni7 = convert_float_bytes_to_longlong(f2)\n\
+        f8 = cast_int_to_float(i0)\nf9 = cast_int_to_float(i0)\ni10 = float_lt(f2, f3)\n\
+        i11 = float_lt(f2, f4)\nescape_n(f3, f4, f5, i6, i7, f8, f9, i10, i11)\nfinish()\n";
+    let cast = "[i0, i1, f2]\nf3 = convert_longlong_bytes_to_float(i0)\n\
+        f5 = convert_longlong_bytes_to_float(i1)\ni6 = convert_float_bytes_to_longlong(f2)\n\
+        f8 = cast_int_to_float(i0)\ni10 = float_lt(f2, f3)\n\
+        escape_n(f3, f3, f5, i6, i6, f8, f8, i10, i10)\nfinish()\n";
+    optimizes_with(Passes::default(), casts, cast);
+    twin_refuted(casts, cast, "f3, f3, f5", "f3, f5, f5");
     // String constants of different texts are different objects.
     let strings = "[]\ni0 = ptr_eq(s\"abc\", s\" \")\ni1 = ptr_ne(s\"a\", s\"b\")\nfinish(i0)\n";
     optimizes_with(Passes::default(), strings, "[]\nfinish(0)\n");

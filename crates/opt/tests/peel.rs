@@ -1008,3 +1008,26 @@ fn a_log_bridge_tests_that_its_constant_object_is_the_loops() {
     let test = "guard_value(ConstPtr(ptr7), ConstPtr(ptr5))";
     entered_testing(&bridge, (&loop_input, &looped), test);
 }
+
+#[test]
+fn an_entry_tests_known_fields_only_where_it_can_tell_they_are_there() {
+    // The loop's body takes for granted that a field of p0 holds 5 (a
+    // known constant, not a label argument). A bridge that knows nothing
+    // of p0 cannot read it to test it (p0 may be no struct: the read
+    // would be less defined than the loop's own, after its guards), so
+    // it jumps to the loop's start; one that read another field of p0
+    // tests it, enters, and the entry is proved.
+    let (loop_input, looped) = peeled(
+        "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\nguard_value(i2, 5) []\n\
+         i3 = int_add(i1, i2)\njump(p0, i3)\n",
+    );
+    assert_eq!(looped.state.known.len(), 1, "{:?}", looped.state);
+    let blind = parse("[p0, i1]\njump(p0, i1, descr=<Loop1>)\n");
+    let entered = enter_peeled(&blind, Passes::default(), &[], &looped).unwrap();
+    assert!(entered.is_err(), "{entered:?}");
+    let seen = parse(
+        "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
+         jump(p0, i1, descr=<Loop1>)\n",
+    );
+    entered_testing(&seen, (&loop_input, &looped), "guard_value(i");
+}

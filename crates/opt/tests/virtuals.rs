@@ -268,3 +268,35 @@ fn a_virtual_resumes_with_what_its_narrow_field_keeps() {
     optimizes_with(Passes::default(), before, after);
     twin_refuted(before, after, "{chardescr=256}", "{chardescr=257}");
 }
+
+#[test]
+fn finishing_a_vref_that_exists_is_a_kept_write_of_its_token() {
+    // virtual_ref_finish(vref, NULL) of a built vref only clears its
+    // token: a write like any other (written out before the guard, as a
+    // value that exists), and no reason to write out the others kept. So a second vref kept
+    // as a field's value and overwritten stays virtual (PyPy's
+    // `topframeref`, set to each inlined frame's vref in turn). Nor does
+    // a marker such as `assert_not_none`.
+    let before = "[p0, i0]\np1 = virtual_ref(p0, 0)\nescape_n(p1)\n\
+        p2 = virtual_ref(p0, 1)\nsetfield_gc(p0, p2, descr=nextdescr)\nassert_not_none(p0)\n\
+        virtual_ref_finish(p1, NULL)\nguard_true(i0) [p0]\n\
+        setfield_gc(p0, NULL, descr=nextdescr)\nvirtual_ref_finish(p2, NULL)\njump(p0, i0)\n";
+    let after = "[p0, i0]\nr13 = force_token()\np1 = new_with_vtable(descr=vref_descr)\n\
+        setfield_gc(p1, r13, descr=virtualtokendescr)\nescape_n(p1)\nr14 = force_token()\n\
+        setfield_gc(p1, NULL, descr=virtualtokendescr)\n\
+        guard_true(i0) [p0] where p2 = new_with_vtable(descr=vref_descr) \
+        {virtualtokendescr=r14} writes setfield_gc(p0, p2, descr=nextdescr)\n\
+        setfield_gc(p0, NULL, descr=nextdescr)\njump(p0, i0)\n";
+    optimizes_with(Passes::default(), before, after);
+    twin_refuted(
+        before,
+        after,
+        "setfield_gc(p1, NULL, descr=virtualtokendescr)\n",
+        "",
+    );
+    // Where the frame stored is not null, the op stays.
+    let stays = before.replace("virtual_ref_finish(p1, NULL)", "virtual_ref_finish(p1, p0)");
+    let input = parse(&stays);
+    let out = print_trace(&optimize(&input, Passes::default()).unwrap().trace);
+    assert!(out.contains("virtual_ref_finish(p1, p0)"), "{out}");
+}

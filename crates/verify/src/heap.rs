@@ -2029,6 +2029,8 @@ pub(crate) fn encode_heap_op(
                 let mut e = memory.call(world, solver, descr, args, result)?;
                 if let (Type::Ref, Some(v)) = (opcode.result_type(), &e.value) {
                     e.lemmas.push(memory.outside_ref(world, solver, v)?);
+                    e.lemmas
+                        .extend(instance_result(world, solver, descr, args, v)?);
                 }
                 memory.loop_invariant.insert(func, e.value.clone());
                 return Ok(Some(e));
@@ -2050,6 +2052,8 @@ pub(crate) fn encode_heap_op(
             let mut e = memory.call(world, solver, descr, args, result)?;
             if let (Type::Ref, Some(v)) = (opcode.result_type(), &e.value) {
                 e.lemmas.push(memory.outside_ref(world, solver, v)?);
+                e.lemmas
+                    .extend(instance_result(world, solver, descr, args, v)?);
             }
             e.lemmas.append(&mut memory.facts);
             return Ok(Some(e));
@@ -2059,6 +2063,27 @@ pub(crate) fn encode_heap_op(
     }
     e.lemmas.append(&mut memory.facts);
     Ok(Some(e))
+}
+
+/// What a call that returns an RPython instance or null (a thread-local
+/// read of one, `oopspec::returns_instance`) gives: `value`, where not
+/// null, is an instance and an object.
+fn instance_result(
+    world: &mut World,
+    solver: &mut Solver,
+    descr: Option<&Descr>,
+    args: &[Term],
+    value: &Term,
+) -> Result<Option<Term>, SolverError> {
+    let function = (world.classes.iter())
+        .find(|(_, term)| Some(term) == args.first())
+        .map(|(name, _)| traceopt_ir::Const::Class(name.clone()));
+    if !function.is_some_and(|f| traceopt_ir::oopspec::returns_instance(descr, &f)) {
+        return Ok(None);
+    }
+    let instance = is_kind(world, solver, value, ObjKind::Instance)?;
+    let object = is_object(world, solver, value)?;
+    Ok(Some(nonnull(value).implies(&instance.and(&object))))
 }
 
 /// The width of a product's operand as the validator builds them: a

@@ -1841,3 +1841,30 @@ fn a_log_may_name_one_object_twice() {
     let verdict = traceopt_verify::verify(&before, &after, &mut solver).unwrap();
     assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }
+
+#[test]
+fn a_thread_local_typed_as_an_instance_has_fields() {
+    // PyPy's thread-local read of a `Ptr(GcStruct object)` (the
+    // execution context) gives an instance or null: a field read of it,
+    // not null, may move before a guard. A helper of another type gives
+    // no such thing, and the moved read is less defined.
+    let text = |helper: &str, moved: bool| {
+        let read = "i2 = getfield_gc_i(p1, descr=<FieldS ExecutionContext.inst_x 8 pure>)\n";
+        let (early, late) = if moved { (read, "") } else { ("", read) };
+        format!(
+            "[i0]\np1 = call_loopinvariant_r(ConstClass({helper}), 64, \
+             descr=<Callr 8 i EF=1 OS=5>)\nguard_nonnull(p1) []\n{early}\
+             guard_true(i0) []\n{late}finish(i2)\n"
+        )
+    };
+    let verdict_for = |helper: &str| {
+        let before = traceopt_ir::parse_trace(&text(helper, false), "before").unwrap();
+        let after = traceopt_ir::parse_trace(&text(helper, true), "after").unwrap();
+        let mut solver = traceopt_smt::Solver::start(None, Duration::from_secs(20)).unwrap();
+        traceopt_verify::verify(&before, &after, &mut solver).unwrap()
+    };
+    let context = "_ll_1_threadlocalref_get__Ptr_GcStruct_objectLlT_Signed";
+    assert_eq!(verdict_for(context), Verdict::Proved);
+    let other = verdict_for("_ll_1_threadlocalref_get__Ptr_GcArray_SignedLlT_Signed");
+    assert!(!matches!(other, Verdict::Proved), "{other:?}");
+}

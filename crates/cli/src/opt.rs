@@ -325,7 +325,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
                 match the_loop {
                     Ok(Judged::Proved) => {
                         judge_output(trace, result, |before, after, provenance| {
-                            let target = (&looped.optimized.trace, &looped.state);
+                            let target = (*loop_input, &looped.optimized.trace, &looped.state);
                             verify_entry(before, after, provenance, state, target, assumed, solver)
                         })
                     }

@@ -391,4 +391,33 @@ mod tests {
         written.recorded = 0..0;
         assert!(written.recorded_classes().is_empty());
     }
+
+    #[test]
+    fn recorded_field_accesses_show_structs() {
+        let text = "[1] {jit-log-noopt\n# Traced loop or bridge with 9 ops\n[p0]\n\
+            p1 = getfield_gc_r(p0, descr=<FieldP A.inst_next 16>)\n\
+            p2 = getfield_gc_r(p0, descr=<FieldP A.inst_other 24>)\n\
+            i3 = getfield_gc_i(p1, descr=<FieldS B.inst_y 8>)\n\
+            setfield_gc(ConstPtr(ptr4), i3, descr=<FieldS A.inst_x 8>)\n\
+            i5 = getfield_gc_i(ConstPtr(ptr6), descr=<FieldS A.inst_x 8>)\n\
+            i7 = arraylen_gc(p2, descr=<ArrayS 8>)\nescape_n(ConstPtr(ptr8))\n\
+            finish(p0)\n[2] jit-log-noopt}\n";
+        let trace = parse_log(text, "t.log").unwrap().pairs[0]
+            .recorded
+            .clone()
+            .unwrap()
+            .trace;
+        let found = trace.recorded_structs();
+        // Constants with a field used; a field whose contents had a field
+        // used (not one whose contents were used as an array).
+        let names = |v: &[Box<str>]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&found.constants), ["ptr4", "ptr6"]);
+        assert_eq!(names(&found.fields), ["<FieldP A.inst_next 16>"]);
+        let mut written = trace.clone();
+        written.recorded = 0..0;
+        assert_eq!(
+            written.recorded_structs(),
+            crate::RecordedStructs::default()
+        );
+    }
 }

@@ -335,7 +335,7 @@ pub(crate) enum End<'a> {
     /// Captured as for `Capture`, with the fields a peeled loop's label
     /// state (in terms of its trace) reads out of its arguments: the
     /// jump of a trace that enters that loop at its label.
-    Enter(&'a LabelState, &'a Trace),
+    Enter(&'a LabelState, &'a Trace, &'a traceopt_ir::RecordedStructs),
 }
 
 /// `optimize_without`, starting as `start` says (from the input's inputs,
@@ -422,8 +422,8 @@ pub(crate) fn optimize_knowing(
         }
         Start::Label(entry) => opt.enter(entry),
     }
-    if let End::Enter(state, pool) = end {
-        opt.entering = Some(crate::entry::Entering::new(state, pool));
+    if let End::Enter(state, pool, structs) = end {
+        opt.entering = Some(crate::entry::Entering::new(state, pool, structs));
         opt.derived = Some(opt.import_given(state, pool));
         // The places where the label has arguments of its own, in the
         // output's descrs.

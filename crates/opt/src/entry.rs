@@ -132,7 +132,13 @@ pub fn enter_peeled(
     if !ends_in_jump || label.opcode != Opcode::Label {
         return Ok(Err(NoEntry::NoJump));
     }
-    let end = End::Enter(&target.state, pool);
+    // What the recordings show to be structs: the loop's (its constants
+    // where the trace does not name objects alike) and the trace's own.
+    let own: Vec<&Const> = input.consts().collect();
+    let mut structs = (*target.structs).clone();
+    (structs.constants).retain(|name| !own.contains(&&Const::Ptr(name.clone())));
+    let structs = structs.merged(input.recorded_structs());
+    let end = End::Enter(&target.state, pool, &structs);
     let start = Start::Inputs(assumed);
     let (mut optimized, ending) = optimize_knowing(input, passes, &[], start, end)?;
     let Some(ending) = ending else {
@@ -232,15 +238,22 @@ pub(crate) struct Entering<'a> {
     pub pool: &'a Trace,
     pub tests: Vec<EntryTest>,
     pub jump_args: Vec<Arg>,
+    /// What is known to be a struct (`enter_peeled`).
+    pub structs: &'a traceopt_ir::RecordedStructs,
 }
 
 impl<'a> Entering<'a> {
-    pub(crate) fn new(state: &'a LabelState, pool: &'a Trace) -> Self {
+    pub(crate) fn new(
+        state: &'a LabelState,
+        pool: &'a Trace,
+        structs: &'a traceopt_ir::RecordedStructs,
+    ) -> Self {
         Entering {
             state,
             pool,
             tests: state.entry_tests(),
             jump_args: Vec::new(),
+            structs,
         }
     }
 }

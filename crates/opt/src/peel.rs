@@ -60,6 +60,10 @@ pub struct Peeled {
     /// Why objects passed along the loop were allocated after all, if
     /// they were.
     pub forced: Option<String>,
+    /// The constant objects whose fields the loop's recording used
+    /// and the fields that hold structs (`Trace::recorded_structs`): an
+    /// entry may read their fields.
+    pub structs: Box<traceopt_ir::RecordedStructs>,
 }
 
 /// What a body (or an entry) starting at a label is given besides its
@@ -278,6 +282,7 @@ fn peel_once(
         label,
         state: label_state,
         forced: None,
+        structs: Box::new(input.recorded_structs()),
     }))))
 }
 
@@ -606,7 +611,14 @@ impl Optimizer<'_> {
     /// is known to be a struct. (An array item is not: its length is
     /// not known.) An entry reads nothing else.
     pub(crate) fn surely_there(&self, source: &Source, object: Arg) -> bool {
-        source.as_field().is_some() && self.ptr_info(object).instance
+        let recorded_struct = || match (object, &self.entering) {
+            (Arg::Const(c), Some(entering)) => match self.out.constant(c) {
+                Const::Ptr(name) => entering.structs.constants.contains(name),
+                _ => false,
+            },
+            _ => false,
+        };
+        source.as_field().is_some() && (self.ptr_info(object).instance || recorded_struct())
     }
 
     /// What the field or array item `source` reads (of `args`) holds

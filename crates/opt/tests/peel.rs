@@ -526,7 +526,7 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
     // A bridge into seed 004's loop builds both boxes and checks the
     // count: it jumps to the label with the boxes' contents, never
     // allocating them, and the entry is proved.
-    let (_, looped) = peeled(BOXED);
+    let (loop_input, looped) = peeled(BOXED);
     let bridge = parse(
         "[i0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i0, descr=valuedescr)\n\
          p3 = new_with_vtable(descr=nodesize)\nsetfield_gc(p3, i1, descr=valuedescr)\n\
@@ -538,7 +538,7 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
     let expected = "[i0, i1]\ni4 = int_gt(i0, 0)\nguard_true(i4) []\n\
         jump(i0, i1, descr=TargetToken(1))\n";
     assert_eq!(print_trace(&entered.optimized.trace), expected);
-    let target = (&looped.optimized.trace, &looped.state);
+    let target = (&loop_input, &looped.optimized.trace, &looped.state);
     let out = &entered.optimized;
     let entry = |trace: &Trace, state: &LabelState| {
         verify_entry(
@@ -624,7 +624,12 @@ fn a_bridge_that_knows_the_facts_enters_at_the_label() {
         "[i0, i1]\njump(i0, i1, descr=TargetToken(1))\n"
     );
     let jump = unchecked.ops.len() - 1;
-    let verdict = entry_verdict(&unchecked, (&wrong, &[Some(jump)]), &entered.state, &looped);
+    let verdict = entry_verdict(
+        &unchecked,
+        (&wrong, &[Some(jump)]),
+        &entered.state,
+        (&loop_input, &looped),
+    );
     assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
 }
 
@@ -887,7 +892,7 @@ fn an_entry_reads_only_fields_it_can_tell_are_there() {
     // of what may be no struct at all: it jumps to the loop's start. One
     // that read another field of p0 knows it is one: it reads the field,
     // tests nothing, enters, and the entry is proved.
-    let (_, looped) = peeled(
+    let (loop_input, looped) = peeled(
         "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\ni3 = int_add(i1, i2)\n\
          jump(p0, i3)\n",
     );
@@ -912,21 +917,21 @@ fn an_entry_reads_only_fields_it_can_tell_are_there() {
         &seen,
         (&out.trace, &out.provenance),
         &entered.state,
-        &looped,
+        (&loop_input, &looped),
     );
     assert_eq!(verdict, Verdict::Proved);
 }
 
-/// The verdict on an entry of `input` into `looped` (its output, that
-/// output's provenance and its witness `state`), knowing nothing of the
-/// input's own inputs.
+/// The verdict on an entry of `input` into `looped` (peeled from
+/// `loop_input`; the entry's output, that output's provenance and its
+/// witness `state`), knowing nothing of the input's own inputs.
 fn entry_verdict(
     input: &Trace,
     (output, provenance): (&Trace, &[Option<usize>]),
     state: &LabelState,
-    looped: &Peeled,
+    (loop_input, looped): (&Trace, &Peeled),
 ) -> Verdict {
-    let target = (&looped.optimized.trace, &looped.state);
+    let target = (loop_input, &looped.optimized.trace, &looped.state);
     let verdict = verify_entry(input, output, provenance, state, target, &[], &mut solver());
     verdict.unwrap()
 }
@@ -953,7 +958,7 @@ fn entered_testing(bridge: &Trace, (loop_input, looped): (&Trace, &Peeled), test
         bridge,
         (&out.trace, &out.provenance),
         &entered.state,
-        looped,
+        (loop_input, looped),
     );
     assert_eq!(entry, Verdict::Proved, "{text}");
 }
@@ -1030,4 +1035,26 @@ fn an_entry_tests_known_fields_only_where_it_can_tell_they_are_there() {
          jump(p0, i1, descr=<Loop1>)\n",
     );
     entered_testing(&seen, (&loop_input, &looped), "guard_value(i");
+}
+
+#[test]
+fn an_entry_reads_what_the_loops_recording_shows_to_be_structs() {
+    // The recorded loop reads a field of a constant object and a field
+    // of what that field holds, once each iteration (the first field is
+    // mutable; its label arguments are derived). A bridge that knows
+    // nothing may read both where it jumps: the recording ran them, a
+    // constant stays the object it is, and a pointer field holds one
+    // type. The loop not recorded, the bridge jumps to its start.
+    let text = "[i1]\np2 = getfield_gc_r(ConstPtr(ptr9), descr=<FieldP A.inst_next 16>)\n\
+         guard_nonnull(p2) []\ni3 = getfield_gc_i(p2, descr=<FieldS B.inst_y 8 pure>)\n\
+         i4 = int_add(i1, i3)\njump(i4)\n";
+    let mut recorded = traceopt_ir::parse_trace(text, "loop").unwrap();
+    recorded.recorded = 0..recorded.ops.len();
+    let looped = peel(&recorded, Passes::default()).unwrap().expect("a loop");
+    assert_eq!(looped.state.derived.len(), 2, "{:?}", looped.state);
+    let bridge = traceopt_ir::parse_trace("[i1]\njump(i1, descr=<Loop1>)\n", "bridge").unwrap();
+    entered_testing(&bridge, (&recorded, &looped), "getfield_gc_i(r3");
+    let (_, unrecorded) = peeled_log(text);
+    let entered = enter_peeled(&bridge, Passes::default(), &[], &unrecorded).unwrap();
+    assert!(entered.is_err(), "{entered:?}");
 }

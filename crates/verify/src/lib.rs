@@ -198,6 +198,10 @@ pub struct Given<'g> {
     /// loop's start where they fail): their definedness alone is proved,
     /// and AFTER's guards may stand for them.
     pub tail_guards_leave: bool,
+    /// What another recorded trace shows to be structs
+    /// (`Trace::recorded_structs`): an entry's tests read fields of its
+    /// loop's constants, and of what its loop's fields hold.
+    pub structs: Option<&'g traceopt_ir::RecordedStructs>,
 }
 
 impl Given<'_> {
@@ -528,6 +532,8 @@ fn begin(
         let seen = constant(traces[0], &class, world, solver)?;
         world.lemmas.push(allocated.eq(&seen));
     }
+    // What its recording shows to be structs.
+    recorded_structs(traces[0], traces[0].recorded_structs(), world, solver)?;
     for (name, ty) in inputs.iter().zip(&traces[0].inputs) {
         if *ty == Type::Ref {
             let fact = world.old_or_null(solver, &Term::var(name))?;
@@ -537,6 +543,23 @@ fn begin(
             world.lemmas.push(heap::one_nan(&Term::var(name)));
         }
     }
+    Ok(())
+}
+
+/// States what a recording shows to be structs: the constant objects
+/// (as `trace` names them) now, and what the fields hold wherever read.
+fn recorded_structs(
+    trace: &Trace,
+    structs: traceopt_ir::RecordedStructs,
+    world: &mut World,
+    solver: &mut Solver,
+) -> Result<(), VerifyError> {
+    for name in structs.constants {
+        let object = constant(trace, &Const::Ptr(name), world, solver)?;
+        let is_struct = heap::a_struct(world, solver, &object)?;
+        world.lemmas.push(is_struct);
+    }
+    world.struct_fields.extend(structs.fields);
     Ok(())
 }
 
@@ -765,6 +788,9 @@ fn check_once(
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
     let result = (|| {
         begin(&[before, after], &inputs, &vars, &mut world, solver)?;
+        if let Some(structs) = given.structs {
+            recorded_structs(before, structs.clone(), &mut world, solver)?;
+        }
         let mut shared = Shared::default();
         let slots = pairing::Slots::of(before, after, provenance);
         world.slots = Some((slots.count, slots.paired));

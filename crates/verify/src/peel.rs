@@ -113,13 +113,15 @@ pub fn verify_peeled(
 /// from the output's jump arguments, and those satisfy the facts. With
 /// the loop proved by induction on `loop_state` (`verify_peeled`), the
 /// output followed by the loop's body runs as the input followed by the
-/// loop.
+/// loop. The constant objects whose fields the loop's recording
+/// (`loop_input`) used are structs there too, where `input` does not
+/// name objects alike (a log names each trace's constants anew).
 pub fn verify_entry(
     input: &Trace,
     output: &Trace,
     provenance: &[Option<usize>],
     state: &LabelState,
-    (loop_output, loop_state): (&Trace, &LabelState),
+    (loop_input, loop_output, loop_state): (&Trace, &Trace, &LabelState),
     assumed: &[Fact],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
@@ -157,6 +159,10 @@ pub fn verify_entry(
             "whose constants and descrs are not its input's and more",
         ));
     }
+    // The loop's constants are not the input's of the same names.
+    let own: Vec<&Const> = input.consts().collect();
+    let mut structs = loop_input.recorded_structs();
+    (structs.constants).retain(|name| !own.contains(&&Const::Ptr(name.clone())));
     // Both start with the guards of what the input is known to satisfy.
     let (input, output, provenance, guards) =
         assuming_in(input, output, provenance, assumed, output);
@@ -170,6 +176,7 @@ pub fn verify_entry(
     let given = Given {
         checked_tail: tests,
         tail_guards_leave: true,
+        structs: Some(&structs),
         ..Given::default()
     };
     let verdict = verify_optimized_given(&before, &after, &provenance, given, solver)?;

@@ -1868,3 +1868,42 @@ fn a_thread_local_typed_as_an_instance_has_fields() {
     let other = verdict_for("_ll_1_threadlocalref_get__Ptr_GcArray_SignedLlT_Signed");
     assert!(!matches!(other, Verdict::Proved), "{other:?}");
 }
+
+/// The verdict on `after`, against `before` as a trace PyPy recorded (its
+/// ops all ran) or not.
+fn verdict_recorded(before: &str, after: &str, recorded: bool) -> Verdict {
+    let mut before = traceopt_ir::parse_trace(before, "before").unwrap();
+    if recorded {
+        before.recorded = 0..before.ops.len();
+    }
+    let after = traceopt_ir::parse_trace(after, "after").unwrap();
+    let mut solver = traceopt_smt::Solver::start(None, Duration::from_secs(20)).unwrap();
+    traceopt_verify::verify(&before, &after, &mut solver).unwrap()
+}
+
+#[test]
+fn a_recording_shows_its_constants_and_the_contents_of_its_fields_to_be_structs() {
+    // The recording read a field of ConstPtr(ptr1), or of what field
+    // `next` held: a constant stays the object it is, and a pointer field
+    // holds one type, so that read may move before a guard. Of a trace
+    // not recorded, nothing is known, and the moved read is less defined.
+    let constant = "i1 = getfield_gc_i(ConstPtr(ptr1), descr=<FieldS A.inst_x 8 pure>)\n";
+    let contents = "i1 = getfield_gc_i(p2, descr=<FieldS B.inst_y 8 pure>)\n";
+    for read in [constant, contents] {
+        let text = |moved: bool| {
+            let (early, late) = if moved { (read, "") } else { ("", read) };
+            format!(
+                "[p0, i0]\np2 = getfield_gc_r(p0, descr=<FieldP A.inst_next 16>)\n\
+                 guard_nonnull(p2) []\n{early}guard_true(i0) []\n{late}finish(i1)\n"
+            )
+        };
+        let (before, after) = (text(false), text(true));
+        assert_eq!(
+            verdict_recorded(&before, &after, true),
+            Verdict::Proved,
+            "{after}"
+        );
+        let unknown = verdict_recorded(&before, &after, false);
+        assert!(!matches!(unknown, Verdict::Proved), "{after}\n{unknown:?}");
+    }
+}

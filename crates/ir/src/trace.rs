@@ -568,11 +568,20 @@ impl Trace {
     pub fn recorded_classes(&self) -> Vec<(usize, Const)> {
         let end = self.recorded.end.min(self.ops.len());
         let recorded = self.recorded.start.min(end)..end;
-        let mut found: Vec<(usize, Const)> = Vec::new();
+        let mut found: Vec<(usize, ConstId)> = Vec::new();
+        // The class each descr text was first seen with, and whether it
+        // was seen with another.
+        let mut classes: std::collections::HashMap<&str, (&Const, bool)> =
+            std::collections::HashMap::new();
+        let mut tested = vec![false; recorded.len()];
         for op in &self.ops[recorded.clone()] {
-            let tests_class = matches!(op.opcode, Opcode::GuardClass | Opcode::GuardNonnullClass);
-            let (Some(Arg::Value(v)), Some(&Arg::Const(c)), true) =
-                (op.args.first().copied(), op.args.get(1), tests_class)
+            // (The opcode first: most ops are no class test, and their
+            // arguments lie elsewhere in memory.)
+            if !matches!(op.opcode, Opcode::GuardClass | Opcode::GuardNonnullClass) {
+                continue;
+            }
+            let (Some(Arg::Value(v)), Some(&Arg::Const(c))) =
+                (op.args.first().copied(), op.args.get(1))
             else {
                 continue;
             };
@@ -580,20 +589,28 @@ impl Trace {
                 continue;
             };
             let alloc = &self.ops[k];
-            let unnamed = alloc.descr.is_some_and(|d| {
-                matches!(&self.descr(d).kind, crate::DescrKind::Size(size) if size.vtable.is_none())
-            });
-            if alloc.opcode == Opcode::NewWithVtable && unnamed && !found.iter().any(|f| f.0 == k) {
-                found.push((k, self.constant(c).clone()));
+            let Some(d) = alloc
+                .descr
+                .filter(|_| alloc.opcode == Opcode::NewWithVtable)
+            else {
+                continue;
+            };
+            let descr = self.descr(d);
+            let unnamed =
+                matches!(&descr.kind, crate::DescrKind::Size(size) if size.vtable.is_none());
+            if unnamed && !std::mem::replace(&mut tested[k - recorded.start], true) {
+                let class = self.constant(c);
+                let seen = classes.entry(&descr.text).or_insert((class, false));
+                seen.1 |= seen.0 != class;
+                found.push((k, c));
             }
         }
-        let text = |k: usize| self.ops[k].descr.map(|d| &self.descr(d).text);
-        let clashing: Vec<usize> = (found.iter())
-            .filter(|(k, c)| found.iter().any(|(j, d)| text(*j) == text(*k) && d != c))
-            .map(|(k, _)| *k)
-            .collect();
-        found.retain(|(k, _)| !clashing.contains(k));
+        let text = |k: usize| self.ops[k].descr.map(|d| &*self.descr(d).text);
         found
+            .into_iter()
+            .filter(|&(k, _)| text(k).is_some_and(|t| !classes[t].1))
+            .map(|(k, c)| (k, self.constant(c).clone()))
+            .collect()
     }
 
     /// What the recorded ops show to be structs (not null, not arrays or

@@ -17,13 +17,21 @@ use crate::driver::Optimizer;
 /// give a float, from arithmetic and comparisons to casts and the
 /// reinterpretation of bits.
 pub(crate) fn is_float_op(opcode: Opcode) -> bool {
-    let info = opcode.info();
-    let floats = info.signature.contains('f') || info.result == Type::Float;
-    floats
-        && !info.signature.is_empty()
-        && info.flags.contains(Flags::PURE)
-        && !info.flags.contains(Flags::DESCR)
-        && opcode != Opcode::SameAsF
+    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        Opcode::all()
+            .map(|opcode| {
+                let info = opcode.info();
+                let floats = info.signature.contains('f') || info.result == Type::Float;
+                floats
+                    && !info.signature.is_empty()
+                    && info.flags.contains(Flags::PURE)
+                    && !info.flags.contains(Flags::DESCR)
+                    && opcode != Opcode::SameAsF
+            })
+            .collect()
+    });
+    table[opcode as usize]
 }
 
 impl Optimizer<'_> {

@@ -327,6 +327,14 @@ pub(crate) fn verify_optimized_given(
     given: Given<'_>,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
+    let tested;
+    let before = match calls_left_out(before, provenance) {
+        Some(trace) => {
+            tested = trace;
+            &tested
+        }
+        None => before,
+    };
     let aligned = check(before, after, Some(provenance), given, solver);
     match &aligned {
         Ok(Verdict::Proved) => return aligned,
@@ -345,6 +353,54 @@ pub(crate) fn verify_optimized_given(
         Verdict::Unreplayed(why) => Verdict::Unreplayed(format!("{why}; guard by guard: {stuck}")),
         decided => decided,
     })
+}
+
+/// BEFORE with each conditional call that no op of AFTER stands for
+/// (`provenance`) made a guard that its condition is 0: the optimizer
+/// claims the call is never made (it knew the condition), and a guard of
+/// BEFORE that AFTER leaves out must be shown never to fail. Where the
+/// condition is 0 the two mean the same: no call and no effect. Nor an
+/// exception pending (which the call that is not made would leave so),
+/// where it makes a difference: only calls are taken that follow no
+/// call, or a `guard_no_exception` since the last one, or whose
+/// exception state no guard tests before the next call. `None` where
+/// there is none.
+fn calls_left_out(before: &Trace, provenance: &[Option<usize>]) -> Option<Trace> {
+    let kept: HashSet<usize> = provenance.iter().flatten().copied().collect();
+    let tests_exception =
+        |op: &Op| matches!(op.opcode, Opcode::GuardNoException | Opcode::GuardException);
+    let nothing_pending = |i: usize| {
+        let mut back = (before.ops[..i].iter().rev())
+            .skip_while(|op| !tests_exception(op) && !op.opcode.has(Flags::CALL));
+        back.next()
+            .map_or(true, |op| op.opcode == Opcode::GuardNoException)
+    };
+    let untested = |i: usize| {
+        let mut on = (before.ops[i + 1..].iter())
+            .skip_while(|op| !tests_exception(op) && !op.opcode.has(Flags::CALL));
+        on.next().map_or(true, |op| !tests_exception(op))
+    };
+    let left_out: Vec<usize> = (before.ops.iter().enumerate())
+        .filter(|(i, op)| {
+            op.opcode == Opcode::CondCallN
+                && matches!(op.args.first(), Some(Arg::Value(_)))
+                && !kept.contains(i)
+        })
+        .map(|(i, _)| i)
+        .filter(|&i| nothing_pending(i) || untested(i))
+        .collect();
+    if left_out.is_empty() {
+        return None;
+    }
+    let mut trace = before.clone();
+    for i in left_out {
+        let condition = trace.ops[i].args[0];
+        trace.ops[i] = Op {
+            fail_args: Some(Vec::new()),
+            ..Op::new(Opcode::GuardFalse, vec![condition])
+        };
+    }
+    Some(trace)
 }
 
 /// Proves that `trace` can never run to its end (its `jump` or

@@ -1907,3 +1907,44 @@ fn a_recording_shows_its_constants_and_the_contents_of_its_fields_to_be_structs(
         assert!(!matches!(unknown, Verdict::Proved), "{after}\n{unknown:?}");
     }
 }
+
+/// The verdict on `after` with its provenance (which op of `before` each
+/// of its ops stands for).
+fn verdict_with_provenance(before: &str, after: &str, provenance: &[Option<usize>]) -> Verdict {
+    let ns = Some(namespace());
+    let before = parse_trace_with(before, "before", ns.clone()).unwrap();
+    let after = parse_trace_with(after, "after", ns).unwrap();
+    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
+    traceopt_verify::verify_optimized(&before, &after, provenance, &mut solver).unwrap()
+}
+
+#[test]
+fn a_conditional_call_left_out_is_never_made() {
+    // The optimizer knew the condition is 0 (the guard before says so)
+    // and left the call out: proved. Where the guard says the condition
+    // holds, the call is made and may write the field read after it:
+    // leaving it out is not proved.
+    let text = |guard: &str, call: bool| {
+        let call = if call {
+            "cond_call(i0, 123, p0, descr=plaincalldescr)\n"
+        } else {
+            ""
+        };
+        format!(
+            "[i0, p0]\n{guard}(i0) []\n{call}i2 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i2)\n"
+        )
+    };
+    let provenance = [Some(0), Some(2), Some(3)];
+    let never = verdict_with_provenance(
+        &text("guard_false", true),
+        &text("guard_false", false),
+        &provenance,
+    );
+    assert_eq!(never, Verdict::Proved);
+    let made = verdict_with_provenance(
+        &text("guard_true", true),
+        &text("guard_true", false),
+        &provenance,
+    );
+    assert!(!matches!(made, Verdict::Proved), "{made:?}");
+}

@@ -202,6 +202,9 @@ pub struct Given<'g> {
     /// (`Trace::recorded_structs`): an entry's tests read fields of its
     /// loop's constants, and of what its loop's fields hold.
     pub structs: Option<&'g traceopt_ir::RecordedStructs>,
+    /// Guards of BEFORE that stand for a claim (`calls_left_out`): each
+    /// must never fail, and none stands for a guard of AFTER.
+    pub never_fail: &'g [usize],
 }
 
 impl Given<'_> {
@@ -327,13 +330,11 @@ pub(crate) fn verify_optimized_given(
     given: Given<'_>,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    let tested;
-    let before = match calls_left_out(before, provenance) {
-        Some(trace) => {
-            tested = trace;
-            &tested
-        }
-        None => before,
+    let (tested, never_fail) = calls_left_out(before, provenance);
+    let before = tested.as_ref().unwrap_or(before);
+    let given = Given {
+        never_fail: &never_fail,
+        ..given
     };
     let aligned = check(before, after, Some(provenance), given, solver);
     match &aligned {
@@ -363,9 +364,9 @@ pub(crate) fn verify_optimized_given(
 /// exception pending (which the call that is not made would leave so),
 /// where it makes a difference: only calls are taken that follow no
 /// call, or a `guard_no_exception` since the last one, or whose
-/// exception state no guard tests before the next call. `None` where
-/// there is none.
-fn calls_left_out(before: &Trace, provenance: &[Option<usize>]) -> Option<Trace> {
+/// exception state no guard tests before the next call. With the
+/// indexes of those guards; `None` where there is none.
+fn calls_left_out(before: &Trace, provenance: &[Option<usize>]) -> (Option<Trace>, Vec<usize>) {
     let kept: HashSet<usize> = provenance.iter().flatten().copied().collect();
     let tests_exception =
         |op: &Op| matches!(op.opcode, Opcode::GuardNoException | Opcode::GuardException);
@@ -390,17 +391,17 @@ fn calls_left_out(before: &Trace, provenance: &[Option<usize>]) -> Option<Trace>
         .filter(|&i| nothing_pending(i) || untested(i))
         .collect();
     if left_out.is_empty() {
-        return None;
+        return (None, left_out);
     }
     let mut trace = before.clone();
-    for i in left_out {
+    for &i in &left_out {
         let condition = trace.ops[i].args[0];
         trace.ops[i] = Op {
             fail_args: Some(Vec::new()),
             ..Op::new(Opcode::GuardFalse, vec![condition])
         };
     }
-    Some(trace)
+    (Some(trace), left_out)
 }
 
 /// Proves that `trace` can never run to its end (its `jump` or
@@ -940,14 +941,14 @@ fn check_once(
                 }),
         );
         let pairs = match provenance {
-            None => shared_guards(&b, &a, checks_from),
+            None => shared_guards(&b, &a, checks_from, given.never_fail),
             Some(provenance) => aligned_guards(&b, &a, provenance),
         };
         // The first `alignment` obligations are the aligned form's guard
         // by guard ones, which a counterexample refutes even where the
         // runs end alike; the others need a replayed difference.
         let (mut obligations, alignment) = match provenance {
-            None => (end_to_end_obligations(&b, &a, end), 0),
+            None => (end_to_end_obligations(&b, &a, end, given.never_fail), 0),
             Some(provenance) => {
                 let mut obligations =
                     guard_obligations(before, after, &b, &a, provenance, checks_from)?;
@@ -992,7 +993,10 @@ fn check_once(
                     continue;
                 };
                 let mut alike = Vec::new();
-                for g in b.guards.iter().filter(|g| g.op_index < checks_from) {
+                let partners = (b.guards.iter()).filter(|g| {
+                    g.op_index < checks_from && !given.never_fail.contains(&g.op_index)
+                });
+                for g in partners {
                     let Some(x) = &g.resume else { continue };
                     let sights = [&g.sight, &h.sight];
                     let allocated = [b.allocated.as_slice(), a.allocated.as_slice()];
@@ -1188,37 +1192,45 @@ fn shallow_eq(a: &Term, b: &Term) -> bool {
 /// a disjunction, and is hundreds of times slower on some traces.) The
 /// obligation's name stays empty: a counterexample is described by its
 /// replay.
-fn end_to_end_obligations(b: &Side, a: &Side, end: Term) -> Vec<(String, Term)> {
+fn end_to_end_obligations(
+    b: &Side,
+    a: &Side,
+    end: Term,
+    never_fail: &[usize],
+) -> Vec<(String, Term)> {
     let b_conds: HashSet<&Term> = b.guards.iter().map(|g| &g.cond).collect();
     let a_conds: HashSet<&Term> = a.guards.iter().map(|g| &g.cond).collect();
-    let only = |side: &Side, other: &HashSet<&Term>, keep: bool| {
-        Term::and_all(
-            side.guards
-                .iter()
-                .filter(|g| other.contains(&g.cond) == keep)
-                .map(|g| g.cond.clone()),
-        )
-    };
-    let common = only(b, &a_conds, true);
-    let removed = only(b, &a_conds, false);
-    let new = only(a, &b_conds, false);
+    // A claim's guard is never common: it must hold, as a removed one.
+    let common = |g: &&Guard| a_conds.contains(&g.cond) && !never_fail.contains(&g.op_index);
+    let conds = |gs: &mut dyn Iterator<Item = &Guard>| Term::and_all(gs.map(|g| g.cond.clone()));
+    let common_conds = conds(&mut b.guards.iter().filter(common));
+    let removed = conds(&mut b.guards.iter().filter(|g| !common(g)));
+    let new = conds(&mut a.guards.iter().filter(|g| !b_conds.contains(&g.cond)));
     let agree = if new == Term::Bool(true) {
         removed.and(&end)
     } else {
         Term::and_all([removed.eq(&new), removed.implies(&end)])
     };
-    vec![(String::new(), common.implies(&agree))]
+    vec![(String::new(), common_conds.implies(&agree))]
 }
 
 /// The guards both traces have (the same condition, the k-th such guard
 /// of one with the k-th of the other), as indices into `guards`.
-fn shared_guards(b: &Side, a: &Side, checks_from: usize) -> Vec<(usize, usize)> {
+fn shared_guards(
+    b: &Side,
+    a: &Side,
+    checks_from: usize,
+    never_fail: &[usize],
+) -> Vec<(usize, usize)> {
     let mut used = vec![false; a.guards.len()];
     let mut pairs = Vec::new();
     // BEFORE's own guards (not the checks of a caller's claim, which no
     // guard of AFTER stands for).
     let own = b.guards.iter().take_while(|g| g.op_index < checks_from);
     for (i, g) in own.enumerate() {
+        if never_fail.contains(&g.op_index) {
+            continue;
+        }
         let found = a
             .guards
             .iter()

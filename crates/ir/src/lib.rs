@@ -34,6 +34,6 @@ pub use print::{print_trace, print_trace_with, PrintOptions};
 pub use shared::shared_dir;
 pub use stats::OpCounts;
 pub use trace::{
-    Arg, Const, ConstId, DescrId, FailArg, JumpTarget, Op, PendingWrite, Pos, RecordedStructs,
-    Trace, ValueId, Virtual, VirtualKind,
+    Arg, Const, ConstId, DescrId, FailArg, JumpTarget, Op, PendingWrite, Pos, Trace, ValueId,
+    Virtual, VirtualKind,
 };

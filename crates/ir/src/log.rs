@@ -407,17 +407,14 @@ mod tests {
             .clone()
             .unwrap()
             .trace;
-        let found = trace.recorded_structs();
-        // Constants with a field used; a field whose contents had a field
-        // used (not one whose contents were used as an array).
-        let names = |v: &[Box<str>]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(names(&found.constants), ["ptr4", "ptr6"]);
-        assert_eq!(names(&found.fields), ["<FieldP A.inst_next 16>"]);
+        // Constants with a field used (not one only passed on; nor what a
+        // field holds, whose fields were used).
+        let found: Vec<String> = (trace.recorded_structs().iter())
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(found, ["ptr4", "ptr6"]);
         let mut written = trace.clone();
         written.recorded = 0..0;
-        assert_eq!(
-            written.recorded_structs(),
-            crate::RecordedStructs::default()
-        );
+        assert!(written.recorded_structs().is_empty());
     }
 }

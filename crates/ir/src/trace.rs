@@ -613,50 +613,36 @@ impl Trace {
             .collect()
     }
 
-    /// What the recorded ops show to be structs (not null, not arrays or
-    /// strings), as their field reads and writes ran when the trace was
-    /// recorded (`RecordedStructs`).
-    pub fn recorded_structs(&self) -> RecordedStructs {
+    /// The constant objects (`ConstPtr` names) whose fields the recorded
+    /// ops read or write: those ops ran when the trace was recorded, so
+    /// each is a struct (not null, not an array or a string), and a
+    /// constant stays the object it is. (What a field holds is no such
+    /// thing: PyPy erases the type of some fields, as mapdict's
+    /// `_value0`, which holds an instance in one object and an array in
+    /// another.) Sorted, once each.
+    pub fn recorded_structs(&self) -> Vec<Box<str>> {
         let end = self.recorded.end.min(self.ops.len());
         let recorded = &self.ops[self.recorded.start.min(end)..end];
-        let accesses_field = |op: &Op| {
-            matches!(
-                op.opcode,
-                Opcode::GetfieldGcI
-                    | Opcode::GetfieldGcR
-                    | Opcode::GetfieldGcF
-                    | Opcode::SetfieldGc
-            )
-        };
-        let mut found = RecordedStructs::default();
-        // The field each value was read from, if it was.
-        let mut read_from: Vec<Option<DescrId>> = vec![None; self.num_values()];
-        let start = self.recorded.start.min(end);
-        for (k, op) in recorded.iter().enumerate() {
-            if !accesses_field(op) {
-                continue;
-            }
-            match op.args.first() {
-                Some(&Arg::Const(c)) => {
-                    if let Const::Ptr(name) = self.constant(c) {
-                        found.constants.push(name.clone());
-                    }
-                }
-                Some(&Arg::Value(v)) => {
-                    if let Some(d) = read_from[v.0 as usize] {
-                        found.fields.push(self.descr(d).text.clone());
-                    }
-                }
-                None => {}
-            }
-            if let (Opcode::GetfieldGcR, Some(d)) = (op.opcode, op.descr) {
-                read_from[self.value_of_op(start + k).0 as usize] = Some(d);
-            }
-        }
-        for list in [&mut found.constants, &mut found.fields] {
-            list.sort_unstable();
-            list.dedup();
-        }
+        let mut found: Vec<Box<str>> = (recorded.iter())
+            .filter(|op| {
+                matches!(
+                    op.opcode,
+                    Opcode::GetfieldGcI
+                        | Opcode::GetfieldGcR
+                        | Opcode::GetfieldGcF
+                        | Opcode::SetfieldGc
+                )
+            })
+            .filter_map(|op| match op.args.first() {
+                Some(&Arg::Const(c)) => match self.constant(c) {
+                    Const::Ptr(name) => Some(name.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        found.sort_unstable();
+        found.dedup();
         found
     }
 
@@ -751,33 +737,5 @@ impl Trace {
         self.ops
             .iter()
             .filter(|op| op.opcode != Opcode::DebugMergePoint)
-    }
-}
-
-/// What a recorded trace shows to be structs (`Trace::recorded_structs`).
-/// A field read or write that ran on an object makes it a struct; a
-/// constant stays the object it is, and a pointer field holds one type
-/// (RPython's static typing), so:
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RecordedStructs {
-    /// The constant objects (`ConstPtr` names) whose fields it used.
-    pub constants: Vec<Box<str>>,
-    /// The pointer fields (descr texts) that held an object whose fields
-    /// it used: what they hold, where not null, is a struct.
-    pub fields: Vec<Box<str>>,
-}
-
-impl RecordedStructs {
-    /// Both lists of `other` added (each sorted, once each).
-    pub fn merged(mut self, other: RecordedStructs) -> RecordedStructs {
-        for (list, more) in [
-            (&mut self.constants, other.constants),
-            (&mut self.fields, other.fields),
-        ] {
-            list.extend(more);
-            list.sort_unstable();
-            list.dedup();
-        }
-        self
     }
 }

@@ -335,7 +335,7 @@ pub(crate) enum End<'a> {
     /// Captured as for `Capture`, with the fields a peeled loop's label
     /// state (in terms of its trace) reads out of its arguments: the
     /// jump of a trace that enters that loop at its label.
-    Enter(&'a LabelState, &'a Trace, &'a traceopt_ir::RecordedStructs),
+    Enter(&'a LabelState, &'a Trace, &'a [Box<str>]),
 }
 
 /// `optimize_without`, starting as `start` says (from the input's inputs,

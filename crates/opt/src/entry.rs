@@ -132,12 +132,16 @@ pub fn enter_peeled(
     if !ends_in_jump || label.opcode != Opcode::Label {
         return Ok(Err(NoEntry::NoJump));
     }
-    // What the recordings show to be structs: the loop's (its constants
-    // where the trace does not name objects alike) and the trace's own.
+    // The constants the recordings show to be structs: the loop's (where
+    // the trace does not name objects alike) and the trace's own.
     let own: Vec<&Const> = input.consts().collect();
-    let mut structs = (*target.structs).clone();
-    (structs.constants).retain(|name| !own.contains(&&Const::Ptr(name.clone())));
-    let structs = structs.merged(input.recorded_structs());
+    let mut structs: Vec<Box<str>> = (target.structs.iter())
+        .filter(|name| !own.contains(&&Const::Ptr((*name).clone())))
+        .cloned()
+        .chain(input.recorded_structs())
+        .collect();
+    structs.sort_unstable();
+    structs.dedup();
     let end = End::Enter(&target.state, pool, &structs);
     let start = Start::Inputs(assumed);
     let (mut optimized, ending) = optimize_knowing(input, passes, &[], start, end)?;
@@ -238,16 +242,12 @@ pub(crate) struct Entering<'a> {
     pub pool: &'a Trace,
     pub tests: Vec<EntryTest>,
     pub jump_args: Vec<Arg>,
-    /// What is known to be a struct (`enter_peeled`).
-    pub structs: &'a traceopt_ir::RecordedStructs,
+    /// The constant objects known to be structs (`enter_peeled`).
+    pub structs: &'a [Box<str>],
 }
 
 impl<'a> Entering<'a> {
-    pub(crate) fn new(
-        state: &'a LabelState,
-        pool: &'a Trace,
-        structs: &'a traceopt_ir::RecordedStructs,
-    ) -> Self {
+    pub(crate) fn new(state: &'a LabelState, pool: &'a Trace, structs: &'a [Box<str>]) -> Self {
         Entering {
             state,
             pool,

@@ -61,9 +61,8 @@ pub struct Peeled {
     /// they were.
     pub forced: Option<String>,
     /// The constant objects whose fields the loop's recording used
-    /// and the fields that hold structs (`Trace::recorded_structs`): an
-    /// entry may read their fields.
-    pub structs: Box<traceopt_ir::RecordedStructs>,
+    /// (`Trace::recorded_structs`): an entry may read their fields.
+    pub structs: Vec<Box<str>>,
 }
 
 /// What a body (or an entry) starting at a label is given besides its
@@ -282,7 +281,7 @@ fn peel_once(
         label,
         state: label_state,
         forced: None,
-        structs: Box::new(input.recorded_structs()),
+        structs: input.recorded_structs(),
     }))))
 }
 
@@ -613,7 +612,7 @@ impl Optimizer<'_> {
     pub(crate) fn surely_there(&self, source: &Source, object: Arg) -> bool {
         let recorded_struct = || match (object, &self.entering) {
             (Arg::Const(c), Some(entering)) => match self.out.constant(c) {
-                Const::Ptr(name) => entering.structs.constants.contains(name),
+                Const::Ptr(name) => entering.structs.contains(name),
                 _ => false,
             },
             _ => false,

@@ -156,16 +156,10 @@ impl Optimizer<'_> {
         }
     }
 
-    /// Whether `op` gives an RPython instance or null: a call of a
-    /// thread-local read of one, or (in an entry) a read of a field that
-    /// a recording shows to hold structs. Its fields may be read once it
-    /// is not null.
+    /// Whether `op` is a call that returns an RPython instance or null (a
+    /// thread-local read of one): its fields may be read once it is not
+    /// null.
     pub(crate) fn returns_instance(&self, op: &Op) -> bool {
-        if let (Opcode::GetfieldGcR, Some(d), Some(entering)) =
-            (op.opcode, op.descr, &self.entering)
-        {
-            return entering.structs.fields.contains(&self.out.descr(d).text);
-        }
         let call = op.opcode.has(Flags::CALL) && op.opcode.result_type() == Type::Ref;
         let function = match op.args.first() {
             Some(&Arg::Const(c)) if call => self.out.constant(c),

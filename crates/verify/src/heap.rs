@@ -120,9 +120,6 @@ pub(crate) struct World {
     pub lemmas: Vec<Term>,
     /// Class constants by name, each distinct from the others.
     classes: Vec<(Box<str>, Term)>,
-    /// The pointer fields (descr texts) a recording shows to hold structs
-    /// or null (`Trace::recorded_structs`).
-    pub struct_fields: Vec<Box<str>>,
     /// Those of `classes` that are the unknown classes of size descrs
     /// naming none (`allocated_class`): not distinct from the others.
     unnamed_classes: Vec<Box<str>>,
@@ -1893,17 +1890,11 @@ pub(crate) fn encode_heap_op(
         GetfieldGcI | GetfieldGcR | GetfieldGcF => {
             let cell = cell_of(opcode, descr).unwrap();
             e.defined = Some(field_owner(world, solver, &args[0], descr)?);
-            let value = memory.read(
+            e.value = Some(memory.read(
                 world,
                 solver,
                 Place::new(cell, &args[0], args[0].clone(), opcode.result_type()).sized_by(descr),
-            )?;
-            let text = descr.map(|d| &d.text);
-            if text.is_some_and(|t| world.struct_fields.contains(t)) {
-                let is_struct = a_struct(world, solver, &value)?;
-                e.lemmas.push(nonnull(&value).implies(&is_struct));
-            }
-            e.value = Some(value);
+            )?);
         }
         SetfieldGc => {
             let cell = cell_of(opcode, descr).unwrap();

@@ -198,10 +198,10 @@ pub struct Given<'g> {
     /// loop's start where they fail): their definedness alone is proved,
     /// and AFTER's guards may stand for them.
     pub tail_guards_leave: bool,
-    /// What another recorded trace shows to be structs
+    /// Constant objects another recorded trace shows to be structs
     /// (`Trace::recorded_structs`): an entry's tests read fields of its
-    /// loop's constants, and of what its loop's fields hold.
-    pub structs: Option<&'g traceopt_ir::RecordedStructs>,
+    /// loop's constants.
+    pub structs: &'g [Box<str>],
     /// Guards of BEFORE that stand for a claim (`calls_left_out`): each
     /// must never fail, and none stands for a guard of AFTER.
     pub never_fail: &'g [usize],
@@ -590,7 +590,7 @@ fn begin(
         world.lemmas.push(allocated.eq(&seen));
     }
     // What its recording shows to be structs.
-    recorded_structs(traces[0], traces[0].recorded_structs(), world, solver)?;
+    recorded_structs(traces[0], &traces[0].recorded_structs(), world, solver)?;
     for (name, ty) in inputs.iter().zip(&traces[0].inputs) {
         if *ty == Type::Ref {
             let fact = world.old_or_null(solver, &Term::var(name))?;
@@ -603,20 +603,19 @@ fn begin(
     Ok(())
 }
 
-/// States what a recording shows to be structs: the constant objects
-/// (as `trace` names them) now, and what the fields hold wherever read.
+/// States that the constant objects a recording shows to be structs
+/// (`names`, as `trace` names them) are.
 fn recorded_structs(
     trace: &Trace,
-    structs: traceopt_ir::RecordedStructs,
+    names: &[Box<str>],
     world: &mut World,
     solver: &mut Solver,
 ) -> Result<(), VerifyError> {
-    for name in structs.constants {
-        let object = constant(trace, &Const::Ptr(name), world, solver)?;
+    for name in names {
+        let object = constant(trace, &Const::Ptr(name.clone()), world, solver)?;
         let is_struct = heap::a_struct(world, solver, &object)?;
         world.lemmas.push(is_struct);
     }
-    world.struct_fields.extend(structs.fields);
     Ok(())
 }
 
@@ -845,9 +844,7 @@ fn check_once(
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
     let result = (|| {
         begin(&[before, after], &inputs, &vars, &mut world, solver)?;
-        if let Some(structs) = given.structs {
-            recorded_structs(before, structs.clone(), &mut world, solver)?;
-        }
+        recorded_structs(before, given.structs, &mut world, solver)?;
         let mut shared = Shared::default();
         let slots = pairing::Slots::of(before, after, provenance);
         world.slots = Some((slots.count, slots.paired));

@@ -162,7 +162,7 @@ pub fn verify_entry(
     // The loop's constants are not the input's of the same names.
     let own: Vec<&Const> = input.consts().collect();
     let mut structs = loop_input.recorded_structs();
-    (structs.constants).retain(|name| !own.contains(&&Const::Ptr(name.clone())));
+    structs.retain(|name| !own.contains(&&Const::Ptr(name.clone())));
     // Both start with the guards of what the input is known to satisfy.
     let (input, output, provenance, guards) =
         assuming_in(input, output, provenance, assumed, output);
@@ -176,7 +176,7 @@ pub fn verify_entry(
     let given = Given {
         checked_tail: tests,
         tail_guards_leave: true,
-        structs: Some(&structs),
+        structs: &structs,
         ..Given::default()
     };
     let verdict = verify_optimized_given(&before, &after, &provenance, given, solver)?;

@@ -160,9 +160,11 @@ impl Optimizer<'_> {
     /// thread-local read of one): its fields may be read once it is not
     /// null.
     pub(crate) fn returns_instance(&self, op: &Op) -> bool {
-        let call = op.opcode.has(Flags::CALL) && op.opcode.result_type() == Type::Ref;
+        if !op.opcode.has(Flags::CALL) || op.opcode.result_type() != Type::Ref {
+            return false;
+        }
         let function = match op.args.first() {
-            Some(&Arg::Const(c)) if call => self.out.constant(c),
+            Some(&Arg::Const(c)) => self.out.constant(c),
             _ => return false,
         };
         let descr = op.descr.map(|d| self.out.descr(d));

@@ -646,6 +646,14 @@ impl Trace {
         found
     }
 
+    /// Whether one of this trace's constants is the object `name`
+    /// (`ConstPtr(name)`). (A log names each trace's objects anew: the
+    /// same name in another trace may be another object.)
+    pub fn names_object(&self, name: &str) -> bool {
+        self.consts()
+            .any(|c| matches!(c, Const::Ptr(n) if **n == *name))
+    }
+
     pub fn value_of_op(&self, index: usize) -> ValueId {
         ValueId((self.inputs.len() + index) as u32)
     }

@@ -134,9 +134,8 @@ pub fn enter_peeled(
     }
     // The constants the recordings show to be structs: the loop's (where
     // the trace does not name objects alike) and the trace's own.
-    let own: Vec<&Const> = input.consts().collect();
     let mut structs: Vec<Box<str>> = (target.structs.iter())
-        .filter(|name| !own.contains(&&Const::Ptr((*name).clone())))
+        .filter(|name| !input.names_object(name))
         .cloned()
         .chain(input.recorded_structs())
         .collect();

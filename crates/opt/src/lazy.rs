@@ -162,11 +162,12 @@ impl Optimizer<'_> {
     /// the writes it would otherwise emit stay kept (a vref written to
     /// `topframeref` and overwritten stays virtual).
     fn vref_finish_as_write(&mut self, op: &Op) -> Option<Op> {
-        let [_, token_field, _] = self.vref_descrs()?;
-        let target = self.arg(op.args[1]);
-        if !self.is_null(target) {
+        // (Mapped, not forwarded: a virtual frame stays virtual here.)
+        let target = self.mapped(op.args[1]);
+        if !matches!(target, Mapped::Out(a) if self.is_null(a)) {
             return None;
         }
+        let [_, token_field, _] = self.vref_descrs()?;
         let mut write = Op::new(Opcode::SetfieldGc, op.args.clone());
         write.descr = Some(token_field);
         Some(write)

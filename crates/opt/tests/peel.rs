@@ -897,13 +897,8 @@ fn an_entry_reads_only_fields_it_can_tell_are_there() {
          jump(p0, i3)\n",
     );
     assert_eq!(looped.state.derived.len(), 1, "{:?}", looped.state);
-    let blind = parse("[p0, i1]\njump(p0, i1, descr=<Loop1>)\n");
-    let entered = enter_peeled(&blind, Passes::default(), &[], &looped).unwrap();
-    assert!(entered.is_err(), "{entered:?}");
-    let seen = parse(
-        "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
-         jump(p0, i1, descr=<Loop1>)\n",
-    );
+    let (blind, seen) = blind_and_seeing_bridges();
+    refused(&blind, &looped);
     let entered = enter_peeled(&seen, Passes::default(), &[], &looped)
         .unwrap()
         .expect("entered");
@@ -920,6 +915,24 @@ fn an_entry_reads_only_fields_it_can_tell_are_there() {
         (&loop_input, &looped),
     );
     assert_eq!(verdict, Verdict::Proved);
+}
+
+/// Two bridges into a loop of inputs `[p0, i1]`: one that knows nothing
+/// of p0, and one that read another field of p0 (so knows it is a
+/// struct).
+fn blind_and_seeing_bridges() -> (Trace, Trace) {
+    let blind = parse("[p0, i1]\njump(p0, i1, descr=<Loop1>)\n");
+    let seen = parse(
+        "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
+         jump(p0, i1, descr=<Loop1>)\n",
+    );
+    (blind, seen)
+}
+
+/// `bridge` does not enter `looped`: it jumps to the loop's start.
+fn refused(bridge: &Trace, looped: &Peeled) {
+    let entered = enter_peeled(bridge, Passes::default(), &[], looped).unwrap();
+    assert!(entered.is_err(), "{entered:?}");
 }
 
 /// The verdict on an entry of `input` into `looped` (peeled from
@@ -1027,13 +1040,8 @@ fn an_entry_tests_known_fields_only_where_it_can_tell_they_are_there() {
          i3 = int_add(i1, i2)\njump(p0, i3)\n",
     );
     assert_eq!(looped.state.known.len(), 1, "{:?}", looped.state);
-    let blind = parse("[p0, i1]\njump(p0, i1, descr=<Loop1>)\n");
-    let entered = enter_peeled(&blind, Passes::default(), &[], &looped).unwrap();
-    assert!(entered.is_err(), "{entered:?}");
-    let seen = parse(
-        "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
-         jump(p0, i1, descr=<Loop1>)\n",
-    );
+    let (blind, seen) = blind_and_seeing_bridges();
+    refused(&blind, &looped);
     entered_testing(&seen, (&loop_input, &looped), "guard_value(i");
 }
 
@@ -1057,6 +1065,5 @@ fn an_entry_reads_what_the_loops_recording_shows_to_be_structs() {
         "getfield_gc_i(ConstPtr(ptr9)",
     );
     let (_, unrecorded) = peeled_log(text);
-    let entered = enter_peeled(&bridge, Passes::default(), &[], &unrecorded).unwrap();
-    assert!(entered.is_err(), "{entered:?}");
+    refused(&bridge, &unrecorded);
 }

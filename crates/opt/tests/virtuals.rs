@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{optimizes_with, parse, twin_refuted, without_virtuals};
+use common::{optimizes_with, parse, proved_output, twin_refuted, without_virtuals};
 use traceopt_ir::print_trace;
 use traceopt_opt::{optimize, Passes};
 
@@ -273,10 +273,10 @@ fn a_virtual_resumes_with_what_its_narrow_field_keeps() {
 fn finishing_a_vref_that_exists_is_a_kept_write_of_its_token() {
     // virtual_ref_finish(vref, NULL) of a built vref only clears its
     // token: a write like any other (written out before the guard, as a
-    // value that exists), and no reason to write out the others kept. So a second vref kept
-    // as a field's value and overwritten stays virtual (PyPy's
-    // `topframeref`, set to each inlined frame's vref in turn). Nor does
-    // a marker such as `assert_not_none`.
+    // value that exists), and no reason to write out the others kept.
+    // So a second vref kept as a field's value and overwritten stays
+    // virtual (PyPy's `topframeref`, set to each inlined frame's vref in
+    // turn). Nor does a marker such as `assert_not_none`.
     let before = "[p0, i0]\np1 = virtual_ref(p0, 0)\nescape_n(p1)\n\
         p2 = virtual_ref(p0, 1)\nsetfield_gc(p0, p2, descr=nextdescr)\nassert_not_none(p0)\n\
         virtual_ref_finish(p1, NULL)\nguard_true(i0) [p0]\n\
@@ -296,7 +296,6 @@ fn finishing_a_vref_that_exists_is_a_kept_write_of_its_token() {
     );
     // Where the frame stored is not null, the op stays.
     let stays = before.replace("virtual_ref_finish(p1, NULL)", "virtual_ref_finish(p1, p0)");
-    let input = parse(&stays);
-    let out = print_trace(&optimize(&input, Passes::default()).unwrap().trace);
+    let out = proved_output(Passes::default(), &stays);
     assert!(out.contains("virtual_ref_finish(p1, p0)"), "{out}");
 }

@@ -159,10 +159,10 @@ pub fn verify_entry(
             "whose constants and descrs are not its input's and more",
         ));
     }
-    // The loop's constants are not the input's of the same names.
-    let own: Vec<&Const> = input.consts().collect();
-    let mut structs = loop_input.recorded_structs();
-    structs.retain(|name| !own.contains(&&Const::Ptr(name.clone())));
+    // The loop's constants, where the input does not name objects alike.
+    let structs: Vec<Box<str>> = (loop_input.recorded_structs().into_iter())
+        .filter(|name| !input.names_object(name))
+        .collect();
     // Both start with the guards of what the input is known to satisfy.
     let (input, output, provenance, guards) =
         assuming_in(input, output, provenance, assumed, output);

@@ -1947,4 +1947,13 @@ fn a_conditional_call_left_out_is_never_made() {
         &provenance,
     );
     assert!(!matches!(made, Verdict::Proved), "{made:?}");
+    // An AFTER that fails a guard of the same condition in the call's
+    // place (resuming with nothing) is not BEFORE, which makes the call:
+    // the guard standing for the claim pairs with no guard of AFTER.
+    let before = "[i0, p0]\ncond_call(i0, 123, p0, descr=plaincalldescr)\n\
+        i2 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i2)\n";
+    let after =
+        "[i0, p0]\nguard_false(i0) []\ni2 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i2)\n";
+    let exits = verdict_with_provenance(before, after, &[None, Some(1), Some(2)]);
+    assert!(!matches!(exits, Verdict::Proved), "{exits:?}");
 }

@@ -251,6 +251,11 @@ pub(crate) struct Optimizer<'a> {
     /// The pure ops whose results label arguments hold (by opcode and
     /// arguments), in a body that starts at a label.
     pub(crate) derived_ops: HashMap<(Opcode, Vec<Arg>), Arg>,
+    /// Of the known constants a body was given: which pure op (not a
+    /// reference test) each is, and whether the body has used it (those
+    /// of other kinds count as used).
+    pub(crate) known_ops: HashMap<(Opcode, Vec<Arg>), usize>,
+    pub(crate) known_used: Vec<bool>,
     /// The loop an entry jumps into at its label, and what it tests
     /// (`End::Enter`).
     pub(crate) entering: Option<crate::entry::Entering<'a>>,
@@ -305,6 +310,9 @@ pub(crate) struct Ending {
     /// Which of the known constants it was given still hold at the end
     /// (their indexes).
     pub kept_known: Vec<usize>,
+    /// Which of them the body never used (left out of `kept_known`
+    /// unchecked: without them the body is the same).
+    pub unused_known: Vec<usize>,
     /// An entry had to read an array item it cannot tell is there (its
     /// array's length unknown): it may not jump to the label.
     pub unsafe_read: bool,
@@ -384,6 +392,8 @@ pub(crate) fn optimize_knowing(
         captured: None,
         derived: None,
         derived_ops: HashMap::default(),
+        known_ops: HashMap::default(),
+        known_used: Vec::new(),
         entering: None,
     };
     opt.capture = match end {

@@ -231,15 +231,19 @@ fn peel_once(
         // Constants known at the label that a pass of the body does not
         // keep are not taken for granted: the body is optimized again
         // (with fewer each time).
-        if ending.kept_known.len() < label_state.known.len() {
-            label_state.known = (ending.kept_known.iter())
-                .map(|&k| label_state.known[k].clone())
-                .collect();
+        let kept_known: Vec<Known> = (ending.kept_known.iter())
+            .map(|&k| label_state.known[k].clone())
+            .collect();
+        if ending.kept_known.len() + ending.unused_known.len() < label_state.known.len() {
+            label_state.known = kept_known;
             if same_count {
                 label_state.facts = weaker;
             }
             continue;
         }
+        // Those the body never used are not taken for granted: the body
+        // is the same without them.
+        label_state.known = kept_known;
         if !label_state.same_shape(&preamble.trace, &ending.state, &body.trace) {
             let pools = (&preamble.trace, &body.trace);
             let more: Vec<Path> = (mismatches(&label_state, &ending.state, pools).into_iter())
@@ -394,6 +398,19 @@ impl Optimizer<'_> {
         let sources: Vec<(Source, Arg)> = (slots.chain(constants))
             .map(|(source, value)| (source.clone(), value))
             .collect();
+        // Which known pure ops the body uses is followed (a field's or a
+        // reference test's use is not: those count as used).
+        self.known_used = vec![true; given.known.len()];
+        for (index, k) in given.known.iter().enumerate() {
+            let traced = k.source.as_field().is_none()
+                && k.source.as_item().is_none()
+                && crate::values::ref_test(k.source.opcode).is_none();
+            if traced {
+                self.known_used[index] = false;
+                let key = (k.source.opcode, k.source.args.clone());
+                self.known_ops.entry(key).or_insert(index);
+            }
+        }
         self.derived = Some(given);
         for (source, value) in sources {
             match (source.as_field(), source.as_item()) {
@@ -418,11 +435,16 @@ impl Optimizer<'_> {
 
     /// A pure op that a label argument already holds, if `opcode(args)`
     /// is one.
-    pub(crate) fn derived_op(&self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
+    pub(crate) fn derived_op(&mut self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
         if self.derived_ops.is_empty() {
             return None;
         }
-        self.derived_ops.get(&(opcode, args.to_vec())).copied()
+        let key = (opcode, args.to_vec());
+        let value = self.derived_ops.get(&key).copied()?;
+        if let (Arg::Const(_), Some(&index)) = (value, self.known_ops.get(&key)) {
+            self.known_used[index] = true;
+        }
+        Some(value)
     }
 
     /// `state`'s derived label arguments and known constants, their
@@ -565,9 +587,15 @@ impl Optimizer<'_> {
             ending.state.facts.push(self.fact(value));
             ending.leaves.push(value);
         }
+        // What the body used, before its ending looks the constants up.
+        let used = self.known_used.clone();
         for (index, k) in known.into_iter().enumerate() {
             if !checked {
                 ending.state.known.push(k);
+                continue;
+            }
+            if self.entering.is_none() && used.get(index) == Some(&false) {
+                ending.unused_known.push(index);
                 continue;
             }
             let Some(args) = arguments(ending, &k.source) else {
@@ -815,6 +843,7 @@ impl Optimizer<'_> {
             recomputed: Vec::new(),
             answered: Vec::new(),
             kept_known: Vec::new(),
+            unused_known: Vec::new(),
             unsafe_read: false,
         }
     }

@@ -349,7 +349,7 @@ impl Optimizer<'_> {
 
 /// Whether `opcode` tests references for equality (`Some(true)`) or
 /// inequality (`Some(false)`).
-fn ref_test(opcode: Opcode) -> Option<bool> {
+pub(crate) fn ref_test(opcode: Opcode) -> Option<bool> {
     match opcode {
         Opcode::PtrEq | Opcode::InstancePtrEq => Some(true),
         Opcode::PtrNe | Opcode::InstancePtrNe => Some(false),

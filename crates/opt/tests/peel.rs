@@ -1067,3 +1067,22 @@ fn an_entry_reads_what_the_loops_recording_shows_to_be_structs() {
     let (_, unrecorded) = peeled_log(text);
     refused(&bridge, &unrecorded);
 }
+
+#[test]
+fn a_constant_the_body_never_uses_is_not_taken_for_granted() {
+    // The preamble learns that the value it passes on has an even
+    // `int_and(.., 1)`; each pass of the body makes a fresh value and
+    // tests its own, never the one it was given. So the loop does not
+    // take the first for granted, and a bridge whose value is odd enters.
+    let (loop_input, looped) =
+        peeled("[i0]\ni1 = escape_i(i0)\ni2 = int_and(i1, 1)\nguard_false(i2) []\njump(i1)\n");
+    assert!(looped.state.known.is_empty(), "{:?}", looped.state);
+    let odd = parse("[i0]\ni1 = int_and(i0, 1)\nguard_true(i1) []\njump(i0, descr=<Loop1>)\n");
+    entered_testing(&odd, (&loop_input, &looped), "jump(");
+    // One it uses (its input again, not a fresh value) stays, and the
+    // odd bridge cannot enter.
+    let (_, invariant) =
+        peeled("[i0]\ni1 = escape_i(i0)\ni2 = int_and(i0, 1)\nguard_false(i2) []\njump(i0)\n");
+    assert_eq!(invariant.state.known.len(), 1, "{:?}", invariant.state);
+    refused(&odd, &invariant);
+}

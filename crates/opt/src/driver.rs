@@ -252,9 +252,10 @@ pub(crate) struct Optimizer<'a> {
     /// arguments), in a body that starts at a label.
     pub(crate) derived_ops: HashMap<(Opcode, Vec<Arg>), Arg>,
     /// Of the known constants a body was given: which pure op (not a
-    /// reference test) each is, and whether the body has used it (those
-    /// of other kinds count as used).
+    /// reference test) or heap place each is, and whether the body has
+    /// used it (looked it up; a reference test counts as used).
     pub(crate) known_ops: HashMap<(Opcode, Vec<Arg>), usize>,
+    pub(crate) known_places: HashMap<crate::heap::Place, usize>,
     pub(crate) known_used: Vec<bool>,
     /// The loop an entry jumps into at its label, and what it tests
     /// (`End::Enter`).
@@ -393,6 +394,7 @@ pub(crate) fn optimize_knowing(
         derived: None,
         derived_ops: HashMap::default(),
         known_ops: HashMap::default(),
+        known_places: HashMap::default(),
         known_used: Vec::new(),
         entering: None,
     };

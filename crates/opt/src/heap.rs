@@ -139,7 +139,16 @@ impl Optimizer<'_> {
     /// What field `d` of `object` is known to hold.
     pub(crate) fn heap_field(&mut self, object: Arg, d: DescrId) -> Option<Arg> {
         let &(value, _) = self.heap.fields.get(&(object, d))?;
+        self.use_known_place(Place::Field(object, d));
         Some(self.find(value))
+    }
+
+    /// A peeled body looked place `place` up: if a known constant of its
+    /// label is there, it is used.
+    fn use_known_place(&mut self, place: Place) {
+        if let Some(&index) = self.known_places.get(&place) {
+            self.known_used[index] = true;
+        }
     }
 
     /// The known fields: (object, field descr, value), in a fixed order.
@@ -189,6 +198,7 @@ impl Optimizer<'_> {
     /// What item `index` (items `d`) of `array` is known to hold.
     pub(crate) fn heap_item(&mut self, array: Arg, index: Arg, d: DescrId) -> Option<Arg> {
         let value = self.heap.items.get(&(array, index, d))?.0;
+        self.use_known_place(Place::Item(array, index, d));
         Some(self.find(value))
     }
 
@@ -233,14 +243,18 @@ impl Optimizer<'_> {
         if !opcode.has(Flags::READ) || opcode.has(Flags::WRITE) {
             return HeapStep::Emit;
         }
-        let known = match Self::heap_place(opcode, args, descr) {
+        let place = Self::heap_place(opcode, args, descr);
+        let known = match place {
             Some(Place::Field(p, d)) => self.heap.fields.get(&(p, d)),
             Some(Place::Item(p, i, d)) => self.heap.items.get(&(p, i, d)),
             None => None,
         };
-        match known {
-            Some(&(value, _)) => HeapStep::Known(self.find(value)),
-            None => HeapStep::Emit,
+        match (known, place) {
+            (Some(&(value, _)), Some(place)) => {
+                self.use_known_place(place);
+                HeapStep::Known(self.find(value))
+            }
+            _ => HeapStep::Emit,
         }
     }
 
@@ -429,8 +443,8 @@ fn cached_call(opcode: Opcode, args: &[Arg]) -> Option<(bool, Vec<Arg>)> {
 }
 
 /// A place of the heap cache.
-#[derive(Clone, Copy)]
-enum Place {
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Place {
     Field(Arg, DescrId),
     Item(Arg, Arg, DescrId),
 }

@@ -43,6 +43,7 @@ use traceopt_ir::{
 use crate::driver::{
     optimize_knowing, End, Ending, Entry, Infeasible, Optimized, Optimizer, Passes, Start,
 };
+use crate::heap::Place;
 use crate::virtuals::Mapped;
 
 /// A loop optimized as preamble and body.
@@ -398,17 +399,26 @@ impl Optimizer<'_> {
         let sources: Vec<(Source, Arg)> = (slots.chain(constants))
             .map(|(source, value)| (source.clone(), value))
             .collect();
-        // Which known pure ops the body uses is followed (a field's or a
+        // Which known constants the body looks up is followed (a
         // reference test's use is not: those count as used).
-        self.known_used = vec![true; given.known.len()];
+        self.known_used = vec![false; given.known.len()];
         for (index, k) in given.known.iter().enumerate() {
-            let traced = k.source.as_field().is_none()
-                && k.source.as_item().is_none()
-                && crate::values::ref_test(k.source.opcode).is_none();
-            if traced {
-                self.known_used[index] = false;
-                let key = (k.source.opcode, k.source.args.clone());
-                self.known_ops.entry(key).or_insert(index);
+            match (k.source.as_field(), k.source.as_item()) {
+                (Some((object, d)), _) => {
+                    self.known_places
+                        .entry(Place::Field(object, d))
+                        .or_insert(index);
+                }
+                (_, Some((array, at, d))) => {
+                    (self.known_places.entry(Place::Item(array, at, d))).or_insert(index);
+                }
+                _ if crate::values::ref_test(k.source.opcode).is_some() => {
+                    self.known_used[index] = true
+                }
+                _ => {
+                    let key = (k.source.opcode, k.source.args.clone());
+                    self.known_ops.entry(key).or_insert(index);
+                }
             }
         }
         self.derived = Some(given);
@@ -534,6 +544,8 @@ impl Optimizer<'_> {
     /// Then the known constants: those of a body that still hold, or all
     /// a preamble has.
     fn derive(&mut self, ending: &mut Ending) {
+        // What the body used, before its ending looks anything up.
+        let used = self.known_used.clone();
         // A preamble's known constants hold; a body's are checked.
         let (wanted, known, checked): (Vec<Wanted>, _, _) = match self.derived.take() {
             None => {
@@ -587,8 +599,6 @@ impl Optimizer<'_> {
             ending.state.facts.push(self.fact(value));
             ending.leaves.push(value);
         }
-        // What the body used, before its ending looks the constants up.
-        let used = self.known_used.clone();
         for (index, k) in known.into_iter().enumerate() {
             if !checked {
                 ending.state.known.push(k);

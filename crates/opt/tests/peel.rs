@@ -1085,4 +1085,25 @@ fn a_constant_the_body_never_uses_is_not_taken_for_granted() {
         peeled("[i0]\ni1 = escape_i(i0)\ni2 = int_and(i0, 1)\nguard_false(i2) []\njump(i0)\n");
     assert_eq!(invariant.state.known.len(), 1, "{:?}", invariant.state);
     refused(&odd, &invariant);
+    // So with a field: the preamble knows what the next node holds, and
+    // each pass reads the field of its own next node, never the given's.
+    let (list_input, list) = peeled(
+        "[p0]\np1 = getfield_gc_r(p0, descr=nextdescr)\n\
+         i2 = getfield_gc_i(p1, descr=valuedescr)\nguard_value(i2, 5) []\njump(p1)\n",
+    );
+    assert!(list.state.known.is_empty(), "{:?}", list.state);
+    let seven = parse(
+        "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\nguard_value(i1, 7) []\n\
+         jump(p0, descr=<Loop1>)\n",
+    );
+    entered_testing(&seven, (&list_input, &list), "jump(");
+    // A body that reads the given node's field again uses it.
+    let (_, reread) = peeled(
+        "[p0]\np1 = getfield_gc_r(p0, descr=nextdescr)\n\
+         i2 = getfield_gc_i(p1, descr=valuedescr)\nguard_value(i2, 5) []\n\
+         i3 = getfield_gc_i(p0, descr=valuedescr)\ni4 = int_lt(i3, 10)\nguard_true(i4) []\n\
+         jump(p1)\n",
+    );
+    assert!(!reread.state.known.is_empty(), "{:?}", reread.state);
+    refused(&seven, &reread);
 }

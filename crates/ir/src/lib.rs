@@ -28,7 +28,7 @@ pub use fact::{Derived, EntryTest, Fact, Known, LabelState, Path, Source, Step};
 pub use file::{decode, parse_file, read_file, ReadFile, TraceFile};
 pub use log::{parse_log, read_log, Header, Log, LogTrace, Section, TracePair};
 pub use namespace::{FieldValue, NamedConst, Namespace, PtrInfo};
-pub use opcode::{Arity, Flags, OpInfo, Opcode, Type, OP_TABLE};
+pub use opcode::{Arity, Flags, OpInfo, Opcode, Type, MAX_GUARDS_FAILED_EARLY, OP_TABLE};
 pub use parse::{parse_trace, parse_trace_with, TraceParser};
 pub use print::{print_trace, print_trace_with, PrintOptions};
 pub use shared::shared_dir;

@@ -178,8 +178,9 @@ impl Optimizer<'_> {
             return false;
         }
         let between = &self.input.ops[origin + 1..index];
-        let fits = |op: &Op| op.opcode.leaves_no_trace() && !op.opcode.is_guard();
-        if !between.iter().all(fits) {
+        let guards = between.iter().filter(|op| op.opcode.is_guard()).count();
+        let fits = |op: &Op| op.opcode.leaves_no_trace();
+        if guards >= traceopt_ir::MAX_GUARDS_FAILED_EARLY || !between.iter().all(fits) {
             return false;
         }
         let guard = &mut self.out.ops[at];

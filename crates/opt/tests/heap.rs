@@ -770,6 +770,26 @@ fn a_class_test_strengthens_the_null_test_before_it() {
     // escape again: both guards stay.
     let escaping = before.replace("guard_class", "escape_n(i1)\nguard_class");
     optimizes_with(Passes::default(), &escaping, &escaping);
+    // Past other guards too (the class test failing early, the input
+    // fails one of them or its own later), up to the validator's limit.
+    let tests = |n: usize| {
+        (0..n)
+            .map(|k| {
+                format!(
+                    "i{} = int_ne(i1, {})\nguard_true(i{}) [i1]\n",
+                    k + 3,
+                    k + 10,
+                    k + 3
+                )
+            })
+            .collect::<String>()
+    };
+    let guarded = |n: usize| before.replace("guard_class", &format!("{}guard_class", tests(n)));
+    let n = traceopt_ir::MAX_GUARDS_FAILED_EARLY - 1;
+    let merged = after.replace("escape_n", &format!("{}escape_n", tests(n)));
+    optimizes_with(Passes::default(), &guarded(n), &merged);
+    // One more, and the validator would not take it: both stay.
+    optimizes_with(Passes::default(), &guarded(n + 1), &guarded(n + 1));
 }
 
 #[test]

@@ -888,6 +888,7 @@ fn check_once(
                 values: &values,
                 seen: &side.seen,
                 name: format!("{}_reached", side.prefix),
+                resume: None,
             };
             Ok::<_, VerifyError>(
                 end.unreached(&mut side.memory, &mut shared, &mut world, solver)?
@@ -1441,6 +1442,7 @@ fn encode_side<'t>(
                 values: &values,
                 seen: &seen,
                 name: format!("{p}_seen{index}"),
+                resume: None,
             };
             let (sight, reached, sites) = call.unreached(&mut memory, shared, world, solver)?;
             (memory.sight_of_call, seen, call_sites) = (Some(sight), reached, sites);
@@ -1579,6 +1581,7 @@ fn encode_side<'t>(
                 values: &values,
                 seen: &seen,
                 name: format!("{p}_resumed{index}"),
+                resume: resume.as_ref(),
             };
             let sight = failing.unreached(&mut memory, shared, world, solver)?.0;
             guards.push(Guard {
@@ -1645,6 +1648,9 @@ struct Point<'a> {
     seen: &'a [Term],
     /// The prefix of the names of the conditions.
     name: String,
+    /// At a failing guard, its resume data: the writes it makes when it
+    /// fails are made before anything is reached.
+    resume: Option<&'a Resume>,
 }
 
 impl Point<'_> {
@@ -1660,8 +1666,11 @@ impl Point<'_> {
     ) -> Result<(Sight, Vec<Term>, Vec<Site>), VerifyError> {
         let (reach, stores) = reach::reach(self.trace, self.failing, self.end);
         let (sites, unsited) = sites_of(self.trace, &stores, self.values, world, solver)?;
-        let heap = memory.snapshot(world, solver)?;
+        let mut heap = memory.snapshot(world, solver)?;
         let cells = world.cells().to_vec();
+        if let Some(resume) = self.resume {
+            resume.with_pending(&mut heap, &cells);
+        }
         let unreached = Unreached {
             reach: &reach,
             sites: &sites,

@@ -159,6 +159,26 @@ impl Resume {
             pending,
         }))
     }
+
+    /// `heap` (an array for each of `cells`) with the writes the guard
+    /// makes when it fails, as far as which of its trace's objects the
+    /// cells then hold: what the resumed interpreter reaches, where a
+    /// write may overwrite the one store that kept an object reached. A
+    /// virtual written is a new object, none of the trace's: null (which
+    /// none of them is) stands for it. A write to a cell the heap lacks
+    /// is left out, which keeps more in sight, never less.
+    pub fn with_pending(&self, heap: &mut [Term], cells: &[Cell]) {
+        for (cell, key, value) in &self.pending {
+            let value = match value {
+                Slot::Value(v) => v.clone(),
+                Slot::Virtual(_) => Term::word(0),
+                Slot::Hole => continue,
+            };
+            if let Some(k) = cells.iter().position(|c| c == cell) {
+                heap[k] = heap[k].store(key, &value);
+            }
+        }
+    }
 }
 
 /// The condition that two traces' resume data agree (BEFORE's first).

@@ -1740,6 +1740,41 @@ fn a_pending_write_is_made_where_the_guard_fails() {
 }
 
 #[test]
+fn a_pending_write_hides_what_it_overwrites() {
+    // BEFORE stores node p3 into p0, then node p4 over it, and fails the
+    // guard with p3 out of reach. AFTER keeps p4 virtual, its store
+    // pending in the guard: the resumed interpreter finds p4 there, not
+    // p3, so p3's contents (which AFTER wrote differently) are not seen.
+    let before = |also: &str, undo: &str| {
+        format!(
+            "[p0, p5, i1, i2]\np3 = new_with_vtable(descr=nodesize)\n\
+             setfield_gc(p3, i1, descr=valuedescr)\nsetfield_gc(p0, p3, descr=nextdescr)\n{also}\
+             p4 = new_with_vtable(descr=nodesize)\nsetfield_gc(p4, 7, descr=valuedescr)\n\
+             setfield_gc(p0, p4, descr=nextdescr)\nguard_true(i2) [i1]\n{undo}\
+             setfield_gc(p0, NULL, descr=nextdescr)\nfinish(i1)\n"
+        )
+    };
+    let after = |also: &str, undo: &str| {
+        format!(
+            "[p0, p5, i1, i2]\np3 = new_with_vtable(descr=nodesize)\n\
+             setfield_gc(p3, 5, descr=valuedescr)\nsetfield_gc(p0, p3, descr=nextdescr)\n{also}\
+             guard_true(i2) [i1] where p4 = new_with_vtable(descr=nodesize) {{valuedescr=7}} \
+             writes setfield_gc(p0, p4, descr=nextdescr)\n{undo}\
+             setfield_gc(p0, NULL, descr=nextdescr)\nfinish(i1)\n"
+        )
+    };
+    proved(&before("", ""), &after("", ""));
+    // Wrong twin: p3 is also in p5 until the guard, which the pending
+    // write leaves (where p5 is not p0): at the guard p3 is in sight, and
+    // holds i1 in BEFORE, 5 in AFTER (at the end it is out of reach).
+    let (kept, undo) = (
+        "setfield_gc(p5, p3, descr=nextdescr)\n",
+        "setfield_gc(p5, NULL, descr=nextdescr)\n",
+    );
+    not_proved(&before(kept, undo), &after(kept, undo));
+}
+
+#[test]
 fn guards_with_other_conditions_still_resume_alike() {
     // End to end, guards pair by condition; a guard written another way
     // (or moved, or merged) pairs with none, and its resume data must

@@ -142,14 +142,9 @@ impl Env for FuzzEnv {
         // A call whose effect info lets it raise does so now and then (a
         // fifth of the time, as its hash says): its `guard_no_exception`
         // must then fail, in both traces alike.
-        let may_raise = !info.and_then(|c| c.effect).is_some_and(|e| {
-            matches!(
-                e,
-                ExtraEffect::CannotRaise
-                    | ExtraEffect::ElidableCannotRaise
-                    | ExtraEffect::LoopInvariant
-            )
-        });
+        let may_raise = info
+            .and_then(|c| c.effect)
+            .is_none_or(ExtraEffect::can_raise);
         if may_raise && hash.rem_euclid(5) == 0 {
             return Ok(CallOutcome::Raised(Exception {
                 class: 1,

@@ -199,6 +199,12 @@ impl ExtraEffect {
         )
     }
 
+    /// Whether the call may raise (PyPy's `check_can_raise`: the levels
+    /// above `cannot_raise`; a MemoryError counts).
+    pub fn can_raise(self) -> bool {
+        self.level() > ExtraEffect::CannotRaise.level()
+    }
+
     /// PyPy ignores what elidable and loop-invariant calls declare they
     /// write: such calls write nothing the trace can see.
     pub fn ignores_writes(self) -> bool {

@@ -398,7 +398,7 @@ impl World {
     }
 
     /// Assumes that the pure call of `args` (the function first) returns
-    /// `result`, as a test harness says.
+    /// `result` (and so raises nothing), as a test harness says.
     pub fn pure_result(
         &mut self,
         solver: &mut Solver,
@@ -407,6 +407,9 @@ impl World {
     ) -> Result<(), SolverError> {
         let fun = self.function(solver, "pure", args.len())?;
         self.lemmas.push(Term::apply(&fun, args).eq(result));
+        let raised = self.function(solver, "pure_exc", args.len())?;
+        self.lemmas
+            .push(Term::apply(&raised, args).eq(&Term::word(0)));
         Ok(())
     }
 
@@ -979,8 +982,12 @@ pub(crate) struct Memory {
     /// What the next call can see of the fresh objects (`reach.rs`): it
     /// neither observes nor writes the others.
     pub sight_of_call: Option<Sight>,
-    /// A `guard_exception` has taken the last call's exception.
+    /// A `guard_exception` has taken the last call's exception, or the
+    /// last call raises none.
     exception_taken: bool,
+    /// The exception the last call left, where that call was an elidable
+    /// one (`call_pure_*`): a function of its arguments.
+    pure_exception: Option<Term>,
     /// The trace's layout of virtual refs.
     pub vref: VrefLayout,
     /// What the first `call_loopinvariant_*` of each function returned:
@@ -1602,8 +1609,9 @@ impl Memory {
     /// `guard_exception`).
     fn exception(&mut self, world: &mut World, solver: &mut Solver) -> Result<Term, SolverError> {
         match self.calls {
-            0 => Ok(Term::word(0)),
             _ if self.exception_taken => Ok(Term::word(0)),
+            _ if self.pure_exception.is_some() => Ok(self.pure_exception.clone().unwrap()),
+            0 => Ok(Term::word(0)),
             k => world.call_unknown(solver, "exc", k),
         }
     }
@@ -1651,7 +1659,8 @@ impl Memory {
         if traceopt_ir::oopspec::may_invalidate(descr) {
             self.invalidating_calls += 1;
         }
-        self.exception_taken = false;
+        self.exception_taken = !may_raise(descr);
+        self.pure_exception = None;
         let k = self.calls;
         let unchanged: Vec<bool> = (cells.iter())
             .map(|c| c.immutable() || world.unchanged_by_calls.contains(c))
@@ -1739,9 +1748,12 @@ pub(crate) fn encode_heap_op(
         | QuasiimmutField
         | CondCallGcWb
         | CondCallGcWbArray => {}
+        // The call returns the result: it raises nothing.
         RecordKnownResult => {
             let fun = world.function(solver, "pure", args.len() - 1)?;
-            e.defined = Some(Term::apply(&fun, &args[1..]).eq(&args[0]));
+            let raised = world.function(solver, "pure_exc", args.len() - 1)?;
+            let returns = Term::apply(&fun, &args[1..]).eq(&args[0]);
+            e.defined = Some(returns.and(&Term::apply(&raised, &args[1..]).eq(&Term::word(0))));
         }
         AssertNotNone => e.defined = Some(nonnull(&args[0])),
         RecordExactValueI | RecordExactValueR => e.defined = Some(args[0].eq(&args[1])),
@@ -2036,6 +2048,9 @@ pub(crate) fn encode_heap_op(
                 return Ok(Some(e));
             }
         }
+        // An elidable call: its result, and the exception it raises, are
+        // functions of its arguments (PyPy's meaning of elidable; the
+        // interpreter, too, makes each call's exception the pending one).
         CallPureI | CallPureR | CallPureF | CallPureN => {
             let fun = world.function(solver, "pure", args.len())?;
             let v = Term::apply(&fun, args);
@@ -2043,6 +2058,14 @@ pub(crate) fn encode_heap_op(
                 e.lemmas.push(memory.outside_ref(world, solver, &v)?);
             }
             e.value = (opcode.result_type() != Type::Void).then_some(v);
+            memory.exception_taken = !may_raise(descr);
+            memory.pure_exception = match memory.exception_taken {
+                true => None,
+                false => {
+                    let raised = world.function(solver, "pure_exc", args.len())?;
+                    Some(Term::apply(&raised, args))
+                }
+            };
         }
         // A conditional call whose condition is 0 calls nothing, and
         // leaves no exception pending.
@@ -2368,4 +2391,10 @@ fn float_meaning(opcode: Opcode, args: &[Term], v: &Term) -> Option<Term> {
     };
     let nan = Term::app(Fun::FpIsNan, std::slice::from_ref(&result));
     Some(Term::ite(&nan, &v.eq(&Term::word(NAN)), &fp(v).eq(&result)))
+}
+
+/// Whether a call of `descr` may raise: unless its effect info says it
+/// cannot (PyPy's `check_can_raise`).
+fn may_raise(descr: Option<&Descr>) -> bool {
+    (descr.and_then(Descr::as_call)).map_or(true, |c| c.effect.is_none_or(|e| e.can_raise()))
 }

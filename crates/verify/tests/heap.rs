@@ -216,6 +216,41 @@ fn arrays_lengths_and_floats() {
 }
 
 #[test]
+fn what_a_call_leaves_pending_is_its_own_exception() {
+    // Each call replaces the pending exception with its own: after one
+    // whose effect info says it cannot raise, none is pending, whatever
+    // an earlier call left (here one that may raise, untested).
+    let calls = |second: &str, guard: &str| {
+        format!("[i0]\ni1 = call_i(123, i0, descr=nonwritedescr)\n{second}\n{guard}finish(i2)\n")
+    };
+    let cannot = "i2 = call_i(7, i1, descr=elidablecalldescr)";
+    proved(
+        &calls(cannot, "guard_no_exception() []\n"),
+        &calls(cannot, ""),
+    );
+    let can = "i2 = call_i(7, i1, descr=nonwritedescr)";
+    not_proved_nor_replayed(&calls(can, "guard_no_exception() []\n"), &calls(can, ""));
+    // An elidable call too: it raises what its arguments make it raise.
+    let pure = "i2 = call_pure_i(7, i1, descr=elidablecalldescr)";
+    proved(&calls(pure, "guard_no_exception() []\n"), &calls(pure, ""));
+    let raising = "i2 = call_pure_i(7, i1, descr=elidable3calldescr)";
+    not_proved_nor_replayed(
+        &calls(raising, "guard_no_exception() []\n"),
+        &calls(raising, ""),
+    );
+    // The same arguments, the same exception: the second test of it goes.
+    let twice = format!(
+        "{raising}\nguard_no_exception() []\ni3 = call_pure_i(7, i1, descr=elidable3calldescr)\n\
+         guard_no_exception() []\ni4 = int_sub(i2, i3)\ni5 = int_add(i2, i4)"
+    );
+    let once = format!("{raising}\nguard_no_exception() []\ni5 = same_as_i(i2)");
+    proved(
+        &calls(&twice, "").replace("finish(i2)", "finish(i5)"),
+        &calls(&once, "").replace("finish(i2)", "finish(i5)"),
+    );
+}
+
+#[test]
 fn a_caught_exception_is_no_longer_pending() {
     // Past guard_exception, guard_no_exception holds: so the two ends
     // below are reached, and they differ.

@@ -2396,5 +2396,5 @@ fn float_meaning(opcode: Opcode, args: &[Term], v: &Term) -> Option<Term> {
 /// Whether a call of `descr` may raise: unless its effect info says it
 /// cannot (PyPy's `check_can_raise`).
 fn may_raise(descr: Option<&Descr>) -> bool {
-    (descr.and_then(Descr::as_call)).map_or(true, |c| c.effect.is_none_or(|e| e.can_raise()))
+    (descr.and_then(Descr::as_call)).map_or(true, |c| c.effect.map_or(true, |e| e.can_raise()))
 }

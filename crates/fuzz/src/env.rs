@@ -144,7 +144,7 @@ impl Env for FuzzEnv {
         // must then fail, in both traces alike.
         let may_raise = info
             .and_then(|c| c.effect)
-            .is_none_or(ExtraEffect::can_raise);
+            .map_or(true, ExtraEffect::can_raise);
         if may_raise && hash.rem_euclid(5) == 0 {
             return Ok(CallOutcome::Raised(Exception {
                 class: 1,

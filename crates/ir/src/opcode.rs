@@ -487,6 +487,12 @@ impl fmt::Display for Opcode {
     }
 }
 
+/// How many guards of a trace, at most, a guard may fail in the place
+/// of (PyPy's guard strengthening: the optimizer merges a test into an
+/// earlier guard; the validator lets it fail there in the place of this
+/// many later guards, past ops that leave no trace).
+pub const MAX_GUARDS_FAILED_EARLY: usize = 4;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,9 +545,3 @@ mod tests {
         assert!(Opcode::GuardTrue.is_guard() && !Opcode::IntAdd.is_guard());
     }
 }
-
-/// How many guards of a trace, at most, a guard may fail in the place
-/// of (PyPy's guard strengthening: the optimizer merges a test into an
-/// earlier guard; the validator lets it fail there in the place of this
-/// many later guards, past ops that leave no trace).
-pub const MAX_GUARDS_FAILED_EARLY: usize = 4;

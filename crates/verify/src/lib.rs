@@ -1339,9 +1339,9 @@ fn guard_obligations(
 /// strengthening (`guard_nonnull` then `guard_class` become one
 /// `guard_nonnull_class` with the first one's resume data).
 fn later_guards(before: &Trace, b: &Side, checks_from: usize) -> Vec<Vec<usize>> {
-    /// How many guards on a guard may fail in the place of (the
-    /// obligations grow with it).
-    const MAX_LATER: usize = 4;
+    // How many guards on a guard may fail in the place of (the
+    // obligations grow with it; the optimizer merges within it).
+    const MAX_LATER: usize = traceopt_ir::MAX_GUARDS_FAILED_EARLY;
     let mut later = vec![Vec::new(); b.guards.len()];
     for (k, g) in b.guards.iter().enumerate() {
         for (j, h) in b.guards.iter().enumerate().skip(k + 1).take(MAX_LATER) {

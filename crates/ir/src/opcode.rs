@@ -437,18 +437,6 @@ impl Opcode {
     pub fn has(self, flag: Flags) -> bool {
         self.info().flags.contains(flag)
     }
-    /// Whether the op leaves nothing behind that anything outside the
-    /// trace could see: a pure op, a read, an allocation, a guard or a
-    /// marker (no write, call, escape, label or end). A guard may fail in
-    /// the place of a later one past such ops only: the interpreter that
-    /// resumes at the earlier one does them again (see
-    /// `traceopt_verify`'s guard obligations).
-    pub fn leaves_no_trace(self) -> bool {
-        let f = self.flags();
-        f.intersects(Flags::PURE | Flags::GUARD | Flags::NO_EFFECT | Flags::MARKER)
-            && !f.intersects(Flags::WRITE | Flags::CALL | Flags::FINAL | Flags::RAISE)
-            && self != Opcode::Label
-    }
     /// Whether the op may be dropped when nothing uses its result: it
     /// has no side effect (pure, a load, an allocation).
     pub fn removable_when_unused(self) -> bool {
@@ -489,9 +477,10 @@ impl fmt::Display for Opcode {
 
 /// How many guards of a trace, at most, a guard may fail in the place
 /// of (PyPy's guard strengthening: the optimizer merges a test into an
-/// earlier guard; the validator lets it fail there in the place of this
-/// many later guards, past ops that leave no trace).
-pub const MAX_GUARDS_FAILED_EARLY: usize = 4;
+/// earlier guard; the validator lets it fail there in the place of one
+/// of this many later guards, resuming as the earlier one: the
+/// interpreter resumed there does what the trace does in between).
+pub const MAX_GUARDS_FAILED_EARLY: usize = 8;
 
 #[cfg(test)]
 mod tests {

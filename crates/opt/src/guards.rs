@@ -161,11 +161,12 @@ impl Optimizer<'_> {
     /// `guard_class(args)` or `guard_value(args)` of a constant object,
     /// input op `index`, on a reference a `guard_nonnull` of the output
     /// tested: that guard becomes `strong(args)` (a `guard_nonnull_class`
-    /// or the `guard_value`: PyPy's guard strengthening), if no input op
-    /// between the two leaves a trace (as the validator takes a guard
-    /// failing in a later one's place) and none is a guard (a class test
-    /// is defined on instances only: past the null test, the input
-    /// always gets to its own). Whether it did.
+    /// or the `guard_value`: PyPy's guard strengthening), if fewer than
+    /// `MAX_GUARDS_FAILED_EARLY` input guards and no conditional call lie
+    /// between the two (as the validator takes a guard failing in the
+    /// place of one of that many later ones: the interpreter resumed at
+    /// the earlier one does what the trace does in between). Whether it
+    /// did.
     fn strengthen_null_test(&mut self, index: usize, strong: Opcode, args: &[Arg]) -> bool {
         let Some(&at) = self.nonnull_guards.get(&args[0]) else {
             return false;
@@ -179,7 +180,14 @@ impl Optimizer<'_> {
         }
         let between = &self.input.ops[origin + 1..index];
         let guards = between.iter().filter(|op| op.opcode.is_guard()).count();
-        let fits = |op: &Op| op.opcode.leaves_no_trace();
+        // (A conditional call the output leaves out the validator takes
+        // as a guard that never fails: no guard past it may fail early.)
+        let fits = |op: &Op| {
+            !matches!(
+                op.opcode,
+                Opcode::CondCallN | Opcode::CondCallValueI | Opcode::CondCallValueR
+            )
+        };
         if guards >= traceopt_ir::MAX_GUARDS_FAILED_EARLY || !between.iter().all(fits) {
             return false;
         }

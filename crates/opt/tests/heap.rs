@@ -766,10 +766,18 @@ fn a_class_test_strengthens_the_null_test_before_it() {
     let after = "[p0, i1]\nguard_nonnull_class(p0, ConstClass(node_vtable)) [i1]\n\
         i2 = getfield_gc_i(p0, descr=valuedescr)\nescape_n(i2)\njump(p0, i1)\n";
     optimizes_with(Passes::default(), before, after);
-    // Past an escape, the interpreter resuming at the null test would
-    // escape again: both guards stay.
+    // Past an escape too: the interpreter resuming at the null test
+    // makes it itself.
     let escaping = before.replace("guard_class", "escape_n(i1)\nguard_class");
-    optimizes_with(Passes::default(), &escaping, &escaping);
+    let merged = after.replace("escape_n(i2)", "escape_n(i1)\nescape_n(i2)");
+    optimizes_with(Passes::default(), &escaping, &merged);
+    // Not past a conditional call (one left out is a guard that never
+    // fails, not one to fail in the place of).
+    let calling = before.replace(
+        "guard_class",
+        "cond_call(i1, 123, i1, descr=plaincalldescr)\nguard_class",
+    );
+    optimizes_with(Passes::default(), &calling, &calling);
     // Past other guards too (the class test failing early, the input
     // fails one of them or its own later), up to the validator's limit.
     let tests = |n: usize| {
@@ -861,11 +869,10 @@ fn a_value_test_of_a_constant_object_strengthens_the_null_test_before_it() {
     let after = "[p0, i1, i2]\nguard_value(p0, ConstPtr(myptr)) [i1]\ni3 = int_add(i1, i2)\n\
         jump(ConstPtr(myptr), i3, i2)\n";
     optimizes_with(Passes::default(), before, after);
-    // Past an escape, both stay.
+    // Past an escape too.
     let escaping = before.replace("guard_value", "escape_n(i3)\nguard_value");
-    let kept = "[p0, i1, i2]\nguard_nonnull(p0) [i1]\ni3 = int_add(i1, i2)\nescape_n(i3)\n\
-        guard_value(p0, ConstPtr(myptr)) [i2]\njump(ConstPtr(myptr), i3, i2)\n";
-    optimizes_with(Passes::default(), &escaping, kept);
+    let merged = after.replace("\njump", "\nescape_n(i3)\njump");
+    optimizes_with(Passes::default(), &escaping, &merged);
 }
 
 #[test]

@@ -25,7 +25,12 @@
 //! early are not compared. This is the end-to-end form,
 //! for any two traces (hand-written files, PyPy's expected outputs).
 //! `verify_aligned` is the guard-by-guard form for traces whose guards
-//! name the input guard they stand for, as an optimizer records.
+//! name the input guard they stand for, as an optimizer records. There an
+//! AFTER guard may fail where the one it stands for passes, if BEFORE
+//! then fails one of the next guards (`later_guards`): the two resume
+//! alike at the earlier guard, and the interpreter resumed there does
+//! what BEFORE does up to the later one (PyPy's guard strengthening rests
+//! on this; so does every guard failure of a trace).
 //! `verify_never_ends` checks an optimizer's claim that a trace can never
 //! run to its end: wherever it is defined, some guard fails.
 //!
@@ -948,8 +953,14 @@ fn check_once(
         let (mut obligations, alignment) = match provenance {
             None => (end_to_end_obligations(&b, &a, end, given.never_fail), 0),
             Some(provenance) => {
-                let mut obligations =
-                    guard_obligations(before, after, &b, &a, provenance, checks_from)?;
+                let mut obligations = guard_obligations(
+                    before,
+                    after,
+                    (&b, &a),
+                    provenance,
+                    checks_from,
+                    given.never_fail,
+                )?;
                 let alignment = obligations.len();
                 obligations.push(("the traces end differently".into(), b.pass.implies(&end)));
                 (obligations, alignment)
@@ -1259,10 +1270,10 @@ fn aligned_guards(b: &Side, a: &Side, provenance: &[Option<usize>]) -> Vec<(usiz
 fn guard_obligations(
     before: &Trace,
     after: &Trace,
-    b: &Side,
-    a: &Side,
+    (b, a): (&Side, &Side),
     provenance: &[Option<usize>],
     checks_from: usize,
+    never_fail: &[usize],
 ) -> Result<Vec<(String, Term)>, VerifyError> {
     // An op the comparison added (a check, an entry's test) has no line:
     // its index names it.
@@ -1284,7 +1295,7 @@ fn guard_obligations(
         };
         stands_for[k].push(guard);
     }
-    let later = later_guards(before, b, checks_from);
+    let later = later_guards(before, b, checks_from, never_fail);
     let mut obligations = Vec::new();
     for (k, (g, matched)) in b.guards.iter().zip(&stands_for).enumerate() {
         let name = format!(
@@ -1331,22 +1342,33 @@ fn guard_obligations(
 }
 
 /// For each guard of BEFORE, the later guards that an AFTER guard
-/// standing for it may fail in the place of: those reached from it past
-/// ops that leave no trace (`Opcode::leaves_no_trace`), before the checks
-/// of a caller's claim (`Given::checked_tail`: not guards of the trace). Resuming at the
-/// earlier guard, the interpreter does those ops again and meets the
-/// later guard's test itself: failing early is PyPy's guard
-/// strengthening (`guard_nonnull` then `guard_class` become one
-/// `guard_nonnull_class` with the first one's resume data).
-fn later_guards(before: &Trace, b: &Side, checks_from: usize) -> Vec<Vec<usize>> {
+/// standing for it may fail in the place of: the next ones, before the
+/// checks of a caller's claim (`Given::checked_tail`: not guards of the
+/// trace) and any conditional call taken as a guard (`never_fail`: its
+/// failure is a call, not an exit).
+/// Failing early is PyPy's guard strengthening (`guard_nonnull` then
+/// `guard_class` become one `guard_nonnull_class` with the first one's
+/// resume data), and rests on what makes a trace a trace: resumed at
+/// the earlier guard with its state, the interpreter does what the trace
+/// does from there (its writes and calls included, which the trace then
+/// has not done) and meets the later guard's test itself. The
+/// obligations ask that the early failure be one the later guard (or one
+/// between) would make, and that the states agree at the earlier one.
+fn later_guards(
+    before: &Trace,
+    b: &Side,
+    checks_from: usize,
+    never_fail: &[usize],
+) -> Vec<Vec<usize>> {
     // How many guards on a guard may fail in the place of (the
     // obligations grow with it; the optimizer merges within it).
     const MAX_LATER: usize = traceopt_ir::MAX_GUARDS_FAILED_EARLY;
     let mut later = vec![Vec::new(); b.guards.len()];
-    for (k, g) in b.guards.iter().enumerate() {
+    for (k, _) in b.guards.iter().enumerate() {
         for (j, h) in b.guards.iter().enumerate().skip(k + 1).take(MAX_LATER) {
-            let between = &before.ops[g.op_index + 1..h.op_index];
-            if h.op_index >= checks_from || !between.iter().all(|op| op.opcode.leaves_no_trace()) {
+            let exit =
+                before.ops[h.op_index].opcode.is_guard() && !never_fail.contains(&h.op_index);
+            if h.op_index >= checks_from || !exit {
                 break;
             }
             later[k].push(j);

@@ -445,7 +445,7 @@ fn check_facts(
                     constant => constant,
                 })
                 .collect();
-            let value = derive(trace, &d.source, args, types[d.slot]);
+            let value = derive_returned(trace, &d.source, args, types[d.slot]);
             values[d.slot] = Some(value);
             value
         })
@@ -518,6 +518,26 @@ fn derive(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
     Arg::Value(trace.push(op, "", Pos::default()))
 }
 
+/// `derive`, and where the source is an elidable call that may raise,
+/// a test that it raised nothing: a pure call's result the label takes
+/// comes from a call that returned (and raises what it raised again:
+/// nothing, `heap.rs`).
+fn derive_returned(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
+    let value = derive(trace, source, args, ty);
+    let raising = source.opcode.has(traceopt_ir::Flags::CALL)
+        && (source.descr)
+            .and_then(|d| trace.descr(d).as_call())
+            .map_or(true, |c| c.effect.map_or(true, |e| e.can_raise()));
+    if raising {
+        trace.push(
+            Op::new(Opcode::GuardNoException, Vec::new()),
+            "",
+            Pos::default(),
+        );
+    }
+    value
+}
+
 /// The guards of the facts of the label arguments `slots`, then those
 /// that each derived one is what its field holds or its op gives, and
 /// that each known constant holds; how many ops.
@@ -528,7 +548,7 @@ fn assume(trace: &mut Trace, state: &LabelState, slots: &[Arg], types: &[Type]) 
     }
     for d in &state.derived {
         let ty = types[d.slot];
-        let value = derive(trace, &d.source, on_slots(&d.source, slots), ty);
+        let value = derive_returned(trace, &d.source, on_slots(&d.source, slots), ty);
         guard_equal(trace, value, slots[d.slot], ty);
     }
     check_known(trace, state, slots);

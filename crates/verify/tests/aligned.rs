@@ -72,13 +72,22 @@ fn a_removed_guard_must_be_implied() {
 
 #[test]
 fn matched_guards_must_agree_one_by_one() {
-    // Swapping two guards keeps the end-to-end behaviour but breaks the
-    // alignment their provenance claims (with an escape between them,
-    // the first may not fail in the second's place).
+    // Swapping two guards keeps the end-to-end behaviour. Named in their
+    // new order, the first fails early in the place of the second (past
+    // the escape, which the resumed interpreter makes itself): proved.
+    // A first test stronger than any of BEFORE's fails where BEFORE
+    // fails nothing: refuted.
     let before = "[i0]\ni1 = int_gt(i0, 0)\nguard_true(i1) []\nescape_n(i0)\ni2 = int_gt(i0, 5)\nguard_true(i2) []\nfinish(i0)\n";
     let after = "[i0]\ni2 = int_gt(i0, 5)\nguard_true(i2) []\nescape_n(i0)\ni1 = int_gt(i0, 0)\nguard_true(i1) []\nfinish(i0)\n";
     let (b, a) = traces(before, after);
     assert_eq!(verify(&b, &a, &mut solver()).unwrap(), Verdict::Proved);
+    let p = provenance(&b, &a, &[0, 1]);
+    assert_eq!(
+        verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
+        Verdict::Proved
+    );
+    let stronger = after.replace("int_gt(i0, 5)", "int_gt(i0, 6)");
+    let (b, a) = traces(before, &stronger);
     let p = provenance(&b, &a, &[0, 1]);
     match verify_aligned(&b, &a, &p, &mut solver()).unwrap() {
         Verdict::Refuted(cex) => assert!(
@@ -88,34 +97,35 @@ fn matched_guards_must_agree_one_by_one() {
         ),
         other => panic!("{other:?}"),
     }
-    // Named the right way round, it is proved.
-    let p = provenance(&b, &a, &[1, 0]);
-    assert_eq!(
-        verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
-        Verdict::Proved
-    );
 }
 
 #[test]
-fn a_guard_may_fail_in_the_place_of_a_later_one_past_ops_that_leave_no_trace() {
+fn a_guard_may_fail_in_the_place_of_a_later_one() {
     // PyPy's guard strengthening: the null test becomes a class test too,
     // with its own resume data, and the class test goes. Where the class
     // is wrong, the optimized trace fails where the null test was; the
-    // interpreter resuming there reads the field and tests the class
-    // itself.
+    // interpreter resuming there does what the trace does up to the class
+    // test (the read, the escape) and tests the class itself.
     let before =
         "[p0, i1]\nguard_nonnull(p0) [i1]\ni2 = getfield_gc_i(p0, descr=<FieldS node.value 8>)\n\
         guard_class(p0, ConstClass(node_vtable)) [i2]\nescape_n(i2)\nfinish(i1)\n";
     let after = "[p0, i1]\nguard_nonnull_class(p0, ConstClass(node_vtable)) [i1]\n\
         i2 = getfield_gc_i(p0, descr=<FieldS node.value 8>)\nescape_n(i2)\nfinish(i1)\n";
-    let (b, a) = traces(before, after);
-    let p = provenance(&b, &a, &[0]);
-    assert_eq!(
-        verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
-        Verdict::Proved
+    let escaping = (
+        before.replace("guard_class", "escape_n(i1)\nguard_class"),
+        after.replace("escape_n(i2)", "escape_n(i1)\nescape_n(i2)"),
     );
-    // Not with the later guard's resume data, nor past an escape, nor
-    // standing for the later guard.
+    for (before, after) in [(before.to_string(), after.to_string()), escaping] {
+        let (b, a) = traces(&before, &after);
+        let p = provenance(&b, &a, &[0]);
+        assert_eq!(
+            verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
+            Verdict::Proved,
+            "{after}"
+        );
+    }
+    // Not with the later guard's resume data, nor standing for the later
+    // guard, nor past more guards than the validator looks at.
     let wrong_resume = after.replacen("[i1]", "[i2]", 1).replacen(
         "guard_nonnull_class(p0, ConstClass(node_vtable)) [i2]\n\
         i2 = getfield_gc_i(p0, descr=<FieldS node.value 8>)",
@@ -123,14 +133,24 @@ fn a_guard_may_fail_in_the_place_of_a_later_one_past_ops_that_leave_no_trace() {
         guard_nonnull_class(p0, ConstClass(node_vtable)) [i2]",
         1,
     );
-    let escaping = (
-        before.replace("guard_class", "escape_n(i1)\nguard_class"),
-        after.replace("escape_n(i2)", "escape_n(i1)\nescape_n(i2)"),
+    let tests: String = (0..traceopt_ir::MAX_GUARDS_FAILED_EARLY)
+        .map(|k| {
+            format!(
+                "i{} = int_ne(i1, {k})\nguard_true(i{}) [i1]\n",
+                k + 10,
+                k + 10
+            )
+        })
+        .collect();
+    let far = (
+        before.replace("guard_class", &format!("{tests}guard_class")),
+        after.replace("escape_n", &format!("{tests}escape_n")),
     );
+    let far_map: Vec<usize> = (0..=traceopt_ir::MAX_GUARDS_FAILED_EARLY).collect();
     for (before, after, map) in [
-        (before.to_string(), wrong_resume, [0]),
-        (escaping.0, escaping.1, [0]),
-        (before.to_string(), after.to_string(), [1]),
+        (before.to_string(), wrong_resume, vec![0]),
+        (before.to_string(), after.to_string(), vec![1]),
+        (far.0, far.1, far_map),
     ] {
         let (b, a) = traces(&before, &after);
         let p = provenance(&b, &a, &map);

@@ -46,11 +46,11 @@ fn the_corpus_counts_only_go_down() {
     let ours = optimized_counts(&traces, Passes::default());
     // Measured 2026-11-27. Lower them when the optimizer gets better.
     let floors = OpCounts {
-        ops: 21_777,
+        ops: 21_366,
         allocations: 1_109,
         reads: 4_184,
         writes: 3_021,
-        guards: 6_697,
+        guards: 6_286,
     };
     let pairs = [
         ("ops", ours.ops, floors.ops),

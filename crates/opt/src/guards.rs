@@ -178,18 +178,18 @@ impl Optimizer<'_> {
         if earlier.opcode != Opcode::GuardNonnull || earlier.args[0] != args[0] || origin >= index {
             return false;
         }
-        let between = &self.input.ops[origin + 1..index];
-        let guards = between.iter().filter(|op| op.opcode.is_guard()).count();
         // (A conditional call the output leaves out the validator takes
         // as a guard that never fails: no guard past it may fail early.)
-        let fits = |op: &Op| {
-            !matches!(
+        let mut guards = 0;
+        for op in &self.input.ops[origin + 1..index] {
+            guards += usize::from(op.opcode.is_guard());
+            let call = matches!(
                 op.opcode,
                 Opcode::CondCallN | Opcode::CondCallValueI | Opcode::CondCallValueR
-            )
-        };
-        if guards >= traceopt_ir::MAX_GUARDS_FAILED_EARLY || !between.iter().all(fits) {
-            return false;
+            );
+            if call || guards >= traceopt_ir::MAX_GUARDS_FAILED_EARLY {
+                return false;
+            }
         }
         let guard = &mut self.out.ops[at];
         guard.opcode = strong;

@@ -146,6 +146,9 @@ impl Optimizer<'_> {
     /// A peeled body looked place `place` up: if a known constant of its
     /// label is there, it is used.
     fn use_known_place(&mut self, place: Place) {
+        if self.known_places.is_empty() {
+            return;
+        }
         if let Some(&index) = self.known_places.get(&place) {
             self.known_used[index] = true;
         }

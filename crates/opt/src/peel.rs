@@ -416,7 +416,14 @@ impl Optimizer<'_> {
                     self.known_used[index] = true
                 }
                 _ => {
-                    let key = (k.source.opcode, k.source.args.clone());
+                    // (Both orders, as `know_derived_op` takes them.)
+                    let args = &k.source.args;
+                    if let (true, &[a, b]) = (k.source.opcode.has(Flags::COMM), &args[..]) {
+                        self.known_ops
+                            .entry((k.source.opcode, vec![b, a]))
+                            .or_insert(index);
+                    }
+                    let key = (k.source.opcode, args.clone());
                     self.known_ops.entry(key).or_insert(index);
                 }
             }

@@ -1086,7 +1086,7 @@ fn a_constant_the_body_never_uses_is_not_taken_for_granted() {
         peeled("[i0]\ni1 = escape_i(i0)\ni2 = int_and(i1, 1)\nguard_false(i2) []\njump(i1)\n");
     assert!(looped.state.known.is_empty(), "{:?}", looped.state);
     let odd = parse("[i0]\ni1 = int_and(i0, 1)\nguard_true(i1) []\njump(i0, descr=<Loop1>)\n");
-    entered_testing(&odd, (&loop_input, &looped), "jump(");
+    entered_testing(&odd, (&loop_input, &looped), "descr=TargetToken(");
     // One it uses (its input again, not a fresh value) stays, and the
     // odd bridge cannot enter.
     let (_, invariant) =
@@ -1104,7 +1104,7 @@ fn a_constant_the_body_never_uses_is_not_taken_for_granted() {
         "[p0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\nguard_value(i1, 7) []\n\
          jump(p0, descr=<Loop1>)\n",
     );
-    entered_testing(&seven, (&list_input, &list), "jump(");
+    entered_testing(&seven, (&list_input, &list), "descr=TargetToken(");
     // A body that reads the given node's field again uses it.
     let (_, reread) = peeled(
         "[p0]\np1 = getfield_gc_r(p0, descr=nextdescr)\n\

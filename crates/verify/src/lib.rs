@@ -171,6 +171,8 @@ struct Guard {
     resume: Option<Resume>,
     /// What the interpreter that resumes can see of the fresh objects.
     sight: Sight,
+    /// How many observations (escapes, calls) the trace made before it.
+    observed: usize,
 }
 
 /// The end-to-end form's obligation that where AFTER fails a guard no
@@ -1325,8 +1327,10 @@ fn guard_obligations(
                 line(after, m.op_index)
             );
             // AFTER's may fail where BEFORE's passes if BEFORE then fails
-            // a later guard with nothing seen done between.
-            let agree = if later[k].is_empty() || m.cond == g.cond {
+            // a later guard, AFTER having observed as much as BEFORE at
+            // this one (what BEFORE observes between, the interpreter
+            // resumed here does).
+            let agree = if later[k].is_empty() || m.cond == g.cond || m.observed != g.observed {
                 same(&g.cond, &m.cond)
             } else {
                 let fails_later = Term::or_all(
@@ -1612,6 +1616,7 @@ fn encode_side<'t>(
                 reached: pass,
                 resume,
                 sight,
+                observed: escapes.len(),
             });
             pass = next;
         }

@@ -468,7 +468,7 @@ fn check_facts(
 fn check_known(trace: &mut Trace, state: &LabelState, slots: &[Arg]) {
     for k in &state.known {
         let ty = trace.constant(k.value).ty();
-        let value = derive(trace, &k.source, on_slots(&k.source, slots), ty);
+        let value = derive_returned(trace, &k.source, on_slots(&k.source, slots), ty);
         guard_equal(trace, value, Arg::Const(k.value), ty);
     }
 }
@@ -754,7 +754,7 @@ fn entry_pass(
                 let k = &state.known[i];
                 let ty = before.constant(k.value).ty();
                 let args = on_values(&k.source, &values);
-                let held = derive(&mut before, &k.source, args, ty);
+                let held = derive_returned(&mut before, &k.source, args, ty);
                 guard_equal(&mut before, held, Arg::Const(k.value), ty);
             }
         }
@@ -808,7 +808,7 @@ fn derive_up_to(
 ) {
     for d in state.derived.iter().take(upto).skip(*done) {
         let args = on_values(&d.source, values);
-        values[d.slot] = Some(derive(trace, &d.source, args, types[d.slot]));
+        values[d.slot] = Some(derive_returned(trace, &d.source, args, types[d.slot]));
     }
     *done = (*done).max(upto);
 }

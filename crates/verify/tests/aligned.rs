@@ -210,3 +210,24 @@ fn an_op_is_as_defined_as_the_one_it_stands_for_only_behind_the_same_guards() {
         "{verdict:?}"
     );
 }
+
+#[test]
+fn a_guard_that_fails_early_has_observed_no_more_than_the_one_it_stands_for() {
+    // AFTER escapes, then tests both conditions in the first guard's
+    // place: where the second fails, AFTER has escaped and resumes before
+    // the escape, so the interpreter escapes again. Not proved; with the
+    // escape after the guard (as BEFORE has it, seen at the later guard
+    // only), proved.
+    let before = "[i0]\ni1 = int_gt(i0, 0)\nguard_true(i1) []\ni2 = escape_i(i0)\n\
+        i3 = int_eq(i0, 7)\nguard_true(i3) []\nescape_n(i2)\nfinish(i0)\n";
+    let moved = "[i0]\ni2 = escape_i(i0)\ni1 = int_gt(i0, 0)\ni3 = int_eq(i0, 7)\n\
+        i4 = int_and(i1, i3)\nguard_true(i4) []\nescape_n(i2)\nfinish(i0)\n";
+    let kept = "[i0]\ni1 = int_gt(i0, 0)\ni3 = int_eq(i0, 7)\ni4 = int_and(i1, i3)\n\
+        guard_true(i4) []\ni2 = escape_i(i0)\nescape_n(i2)\nfinish(i0)\n";
+    for (after, proved) in [(moved, false), (kept, true)] {
+        let (b, a) = traces(before, after);
+        let p = provenance(&b, &a, &[0]);
+        let verdict = verify_aligned(&b, &a, &p, &mut solver()).unwrap();
+        assert_eq!(verdict == Verdict::Proved, proved, "{verdict:?}\n{after}");
+    }
+}

@@ -986,8 +986,9 @@ pub(crate) struct Memory {
     /// last call raises none.
     exception_taken: bool,
     /// The exception the last call left, where that call was an elidable
-    /// one (`call_pure_*`): a function of its arguments.
-    pure_exception: Option<Term>,
+    /// one (`call_pure_*`): its class and its value, functions of the
+    /// call's arguments.
+    pure_exception: Option<(Term, Term)>,
     /// The trace's layout of virtual refs.
     pub vref: VrefLayout,
     /// What the first `call_loopinvariant_*` of each function returned:
@@ -1610,7 +1611,7 @@ impl Memory {
     fn exception(&mut self, world: &mut World, solver: &mut Solver) -> Result<Term, SolverError> {
         match self.calls {
             _ if self.exception_taken => Ok(Term::word(0)),
-            _ if self.pure_exception.is_some() => Ok(self.pure_exception.clone().unwrap()),
+            _ if self.pure_exception.is_some() => Ok(self.pure_exception.clone().unwrap().0),
             0 => Ok(Term::word(0)),
             k => world.call_unknown(solver, "exc", k),
         }
@@ -1887,7 +1888,10 @@ pub(crate) fn encode_heap_op(
         GuardNoException => e.guard = Some(memory.exception(world, solver)?.eq(&Term::word(0))),
         GuardException => {
             e.guard = Some(memory.exception(world, solver)?.eq(&args[0]));
-            e.value = Some(world.call_unknown(solver, "excvalue", memory.calls)?);
+            e.value = match (&memory.pure_exception, memory.exception_taken) {
+                (Some((_, value)), false) => Some(value.clone()),
+                _ => Some(world.call_unknown(solver, "excvalue", memory.calls)?),
+            };
             // Past the guard the exception is caught: none is pending.
             memory.exception_taken = true;
         }
@@ -2063,7 +2067,8 @@ pub(crate) fn encode_heap_op(
                 true => None,
                 false => {
                     let raised = world.function(solver, "pure_exc", args.len())?;
-                    Some(Term::apply(&raised, args))
+                    let value = world.function(solver, "pure_excvalue", args.len())?;
+                    Some((Term::apply(&raised, args), Term::apply(&value, args)))
                 }
             };
         }

@@ -248,6 +248,13 @@ fn what_a_call_leaves_pending_is_its_own_exception() {
         &calls(&twice, "").replace("finish(i2)", "finish(i5)"),
         &calls(&once, "").replace("finish(i2)", "finish(i5)"),
     );
+    // The exception an elidable call raises is its own, not the one the
+    // call before it raised.
+    let caught = "[i0]\ni1 = call_i(123, i0, descr=plaincalldescr)\n\
+        p3 = guard_exception(ConstClass(node_vtable)) []\n\
+        i2 = call_pure_i(7, i0, descr=elidable3calldescr)\n\
+        p4 = guard_exception(ConstClass(node_vtable)) []\nfinish(p4)\n";
+    not_proved_nor_replayed(caught, &caught.replace("finish(p4)", "finish(p3)"));
 }
 
 #[test]

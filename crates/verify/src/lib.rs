@@ -1309,7 +1309,9 @@ fn guard_obligations(
             // Where an AFTER guard standing for an earlier one that may
             // fail in this one's place passed, so did this one.
             // (Those with BEFORE's very condition add nothing.)
-            let earlier = (0..k).filter(|&j| later[j].contains(&k));
+            // (`later` looks no further than this many guards on.)
+            let first = k.saturating_sub(traceopt_ir::MAX_GUARDS_FAILED_EARLY);
+            let earlier = (first..k).filter(|&j| later[j].contains(&k));
             let held = Term::and_all(earlier.flat_map(|j| {
                 (stands_for[j].iter())
                     .filter(move |m| m.cond != b.guards[j].cond)

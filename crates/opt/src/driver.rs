@@ -249,12 +249,12 @@ pub(crate) struct Optimizer<'a> {
     /// `None` in a preamble, which derives what it can.
     pub(crate) derived: Option<crate::peel::Given>,
     /// The pure ops whose results label arguments hold (by opcode and
-    /// arguments), in a body that starts at a label.
-    pub(crate) derived_ops: HashMap<(Opcode, Vec<Arg>), Arg>,
-    /// Of the known constants a body was given: which pure op (not a
-    /// reference test) or heap place each is, and whether the body has
-    /// used it (looked it up; a reference test counts as used).
-    pub(crate) known_ops: HashMap<(Opcode, Vec<Arg>), usize>,
+    /// arguments), in a body that starts at a label; with the index of
+    /// the known constant it is, if it is one.
+    pub(crate) derived_ops: HashMap<(Opcode, Vec<Arg>), (Arg, Option<usize>)>,
+    /// The heap places of the known constants a body was given, and
+    /// whether the body has used each (looked it up; a reference test
+    /// counts as used).
     pub(crate) known_places: HashMap<crate::heap::Place, usize>,
     pub(crate) known_used: Vec<bool>,
     /// The loop an entry jumps into at its label, and what it tests
@@ -393,7 +393,6 @@ pub(crate) fn optimize_knowing(
         captured: None,
         derived: None,
         derived_ops: HashMap::default(),
-        known_ops: HashMap::default(),
         known_places: HashMap::default(),
         known_used: Vec::new(),
         entering: None,

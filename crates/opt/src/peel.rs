@@ -394,59 +394,45 @@ impl Optimizer<'_> {
         // The fields read and the pure ops computed before the label
         // give what the label took, or the constants known there.
         let given = self.import_given(entry.state, pool);
-        let slots = (given.derived.iter()).map(|d| (&d.source, Arg::Value(ValueId(d.slot as u32))));
-        let constants = (given.known.iter()).map(|k| (&k.source, Arg::Const(k.value)));
-        let sources: Vec<(Source, Arg)> = (slots.chain(constants))
-            .map(|(source, value)| (source.clone(), value))
-            .collect();
+        let slots = (given.derived.iter())
+            .map(|d| (d.source.clone(), Arg::Value(ValueId(d.slot as u32)), None));
+        let constants = (given.known.iter().enumerate())
+            .map(|(i, k)| (k.source.clone(), Arg::Const(k.value), Some(i)));
+        let sources: Vec<(Source, Arg, Option<usize>)> = slots.chain(constants).collect();
         // Which known constants the body looks up is followed (a
         // reference test's use is not: those count as used).
-        self.known_used = vec![false; given.known.len()];
-        for (index, k) in given.known.iter().enumerate() {
-            match (k.source.as_field(), k.source.as_item()) {
-                (Some((object, d)), _) => {
-                    self.known_places
-                        .entry(Place::Field(object, d))
-                        .or_insert(index);
-                }
-                (_, Some((array, at, d))) => {
-                    (self.known_places.entry(Place::Item(array, at, d))).or_insert(index);
-                }
-                _ if crate::values::ref_test(k.source.opcode).is_some() => {
-                    self.known_used[index] = true
-                }
-                _ => {
-                    // (Both orders, as `know_derived_op` takes them.)
-                    let args = &k.source.args;
-                    if let (true, &[a, b]) = (k.source.opcode.has(Flags::COMM), &args[..]) {
-                        self.known_ops
-                            .entry((k.source.opcode, vec![b, a]))
-                            .or_insert(index);
-                    }
-                    let key = (k.source.opcode, args.clone());
-                    self.known_ops.entry(key).or_insert(index);
-                }
-            }
-        }
+        self.known_used = (given.known.iter())
+            .map(|k| crate::values::ref_test(k.source.opcode).is_some())
+            .collect();
         self.derived = Some(given);
-        for (source, value) in sources {
-            match (source.as_field(), source.as_item()) {
-                (Some((object, descr)), _) => self.heap_knows_field(object, descr, value),
-                (_, Some((array, index, descr))) => {
+        for (source, value, known) in sources {
+            let place = match (source.as_field(), source.as_item()) {
+                (Some((object, descr)), _) => Some(Place::Field(object, descr)),
+                (_, Some((array, index, descr))) => Some(Place::Item(array, index, descr)),
+                _ => None,
+            };
+            match place {
+                Some(Place::Field(object, descr)) => self.heap_knows_field(object, descr, value),
+                Some(Place::Item(array, index, descr)) => {
                     self.heap_knows_item(array, index, descr, value)
                 }
-                _ => self.know_derived_op(source.opcode, &source.args, value),
+                None => self.know_derived_op(source.opcode, &source.args, value, known),
+            }
+            if let (Some(place), Some(k)) = (place, known) {
+                self.known_places.entry(place).or_insert(k);
             }
         }
     }
 
-    /// `opcode(args)` is `value` (a label argument): the same op met
-    /// again is that value.
-    fn know_derived_op(&mut self, opcode: Opcode, args: &[Arg], value: Arg) {
+    /// `opcode(args)` is `value` (a label argument, or known constant
+    /// `known`): the same op met again is that value.
+    fn know_derived_op(&mut self, opcode: Opcode, args: &[Arg], value: Arg, known: Option<usize>) {
         self.know_ref_test(opcode, args, value);
-        self.derived_ops.insert((opcode, args.to_vec()), value);
+        self.derived_ops
+            .insert((opcode, args.to_vec()), (value, known));
         if let (true, &[a, b]) = (opcode.has(traceopt_ir::Flags::COMM), args) {
-            self.derived_ops.insert((opcode, vec![b, a]), value);
+            self.derived_ops
+                .insert((opcode, vec![b, a]), (value, known));
         }
     }
 
@@ -456,9 +442,8 @@ impl Optimizer<'_> {
         if self.derived_ops.is_empty() {
             return None;
         }
-        let key = (opcode, args.to_vec());
-        let value = self.derived_ops.get(&key).copied()?;
-        if let (Arg::Const(_), Some(&index)) = (value, self.known_ops.get(&key)) {
+        let (value, known) = *self.derived_ops.get(&(opcode, args.to_vec()))?;
+        if let Some(index) = known {
             self.known_used[index] = true;
         }
         Some(value)

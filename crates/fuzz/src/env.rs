@@ -32,7 +32,7 @@ use traceopt_interp::{
     default_call, default_escape, known_helper, stable_address, stable_hash, Call, CallOutcome,
     Env, Exception, Fault, Heap, HeapObject, ObjId, Val,
 };
-use traceopt_ir::{ExtraEffect, HeapSet, Type};
+use traceopt_ir::{CallDescr, HeapSet, Type};
 
 use crate::heapgen::{CONST_BOX, FLOAT_FIELDS, INT_ARRAY, INT_FIELDS};
 
@@ -142,9 +142,7 @@ impl Env for FuzzEnv {
         // A call whose effect info lets it raise does so now and then (a
         // fifth of the time, as its hash says): its `guard_no_exception`
         // must then fail, in both traces alike.
-        let may_raise = info
-            .and_then(|c| c.effect)
-            .map_or(true, ExtraEffect::can_raise);
+        let may_raise = info.map_or(true, CallDescr::can_raise);
         if may_raise && hash.rem_euclid(5) == 0 {
             return Ok(CallOutcome::Raised(Exception {
                 class: 1,

@@ -273,6 +273,12 @@ pub struct CallDescr {
 }
 
 impl CallDescr {
+    /// Whether the call may raise: unless its effect info says it cannot
+    /// (PyPy's `check_can_raise`; no effect info, no such promise).
+    pub fn can_raise(&self) -> bool {
+        self.effect.map_or(true, ExtraEffect::can_raise)
+    }
+
     /// The type of the call's result: `S` is an int, `L` a float.
     pub fn result_type(&self) -> Type {
         match self.result {

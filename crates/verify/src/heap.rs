@@ -1609,11 +1609,11 @@ impl Memory {
     /// The exception state after the last call (0: none, or taken by a
     /// `guard_exception`).
     fn exception(&mut self, world: &mut World, solver: &mut Solver) -> Result<Term, SolverError> {
-        match self.calls {
+        match (&self.pure_exception, self.calls) {
             _ if self.exception_taken => Ok(Term::word(0)),
-            _ if self.pure_exception.is_some() => Ok(self.pure_exception.clone().unwrap().0),
-            0 => Ok(Term::word(0)),
-            k => world.call_unknown(solver, "exc", k),
+            (Some((class, _)), _) => Ok(class.clone()),
+            (None, 0) => Ok(Term::word(0)),
+            (None, k) => world.call_unknown(solver, "exc", k),
         }
     }
 
@@ -2398,8 +2398,7 @@ fn float_meaning(opcode: Opcode, args: &[Term], v: &Term) -> Option<Term> {
     Some(Term::ite(&nan, &v.eq(&Term::word(NAN)), &fp(v).eq(&result)))
 }
 
-/// Whether a call of `descr` may raise: unless its effect info says it
-/// cannot (PyPy's `check_can_raise`).
-fn may_raise(descr: Option<&Descr>) -> bool {
-    (descr.and_then(Descr::as_call)).map_or(true, |c| c.effect.map_or(true, |e| e.can_raise()))
+/// Whether a call of `descr` may raise (a call of no call descr may).
+pub(crate) fn may_raise(descr: Option<&Descr>) -> bool {
+    (descr.and_then(Descr::as_call)).map_or(true, traceopt_ir::CallDescr::can_raise)
 }

@@ -1369,18 +1369,19 @@ fn later_guards(
     // How many guards on a guard may fail in the place of (the
     // obligations grow with it; the optimizer merges within it).
     const MAX_LATER: usize = traceopt_ir::MAX_GUARDS_FAILED_EARLY;
-    let mut later = vec![Vec::new(); b.guards.len()];
-    for (k, _) in b.guards.iter().enumerate() {
-        for (j, h) in b.guards.iter().enumerate().skip(k + 1).take(MAX_LATER) {
-            let exit =
-                before.ops[h.op_index].opcode.is_guard() && !never_fail.contains(&h.op_index);
-            if h.op_index >= checks_from || !exit {
-                break;
-            }
-            later[k].push(j);
-        }
-    }
-    later
+    let exit = |h: &Guard| {
+        h.op_index < checks_from
+            && before.ops[h.op_index].opcode.is_guard()
+            && !never_fail.contains(&h.op_index)
+    };
+    (0..b.guards.len())
+        .map(|k| {
+            (b.guards.iter().enumerate().skip(k + 1).take(MAX_LATER))
+                .take_while(|(_, h)| exit(h))
+                .map(|(j, _)| j)
+                .collect()
+        })
+        .collect()
 }
 
 fn is_escape(opcode: Opcode) -> bool {

@@ -525,9 +525,7 @@ fn derive(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
 fn derive_returned(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
     let value = derive(trace, source, args, ty);
     let raising = source.opcode.has(traceopt_ir::Flags::CALL)
-        && (source.descr)
-            .and_then(|d| trace.descr(d).as_call())
-            .map_or(true, |c| c.effect.map_or(true, |e| e.can_raise()));
+        && crate::heap::may_raise(source.descr.map(|d| trace.descr(d)));
     if raising {
         trace.push(
             Op::new(Opcode::GuardNoException, Vec::new()),

@@ -28,8 +28,9 @@ pub struct ConstId(pub u32);
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct DescrId(pub u32);
 
-/// An operand: a value defined in the trace, or a constant.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// An operand: a value defined in the trace, or a constant. (Ordered
+/// only to give sets of them a fixed order: values before constants.)
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Arg {
     Value(ValueId),
     Const(ConstId),
@@ -163,6 +164,32 @@ impl Op {
     /// Its operands, then those of its resume data.
     pub fn all_args(&self) -> impl Iterator<Item = Arg> + '_ {
         self.args.iter().copied().chain(self.resume_args())
+    }
+
+    /// `f` of each of `all_args`, in that order (plain loops: cheaper
+    /// than the chained iterator where every op is visited).
+    pub fn for_each_arg(&self, mut f: impl FnMut(Arg)) {
+        let mut item = |item: &FailArg| {
+            if let FailArg::Arg(a) = *item {
+                f(a)
+            }
+        };
+        for &a in &self.args {
+            item(&FailArg::Arg(a));
+        }
+        for a in self.fail_args.iter().flatten() {
+            item(a);
+        }
+        for v in &self.virtuals {
+            v.contents().for_each(&mut item);
+        }
+        for w in &self.pending {
+            item(&FailArg::Arg(w.object));
+            if let Some(index) = w.index {
+                item(&FailArg::Arg(index));
+            }
+            item(&w.value);
+        }
     }
 }
 
@@ -415,9 +442,13 @@ impl Trace {
         mut value: impl FnMut(ValueId) -> Arg,
     ) -> Op {
         let mut copy = op.clone();
+        // Entries of a table both traces share keep their ids.
+        let shared = Arc::ptr_eq(&self.pool.base, &from.pool.base);
+        let (base_consts, base_descrs) = (from.pool.base.consts.len(), from.pool.base.descrs.len());
         let mut import = |arg: &mut Arg, this: &mut Trace| {
             *arg = match *arg {
                 Arg::Value(v) => value(v),
+                Arg::Const(c) if shared && (c.0 as usize) < base_consts => Arg::Const(c),
                 Arg::Const(c) => Arg::Const(this.add_const(from.constant(c).clone())),
             }
         };
@@ -427,7 +458,13 @@ impl Trace {
         for arg in copy.resume_args_mut() {
             import(arg, self);
         }
-        let descr = |d: &mut DescrId, this: &mut Trace| *d = this.add_descr(from.descr(*d).clone());
+        let descr = |d: &mut DescrId, this: &mut Trace| {
+            if !(shared && (d.0 as usize) < base_descrs) {
+                let descr = from.descr(*d);
+                *d =
+                    (this.find_descr(&descr.text)).unwrap_or_else(|| this.add_descr(descr.clone()));
+            }
+        };
         if let Some(d) = copy.descr.as_mut() {
             descr(d, self);
         }

@@ -20,15 +20,16 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
             continue;
         }
         live[i] = true;
-        for arg in op.all_args() {
+        op.for_each_arg(|arg| {
             if let Arg::Value(v) = arg {
                 used[v.0 as usize] = true;
             }
-        }
+        });
     }
-    if live.iter().all(|&l| l) {
+    // The ops before the first dead one keep their numbers.
+    let Some(first_dead) = live.iter().position(|&l| !l) else {
         return (trace, provenance);
-    }
+    };
     let mut renumber: Vec<Option<ValueId>> = (0..inputs).map(|i| Some(ValueId(i as u32))).collect();
     renumber.resize(trace.num_values(), None);
     let map = |arg: Arg, renumber: &[Option<ValueId>]| match arg {
@@ -41,13 +42,15 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
     let (mut i, mut kept) = (0, 0);
     trace.ops.retain_mut(|op| {
         let live = live[i];
-        if live {
+        if live && i > first_dead {
             for arg in &mut op.args {
                 *arg = map(*arg, &renumber);
             }
             for arg in op.resume_args_mut() {
                 *arg = map(*arg, &renumber);
             }
+        }
+        if live {
             renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));
             kept += 1;
         }

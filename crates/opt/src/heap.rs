@@ -159,7 +159,7 @@ impl Optimizer<'_> {
         let mut known: Vec<(Arg, DescrId, Arg)> = (self.heap.fields.iter())
             .map(|(&(object, d), &(value, _))| (object, d, value))
             .collect();
-        known.sort_by_key(|&(object, d, _)| (format!("{object:?}"), d.0));
+        known.sort_unstable_by_key(|&(object, d, _)| (object, d));
         (known.into_iter())
             .map(|(object, d, value)| (self.find(object), d, self.find(value)))
             .collect()
@@ -171,7 +171,7 @@ impl Optimizer<'_> {
         let mut known: Vec<(Arg, Arg, DescrId, Arg)> = (self.heap.items.iter())
             .map(|(&(array, index, d), &(value, _))| (array, index, d, value))
             .collect();
-        known.sort_by_key(|&(array, index, d, _)| (format!("{array:?}{index:?}"), d.0));
+        known.sort_unstable_by_key(|&(array, index, d, _)| (array, index, d));
         (known.into_iter())
             .map(|(a, i, d, value)| (self.find(a), self.find(i), d, self.find(value)))
             .collect()

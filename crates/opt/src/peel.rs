@@ -34,6 +34,7 @@
 //! (`traceopt_verify::verify_peeled`): the preamble reaches it, and a
 //! pass of the body from it reaches it again.
 
+use compact_str::CompactString;
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
     Arg, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState, Op,
@@ -276,7 +277,7 @@ fn peel_once(
         *total += n;
     }
     let jump = input.ops.len() - 1;
-    let (trace, provenance, label) = splice(&preamble, &leaves, &body, &body_leaves, jump);
+    let (trace, provenance, label) = splice(preamble, &leaves, &body, &body_leaves, jump);
     Ok(Attempt::Done(Some(Box::new(Peeled {
         optimized: Optimized {
             trace,
@@ -1028,26 +1029,30 @@ pub(crate) fn weaken(assumed: &Fact, held: &Fact) -> Fact {
 /// of its own), then `body` with its inputs read as the label's
 /// arguments, and a jump to the label with `body_leaves`.
 fn splice(
-    preamble: &Optimized,
+    preamble: Optimized,
     leaves: &[Arg],
     body: &Optimized,
     body_leaves: &[Arg],
     jump: usize,
 ) -> (Trace, Vec<Option<usize>>, usize) {
-    let mut trace = preamble.trace.clone();
-    let mut provenance = preamble.provenance.clone();
+    let (mut trace, mut provenance) = (preamble.trace, preamble.provenance);
+    let more = body.trace.ops.len() + leaves.len() + 1;
+    trace.ops.reserve(more);
+    trace.op_pos.reserve(more);
+    trace.names.reserve(more);
+    provenance.reserve(more);
     // The jump (or the stand-in for it) goes.
     trace.ops.pop();
     trace.op_pos.pop();
     trace.names.pop();
     provenance.pop();
-    let mut names: HashSet<String> = trace.names.iter().map(|n| n.to_string()).collect();
+    let mut names: HashSet<CompactString> = trace.names.iter().cloned().collect();
     let mut fresh = 0u32;
-    let mut fresh_name = |ty: Type, names: &mut HashSet<String>| loop {
+    let mut fresh_name = |ty: Type, names: &mut HashSet<CompactString>| loop {
         fresh += 1;
         // PyPy's letters: `p` for a reference.
         let letter = if ty == Type::Ref { 'p' } else { ty.letter() };
-        let name = format!("{letter}{fresh}");
+        let name = compact_str::format_compact!("{letter}{fresh}");
         if names.insert(name.clone()) {
             return name;
         }
@@ -1093,8 +1098,8 @@ fn splice(
         let copy = trace.import_op(&body.trace, op, |v: ValueId| map[v.0 as usize]);
         let ty = copy.opcode.result_type();
         let name = &body_names[i];
-        let name = if ty == Type::Void || names.insert(name.to_string()) {
-            name.to_string()
+        let name = if ty == Type::Void || names.insert(name.clone()) {
+            name.clone()
         } else {
             fresh_name(ty, &mut names)
         };

@@ -259,10 +259,12 @@ fn peel_once(
         }
         // Fields read and ops computed before the label that the body
         // never uses, or computes again for its jump, are not passed
-        // along: they go (with the weakened facts, in one round), and the
-        // body is optimized again.
+        // along: they go (with the weakened facts, in one round). The
+        // body is optimized again, unless the facts held: it is then the
+        // same less those arguments, and what computed them again.
         let unused = unused_derived(&label_state, &body.trace, &ending);
-        if unused.is_empty() && weaker == label_state.facts {
+        let facts_held = weaker == label_state.facts;
+        if unused.is_empty() && facts_held {
             break (body, ending.leaves);
         }
         label_state.facts = weaker;
@@ -270,6 +272,12 @@ fn peel_once(
         for &k in unused.iter().rev() {
             leaves.remove(k);
             types.remove(k);
+        }
+        if let Some(fewer) = facts_held
+            .then(|| without_slots(body, &unused, passes))
+            .flatten()
+        {
+            break fewer;
         }
     };
     let mut rule_counts = preamble.rule_counts.clone();
@@ -984,6 +992,71 @@ fn arg_slot(arg: Arg) -> Option<usize> {
 
 /// Takes the derived label arguments `slots` (increasing) out of the
 /// state; the later ones move down, and so do the references to them.
+/// `body` less its label arguments `slots` (ascending), and its leaves:
+/// what optimizing it again without them would give, where no op of it
+/// uses them (its jump passes them on, and no longer does; what computed
+/// them again for it goes as dead code). `None` where an op uses one.
+fn without_slots(
+    body: Optimized,
+    slots: &[usize],
+    passes: Passes,
+) -> Option<(Optimized, Vec<Arg>)> {
+    let Optimized {
+        mut trace,
+        provenance,
+        rule_counts,
+    } = body;
+    let inputs = trace.inputs.len();
+    let dropped = |arg: Arg| matches!(arg, Arg::Value(v) if slots.contains(&(v.0 as usize)));
+    let (jump, ops) = trace.ops.split_last_mut()?;
+    if jump.args.len() != inputs || slots.iter().any(|&k| k >= inputs) {
+        return None;
+    }
+    for &k in slots.iter().rev() {
+        jump.args.remove(k);
+    }
+    let mut uses_one = jump.args.iter().any(|&a| dropped(a));
+    for op in ops.iter() {
+        op.for_each_arg(|a| uses_one |= dropped(a));
+    }
+    if uses_one {
+        return None;
+    }
+    // Values move down: inputs past each dropped one, and every op's.
+    let renumber = |v: ValueId| {
+        let k = v.0 as usize;
+        let below = match k < inputs {
+            true => slots.iter().filter(|&&s| s < k).count(),
+            false => slots.len(),
+        };
+        ValueId((k - below) as u32)
+    };
+    let moved = |arg: &mut Arg| {
+        if let Arg::Value(v) = *arg {
+            *arg = Arg::Value(renumber(v));
+        }
+    };
+    for op in trace.ops.iter_mut() {
+        op.args.iter_mut().for_each(moved);
+        op.resume_args_mut().for_each(moved);
+    }
+    for &k in slots.iter().rev() {
+        trace.inputs.remove(k);
+        trace.names.remove(k);
+    }
+    let (trace, provenance) = match passes.dce {
+        true => crate::dce::remove_dead(trace, provenance),
+        false => (trace, provenance),
+    };
+    let leaves = trace.ops.last()?.args.clone();
+    let body = Optimized {
+        trace,
+        provenance,
+        rule_counts,
+    };
+    Some((body, leaves))
+}
+
 fn drop_slots(state: &mut LabelState, slots: &[usize]) {
     let moved = |k: usize| k - slots.iter().filter(|&&s| s < k).count();
     state.derived.retain(|d| !slots.contains(&d.slot));

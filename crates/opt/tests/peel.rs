@@ -440,6 +440,22 @@ fn an_op_that_changes_on_each_pass_is_not_carried() {
 }
 
 #[test]
+fn a_field_the_body_reads_afresh_is_not_carried() {
+    // The preamble knows p0.value at its end, but the body reads it
+    // again after the call: carrying it saves nothing, and the body,
+    // made without it (not optimized again), neither takes nor passes it.
+    let before = "[p0]\ni1 = call_i(123, p0, descr=plaincalldescr)\n\
+        i2 = getfield_gc_i(p0, descr=valuedescr)\nescape_n(i2)\njump(p0)\n";
+    let (input, peeled) = peeled(before);
+    assert!(peeled.state.derived.is_empty(), "{:?}", peeled.state);
+    let body = "label(p0, descr=TargetToken(1))\n\
+        i3 = call_i(123, p0, descr=plaincalldescr)\ni4 = getfield_gc_i(p0, descr=valuedescr)\n\
+        escape_n(i4)\njump(p0, descr=TargetToken(1))\n";
+    assert_eq!(body_of(&peeled), body);
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}
+
+#[test]
 fn a_witness_that_names_what_it_lacks_is_an_error() {
     let (input, peeled) = peeled(BOXED);
     let mut bad = Vec::new();

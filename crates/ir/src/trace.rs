@@ -138,32 +138,33 @@ impl Op {
         values.chain(pending)
     }
 
-    /// The same, to rewrite in place.
-    pub fn resume_args_mut(&mut self) -> impl Iterator<Item = &mut Arg> + '_ {
-        let items = self.fail_args.iter_mut().flatten();
-        let contents = self.virtuals.iter_mut().flat_map(|v| {
-            let fields = v.fields.iter_mut().map(|(_, value)| value);
-            fields.chain(v.items.iter_mut())
-        });
-        let values = items.chain(contents).filter_map(|item| match item {
-            FailArg::Arg(a) => Some(a),
-            _ => None,
-        });
-        let pending = self.pending.iter_mut().flat_map(|w| {
-            let value = match &mut w.value {
-                FailArg::Arg(a) => Some(a),
-                _ => None,
-            };
-            std::iter::once(&mut w.object)
-                .chain(w.index.as_mut())
-                .chain(value)
-        });
-        values.chain(pending)
-    }
-
     /// Its operands, then those of its resume data.
     pub fn all_args(&self) -> impl Iterator<Item = Arg> + '_ {
         self.args.iter().copied().chain(self.resume_args())
+    }
+
+    /// `f` of each of `all_args`, to change it in place.
+    pub fn for_each_arg_mut(&mut self, mut f: impl FnMut(&mut Arg)) {
+        fn item(item: &mut FailArg, f: &mut impl FnMut(&mut Arg)) {
+            if let FailArg::Arg(a) = item {
+                f(a)
+            }
+        }
+        self.args.iter_mut().for_each(&mut f);
+        for a in self.fail_args.iter_mut().flatten() {
+            item(a, &mut f);
+        }
+        for v in &mut self.virtuals {
+            let fields = v.fields.iter_mut().map(|(_, value)| value);
+            for a in fields.chain(&mut v.items) {
+                item(a, &mut f);
+            }
+        }
+        for w in &mut self.pending {
+            f(&mut w.object);
+            w.index.iter_mut().for_each(&mut f);
+            item(&mut w.value, &mut f);
+        }
     }
 
     /// `f` of each of `all_args`, in that order (plain loops: cheaper
@@ -452,12 +453,7 @@ impl Trace {
                 Arg::Const(c) => Arg::Const(this.add_const(from.constant(c).clone())),
             }
         };
-        for arg in copy.args.iter_mut() {
-            import(arg, self);
-        }
-        for arg in copy.resume_args_mut() {
-            import(arg, self);
-        }
+        copy.for_each_arg_mut(|arg| import(arg, self));
         let descr = |d: &mut DescrId, this: &mut Trace| {
             if !(shared && (d.0 as usize) < base_descrs) {
                 let descr = from.descr(*d);

@@ -43,12 +43,7 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
     trace.ops.retain_mut(|op| {
         let live = live[i];
         if live && i > first_dead {
-            for arg in &mut op.args {
-                *arg = map(*arg, &renumber);
-            }
-            for arg in op.resume_args_mut() {
-                *arg = map(*arg, &renumber);
-            }
+            op.for_each_arg_mut(|arg| *arg = map(*arg, &renumber));
         }
         if live {
             renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));

@@ -934,10 +934,12 @@ fn unused_derived(state: &LabelState, body: &Trace, ending: &Ending) -> Vec<usiz
         }
     };
     let (jump, ops) = body.ops.split_last().expect("a body ends in its jump");
-    for arg in ops.iter().flat_map(|op| op.all_args()) {
-        if let Arg::Value(v) = arg {
-            mark(v);
-        }
+    for op in ops {
+        op.for_each_arg(|arg| {
+            if let Arg::Value(v) = arg {
+                mark(v);
+            }
+        });
     }
     // Passed on by the jump in another argument's place: it saves
     // computing that one again.
@@ -1031,14 +1033,12 @@ fn without_slots(
         };
         ValueId((k - below) as u32)
     };
-    let moved = |arg: &mut Arg| {
-        if let Arg::Value(v) = *arg {
-            *arg = Arg::Value(renumber(v));
-        }
-    };
     for op in trace.ops.iter_mut() {
-        op.args.iter_mut().for_each(moved);
-        op.resume_args_mut().for_each(moved);
+        op.for_each_arg_mut(|arg| {
+            if let Arg::Value(v) = *arg {
+                *arg = Arg::Value(renumber(v));
+            }
+        });
     }
     for &k in slots.iter().rev() {
         trace.inputs.remove(k);

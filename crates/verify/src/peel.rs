@@ -322,12 +322,7 @@ pub(crate) fn copy_ops(
     }
     for i in range {
         let mut copy = from.ops[i].clone();
-        for arg in copy.args.iter_mut() {
-            *arg = mapped(*arg, map);
-        }
-        for arg in copy.resume_args_mut() {
-            *arg = mapped(*arg, map);
-        }
+        copy.for_each_arg_mut(|arg| *arg = mapped(*arg, map));
         let v = from.value_of_op(i);
         let pos = from.op_pos.get(i).copied().unwrap_or(Pos::default());
         map[v.0 as usize] = Arg::Value(to.push(copy, from.name(v), pos));

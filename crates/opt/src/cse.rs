@@ -85,12 +85,9 @@ impl Optimizer<'_> {
             _ => return,
         };
         for (op, x, y, value) in facts {
-            let args = if op.info().signature.len() == 1 {
-                vec![x]
-            } else {
-                vec![x, y]
-            };
-            self.remember(op, &args, value);
+            let both = [x, y];
+            let unary = op.info().signature.len() == 1;
+            self.remember(op, &both[..if unary { 1 } else { 2 }], value);
         }
         if let Some((relation, swap)) = intbounds::relation(opcode, truth) {
             let (lo, hi) = if swap { (b, a) } else { (a, b) };

@@ -620,6 +620,19 @@ impl Optimizer<'_> {
             return Ok(());
         }
         let input_value = self.input.value_of_op(index);
+        // A `debug_merge_point` (one op in seven of a log) of constants
+        // goes out as it is: it reads, writes and tells nothing.
+        if op.opcode == Opcode::DebugMergePoint
+            && op.args.iter().all(|a| matches!(a, Arg::Const(_)))
+        {
+            let marker = Op {
+                descr: op.descr,
+                offset: op.offset,
+                ..Op::new(op.opcode, op.args.clone())
+            };
+            self.emit(marker, Some(self.input.name(input_value)));
+            return Ok(());
+        }
         self.learn_dereference(op);
         use Opcode::{DebugMergePoint, GuardNoException, GuardNotForced};
         if !matches!(

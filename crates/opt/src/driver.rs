@@ -368,7 +368,9 @@ pub(crate) fn optimize_knowing(
         replaced: Vec::with_capacity(input.num_values()),
         info: Vec::with_capacity(input.num_values()),
         no_overflow: Vec::with_capacity(input.num_values()),
-        cse: HashMap::default(),
+        // (Sized for the trace: a comparison a guard decides leaves
+        // four entries, and growing step by step cost more than they.)
+        cse: HashMap::with_capacity_and_hasher(input.ops.len(), Default::default()),
         int_consts: HashMap::default(),
         null: None,
         heap: HeapCache::default(),

@@ -597,10 +597,15 @@ impl Optimizer<'_> {
         if ty == Type::Void {
             return String::new();
         }
-        let input = self.input;
+        let (input, first) = (self.input, self.fresh);
         let taken = self.input_names.get_or_insert_with(|| {
-            (0..input.num_values())
-                .filter_map(|v| letter_and_number(input.name(ValueId(v as u32))))
+            // Only numbers past the counter's start can be met; a name
+            // with fewer digits has none (a short cut: most have fewer).
+            let digits = first.checked_ilog10().unwrap_or(0) as usize + 1;
+            (input.names.iter())
+                .filter(|name| name.len() > digits)
+                .filter_map(|name| letter_and_number(name))
+                .filter(|&(_, n)| n > first)
                 .collect()
         });
         loop {

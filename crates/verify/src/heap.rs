@@ -1048,7 +1048,7 @@ fn name_array(
     }
     world.arrays += 1;
     let name = Name::invented(&format!("mem{}", world.arrays));
-    solver.define(&name, cell.sort(), array)?;
+    solver.define_for_smt(&name, cell.sort(), array)?;
     let term = Term::name(&name);
     world.array_names.insert(array.clone(), term.clone());
     Ok(term)

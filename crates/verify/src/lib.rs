@@ -1415,7 +1415,7 @@ impl Shared {
         if let Some(known) = self.names.get(&value) {
             return Ok(known.clone());
         }
-        solver.define(&name, sort, &value)?;
+        solver.define_for_smt(&name, sort, &value)?;
         let var = Term::var(&name);
         self.terms.insert(var.clone(), value.clone());
         self.names.insert(value, var.clone());

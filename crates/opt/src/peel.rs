@@ -992,8 +992,6 @@ fn arg_slot(arg: Arg) -> Option<usize> {
     }
 }
 
-/// Takes the derived label arguments `slots` (increasing) out of the
-/// state; the later ones move down, and so do the references to them.
 /// `body` less its label arguments `slots` (ascending), and its leaves:
 /// what optimizing it again without them would give, where no op of it
 /// uses them (its jump passes them on, and no longer does; what computed
@@ -1057,6 +1055,8 @@ fn without_slots(
     Some((body, leaves))
 }
 
+/// Takes the derived label arguments `slots` (increasing) out of the
+/// state; the later ones move down, and so do the references to them.
 fn drop_slots(state: &mut LabelState, slots: &[usize]) {
     let moved = |k: usize| k - slots.iter().filter(|&&s| s < k).count();
     state.derived.retain(|d| !slots.contains(&d.slot));

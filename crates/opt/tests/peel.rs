@@ -453,6 +453,18 @@ fn a_field_the_body_reads_afresh_is_not_carried() {
         escape_n(i4)\njump(p0, descr=TargetToken(1))\n";
     assert_eq!(body_of(&peeled), body);
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // A body that reads another field after the call is refuted.
+    let mut twin = peeled.clone();
+    let char_field = (common::namespace().descrs().into_iter())
+        .find(|d| &*d.text == "chardescr")
+        .cloned()
+        .unwrap();
+    let char_field = twin.optimized.trace.add_descr(char_field);
+    let body_read = (twin.optimized.trace.ops.iter_mut())
+        .rfind(|op| op.opcode == Opcode::GetfieldGcI)
+        .unwrap();
+    body_read.descr = Some(char_field);
+    assert_refuted(&input, &twin);
 }
 
 #[test]

@@ -398,10 +398,7 @@ impl Solver {
         sort: Sort,
         value: &Term,
     ) -> Result<(), SolverError> {
-        let name = name.to_name();
-        let leaves = Arc::new(self.leaves(value));
-        let scope = self.definitions.last_mut().unwrap();
-        scope.insert(name.as_str().to_string(), leaves);
+        let name = self.record_definition(name, value);
         self.command(format!("(define-fun {name} () {sort} {value})"))
     }
 
@@ -419,17 +416,22 @@ impl Solver {
         sort: Sort,
         value: &Term,
     ) -> Result<(), SolverError> {
-        let value_text = value.to_string();
-        if !value_text.contains("(lambda ") {
-            return self.define(name, sort, value);
-        }
+        let name = self.record_definition(name, value);
+        let value = value.to_string();
+        self.command(match value.contains("(lambda ") {
+            true => format!("(declare-const {name} {sort}) {LAMBDA_DEFINITION}{name} {value}))"),
+            false => format!("(define-fun {name} () {sort} {value})"),
+        })
+    }
+
+    /// Notes what the defined `name` stands on (`leaves`), in the
+    /// current scope.
+    fn record_definition(&mut self, name: &(impl ToName + ?Sized), value: &Term) -> Name {
         let name = name.to_name();
         let leaves = Arc::new(self.leaves(value));
         let scope = self.definitions.last_mut().unwrap();
         scope.insert(name.as_str().to_string(), leaves);
-        self.command(format!(
-            "(declare-const {name} {sort}) {LAMBDA_DEFINITION}{name} {value_text}))"
-        ))
+        name
     }
 
     /// The declared names `term` stands on: its names, each defined one
@@ -883,15 +885,15 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Process, SolverError> {
     })
 }
 
+/// What follows the declaration in a definition that reads a `lambda`
+/// array (`Solver::define_for_smt`).
+const LAMBDA_DEFINITION: &str = "(assert (= ";
+
 /// `commands` less the definitions (`define-fun`, or a declaration and
 /// its `LAMBDA_DEFINITION`) that neither `used` (a
 /// goal and the names whose values are asked) nor any command kept uses: a solver given the rest answers the same, and
 /// is spared what it may not read (cvc5 1.0 reads no `lambda`, which heap
 /// versions no longer in use often are).
-/// What follows the declaration in a definition that reads a `lambda`
-/// array (`Solver::define`).
-const LAMBDA_DEFINITION: &str = "(assert (= ";
-
 fn needed_commands<'c>(commands: &[&'c String], used: &str) -> Vec<&'c String> {
     fn symbols(text: &str) -> impl Iterator<Item = &str> {
         text.split(|c: char| c.is_whitespace() || c == '(' || c == ')')
@@ -1059,6 +1061,24 @@ mod tests {
             &Term::var("k").bv(Fun::BvAdd, &Term::var("k")),
         );
         solver.define_for_smt("m", sort, &doubled).unwrap();
+        solver.define_for_smt("y", Sort::Bv(8), &x).unwrap();
+        // The lambda's name is declared and asserted; the other defined.
+        let commands = solver.scopes.last().unwrap();
+        assert!(
+            commands[1].starts_with("(declare-const i.m "),
+            "{}",
+            commands[1]
+        );
+        assert!(
+            commands[1].contains("(assert (= i.m (lambda "),
+            "{}",
+            commands[1]
+        );
+        assert!(
+            commands[2].starts_with("(define-fun i.y "),
+            "{}",
+            commands[2]
+        );
         let m = Term::var("m");
         let read = m.select(&x);
         let twice = x.bv(Fun::BvAdd, &x);

@@ -68,7 +68,10 @@ mod slice;
 mod strings;
 use reach::{allocates, Seen, Sight, Site, Unreached};
 mod resume;
-use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
+use heap::{
+    class_of_size, constant_identity, encode_heap_op, name_array, replay_heap, Before, Memory,
+    World,
+};
 use resume::Resume;
 use slice::Slicer;
 use strings::SpanMode;
@@ -1701,6 +1704,10 @@ impl Point<'_> {
         if let Some(resume) = self.resume {
             resume.with_pending(&mut heap, &cells);
         }
+        // Each array by a name: the conditions read it again and again.
+        for (array, cell) in heap.iter_mut().zip(&cells) {
+            *array = name_array(world, solver, cell, array)?;
+        }
         let unreached = Unreached {
             reach: &reach,
             sites: &sites,
@@ -1729,13 +1736,22 @@ impl Point<'_> {
                 objects.push((name, reached[v].clone()));
             }
         }
-        let sight = Sight {
+        let mut sight = Sight {
             base: unreached.base.clone(),
             slots: unreached.slots,
             reached: objects,
             names,
             also_hidden: Vec::new(),
+            slot_reached: None,
         };
+        if let Some(array) = sight.by_slot() {
+            let sort = Sort::Array {
+                index: 64,
+                value: 1,
+            };
+            let name = format!("{}_slots", self.name);
+            sight.slot_reached = Some(shared.define(solver, name, sort, array)?);
+        }
         Ok((sight, reached, sites))
     }
 }

@@ -19,10 +19,10 @@
 //! Read from an input or a constant (an object from before), it is none
 //! of those stored into fresh objects.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Trace, Type};
-use traceopt_smt::{Fun, Term};
+use traceopt_smt::{Fun, Sort, Term};
 
 use crate::heap::{cell_of, pair, Cell};
 use crate::strings::Helper;
@@ -375,6 +375,10 @@ pub(crate) struct Sight {
     /// The objects among them known by a name too: the term each names.
     pub names: HashMap<Term, Term>,
     pub also_hidden: Vec<Term>,
+    /// Where the objects of `reached` at fixed slots are reached, as an
+    /// array from slot to a bit (`by_slot`, by a name): each test of an
+    /// object reads it once, where it would list them all.
+    pub slot_reached: Option<Term>,
 }
 
 impl Sight {
@@ -385,12 +389,61 @@ impl Sight {
             .base
             .bv(Fun::BvUlt, obj)
             .and(&obj.bv(Fun::BvUle, &last));
-        let reached = Term::or_all(self.reached.iter().map(|(o, when)| obj.eq(o).and(when)));
+        let listed = (self.reached.iter())
+            .filter(|(o, _)| self.slot_reached.is_none() || self.slot_of(o).is_none())
+            .map(|(o, when)| obj.eq(o).and(when));
+        let by_slot = (self.slot_reached.iter()).map(|array| {
+            let slot = obj.bv(Fun::BvSub, &self.base);
+            array.select(&slot).eq(&Term::Bv { value: 1, width: 1 })
+        });
+        let reached = Term::or_all(listed.chain(by_slot));
         let unreached = match self.slots {
             0 => Term::Bool(false),
             _ => fresh.and(&reached.not()),
         };
         Term::or_all(std::iter::once(unreached).chain(self.also_hidden.iter().map(|o| obj.eq(o))))
+    }
+
+    /// The array `slot_reached` names: slot by slot, 1 where an object of
+    /// `reached` at that slot is reached (0 elsewhere); `None` where no
+    /// object has a fixed slot.
+    pub fn by_slot(&self) -> Option<Term> {
+        let mut whens: BTreeMap<u128, Vec<Term>> = BTreeMap::new();
+        for (o, when) in &self.reached {
+            if let Some(slot) = self.slot_of(o) {
+                whens.entry(slot).or_default().push(when.clone());
+            }
+        }
+        if whens.is_empty() {
+            return None;
+        }
+        let slot = Term::var("slot");
+        let bit = |value| Term::Bv { value, width: 1 };
+        let body = (whens.into_iter().rev()).fold(bit(0), |rest, (k, whens)| {
+            let at = slot.eq(&Term::Bv {
+                value: k,
+                width: 64,
+            });
+            Term::ite(
+                &at,
+                &Term::ite(&Term::or_all(whens), &bit(1), &bit(0)),
+                &rest,
+            )
+        });
+        Some(Term::lambda("slot", Sort::Bv(64), &body))
+    }
+
+    /// The slot of the trace's object `obj` (or a name of it) is, where it
+    /// is a literal.
+    fn slot_of(&self, obj: &Term) -> Option<u128> {
+        let obj = self.names.get(obj).unwrap_or(obj);
+        let Term::App(Fun::BvAdd, parts) = obj else {
+            return None;
+        };
+        match (&parts[1], parts[0] == self.base) {
+            (Term::Bv { value, .. }, true) => Some(*value),
+            _ => None,
+        }
     }
 
     /// A kind of cell as seen from outside, at `key`: the cells of the
@@ -471,19 +524,12 @@ impl Sight {
     /// one term.
     fn fixed_place(&self, key: &Term, cell: &Cell) -> Option<((u64, u64), Term)> {
         let obj = key_object(key, cell);
+        let slot = self.slot_of(&obj)? as u64;
         let obj = self.names.get(&obj).unwrap_or(&obj);
-        let Term::App(Fun::BvAdd, parts) = obj else {
-            return None;
-        };
-        let (true, Term::Bv { value: slot, .. }) = (parts[0] == self.base, &parts[1]) else {
-            return None;
-        };
         match (crate::resume::wide_keys(cell), key) {
-            (false, _) => Some(((*slot as u64, 0), obj.clone())),
+            (false, _) => Some(((slot, 0), obj.clone())),
             (true, Term::App(Fun::Concat, halves)) => match &halves[1] {
-                Term::Bv { value, .. } => {
-                    Some(((*slot as u64, *value as u64), pair(obj, &halves[1])))
-                }
+                Term::Bv { value, .. } => Some(((slot, *value as u64), pair(obj, &halves[1]))),
                 _ => None,
             },
             (true, _) => None,

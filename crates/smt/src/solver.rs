@@ -176,9 +176,13 @@ pub struct Solver {
     broken: bool,
     /// The commands of each open scope (the first is the base scope).
     scopes: Vec<Vec<String>>,
-    /// Per open scope, the declared names each definition made there
-    /// stands on (`leaves`).
-    definitions: Vec<HashMap<String, Arc<HashSet<String>>>>,
+    /// Per open scope, what each definition made there stands on.
+    definitions: Vec<HashMap<String, Defined>>,
+    /// Per open scope, the equations of `define_for_smt` made there, by
+    /// name: held back until an assertion or a query reads the name.
+    held: Vec<HashMap<String, String>>,
+    /// Per open scope, the held equations given to the solver there.
+    held_given: Vec<HashSet<String>>,
     dump_dir: Option<PathBuf>,
     queries: usize,
     /// Bytes of commands this process has been given. A solver that has
@@ -263,6 +267,8 @@ impl Solver {
             broken: false,
             scopes: vec![Vec::new()],
             definitions: vec![HashMap::new()],
+            held: vec![HashMap::new()],
+            held_given: vec![HashSet::new()],
             dump_dir: None,
             queries: 0,
             given: 0,
@@ -398,59 +404,128 @@ impl Solver {
         sort: Sort,
         value: &Term,
     ) -> Result<(), SolverError> {
-        let name = self.record_definition(name, value);
+        let name = self.record_definition(name, value, false);
         self.command(format!("(define-fun {name} () {sort} {value})"))
     }
 
     /// `define`, for goals `prove_smt` asks of: a value that reads a
-    /// `lambda` array is declared and asserted equal to its value. z3
-    /// expands a definition wherever it is used, and there one that reads
-    /// a `lambda` cost seconds, in every query that uses it (one query of
-    /// the validator on `word_freq.log:4699`: 6.4 s, and 1.5 s so). The
-    /// equation is solved once, before z3's SMT core starts (`solve-eqs`);
-    /// a plain `check-sat` could answer `unknown` where it is `sat`, so
-    /// the other proofs keep `define`.
+    /// `lambda` array is declared, and its equation (name equal to value)
+    /// is held back until an assertion or a query reads the name.
+    ///
+    /// - z3 expands a `define-fun` wherever it is used, and there one that
+    ///   reads a `lambda` cost seconds, in every query that uses it (one
+    ///   query of the validator on `word_freq.log:4699`: 6.4 s, and 1.5 s
+    ///   as an equation). The equation is solved once, before z3's SMT
+    ///   core starts (`solve-eqs`); a plain `check-sat` could answer
+    ///   `unknown` where it is `sat`, so the other proofs keep `define`.
+    /// - Most such equations are versions of the heap no query reads, and
+    ///   z3 works on every equation it is given: a guard's query on
+    ///   `vector_ops.log:8716` took 17 s with the 297 unread ones of its
+    ///   361, and 1.1 s without. Leaving one out is sound: its name is
+    ///   declared, and the name stands for nothing else.
     pub fn define_for_smt(
         &mut self,
         name: &(impl ToName + ?Sized),
         sort: Sort,
         value: &Term,
     ) -> Result<(), SolverError> {
-        let name = self.record_definition(name, value);
-        let value = value.to_string();
-        self.command(match value.contains("(lambda ") {
-            true => format!("(declare-const {name} {sort}) {LAMBDA_DEFINITION}{name} {value}))"),
-            false => format!("(define-fun {name} () {sort} {value})"),
-        })
+        let text = value.to_string();
+        if !text.contains("(lambda ") {
+            let name = self.record_definition(name, value, false);
+            return self.command(format!("(define-fun {name} () {sort} {text})"));
+        }
+        let name = self.record_definition(name, value, true);
+        self.command(format!("(declare-const {name} {sort})"))?;
+        let equation = format!("(assert (= {name} {text}))");
+        let scope = self.held.last_mut().unwrap();
+        scope.insert(name.as_str().to_string(), equation);
+        Ok(())
     }
 
-    /// Notes what the defined `name` stands on (`leaves`), in the
-    /// current scope.
-    fn record_definition(&mut self, name: &(impl ToName + ?Sized), value: &Term) -> Name {
+    /// Notes what the defined `name` stands on, in the current scope;
+    /// `held`: its equation is held back (`define_for_smt`).
+    fn record_definition(
+        &mut self,
+        name: &(impl ToName + ?Sized),
+        value: &Term,
+        held: bool,
+    ) -> Name {
         let name = name.to_name();
-        let leaves = Arc::new(self.leaves(value));
+        let mut defined = self.stands_on(value);
+        if held {
+            defined.held.insert(name.as_str().to_string());
+        }
+        let defined = Defined {
+            leaves: Arc::new(defined.leaves),
+            held: Arc::new(defined.held),
+        };
         let scope = self.definitions.last_mut().unwrap();
-        scope.insert(name.as_str().to_string(), leaves);
+        scope.insert(name.as_str().to_string(), defined);
         name
     }
 
     /// The declared names `term` stands on: its names, each defined one
     /// replaced by the declared names of its definition.
     pub fn leaves(&self, term: &Term) -> HashSet<String> {
-        let mut leaves = HashSet::new();
+        self.stands_on(term).leaves
+    }
+
+    /// What `term` stands on: its declared names (each defined one
+    /// replaced by what its definition stands on), and the held
+    /// equations it reads.
+    fn stands_on(&self, term: &Term) -> StandsOn {
+        let mut on = StandsOn::default();
         for name in term.names() {
             let name = name.as_str();
-            match self.definitions.iter().rev().find_map(|d| d.get(name)) {
-                Some(under) => leaves.extend(under.iter().cloned()),
+            match self.defined(name) {
+                Some(under) => {
+                    on.leaves.extend(under.leaves.iter().cloned());
+                    on.held.extend(under.held.iter().cloned());
+                }
                 None => {
-                    leaves.insert(name.to_string());
+                    on.leaves.insert(name.to_string());
                 }
             }
         }
-        leaves
+        on
+    }
+
+    fn defined(&self, name: &str) -> Option<&Defined> {
+        self.definitions.iter().rev().find_map(|d| d.get(name))
+    }
+
+    /// The held equations among `names` not given in an open scope.
+    fn held_back<'n>(&self, names: impl IntoIterator<Item = &'n String>) -> Vec<String> {
+        let mut equations: Vec<String> = (names.into_iter())
+            .filter(|n| !self.held_given.iter().any(|given| given.contains(*n)))
+            .filter_map(|n| self.held.iter().rev().find_map(|h| h.get(n)).cloned())
+            .collect();
+        // In a fixed order, so that a query's file is the same run to run.
+        equations.sort();
+        equations
+    }
+
+    /// Gives the solver the held equations `names` that it lacks.
+    fn give_held(&mut self, names: &HashSet<String>) -> Result<(), SolverError> {
+        for equation in self.held_back(names) {
+            self.command(equation)?;
+        }
+        let given = self.held_given.last_mut().unwrap();
+        given.extend(names.iter().cloned());
+        Ok(())
+    }
+
+    /// The held equations the values of `vars` read.
+    fn held_by(&self, vars: &[Name]) -> HashSet<String> {
+        (vars.iter())
+            .filter_map(|v| self.defined(v.as_str()))
+            .flat_map(|d| d.held.iter().cloned())
+            .collect()
     }
 
     pub fn assert(&mut self, fact: &Term) -> Result<(), SolverError> {
+        let held = self.stands_on(fact).held;
+        self.give_held(&held)?;
         self.command(format!("(assert {fact})"))
     }
 
@@ -458,6 +533,8 @@ impl Solver {
         self.write("(push 1)");
         self.scopes.push(Vec::new());
         self.definitions.push(HashMap::new());
+        self.held.push(HashMap::new());
+        self.held_given.push(HashSet::new());
         Ok(())
     }
 
@@ -466,6 +543,8 @@ impl Solver {
             self.write("(pop 1)");
             self.scopes.pop();
             self.definitions.pop();
+            self.held.pop();
+            self.held_given.pop();
         }
         if self.scopes.len() == 1 && self.given > 0 && self.fresh_after_work {
             self.broken = true;
@@ -556,7 +635,10 @@ impl Solver {
         other.grace = self.timeout.min(self.grace);
         other.dump_dir = self.dump_dir.clone();
         other.queries = self.queries + 10_000;
-        let commands: Vec<&String> = self.scopes.iter().flatten().collect();
+        let mut held = self.stands_on(goal).held;
+        held.extend(self.held_by(vars));
+        let held = self.held_back(&held);
+        let commands: Vec<&String> = self.scopes.iter().flatten().chain(&held).collect();
         let mut used = goal.to_string();
         for var in vars {
             used.push_str(&format!(" {var}"));
@@ -602,6 +684,8 @@ impl Solver {
             ));
         }
         let started = Instant::now();
+        let held = self.held_by(vars);
+        self.give_held(&held)?;
         if self.broken {
             self.restart()?;
         }
@@ -885,24 +969,32 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Process, SolverError> {
     })
 }
 
-/// What follows the declaration in a definition that reads a `lambda`
-/// array (`Solver::define_for_smt`).
-const LAMBDA_DEFINITION: &str = "(assert (= ";
+/// What a definition stands on.
+struct Defined {
+    /// The declared names (`Solver::leaves`).
+    leaves: Arc<HashSet<String>>,
+    /// The held equations it reads (`Solver::define_for_smt`), its own
+    /// included.
+    held: Arc<HashSet<String>>,
+}
 
-/// `commands` less the definitions (`define-fun`, or a declaration and
-/// its `LAMBDA_DEFINITION`) that neither `used` (a
-/// goal and the names whose values are asked) nor any command kept uses: a solver given the rest answers the same, and
-/// is spared what it may not read (cvc5 1.0 reads no `lambda`, which heap
-/// versions no longer in use often are).
+#[derive(Default)]
+struct StandsOn {
+    leaves: HashSet<String>,
+    held: HashSet<String>,
+}
+
+/// `commands` less the definitions (`define-fun`) that neither `used` (a
+/// goal and the names whose values are asked) nor any command kept uses:
+/// a solver given the rest answers the same, and is spared what it may
+/// not read.
 fn needed_commands<'c>(commands: &[&'c String], used: &str) -> Vec<&'c String> {
     fn symbols(text: &str) -> impl Iterator<Item = &str> {
         text.split(|c: char| c.is_whitespace() || c == '(' || c == ')')
             .filter(|s| !s.is_empty())
     }
     fn defined(command: &str) -> Option<&str> {
-        let declared = (command.strip_prefix("(declare-const "))
-            .filter(|_| command.contains(LAMBDA_DEFINITION));
-        symbols(command.strip_prefix("(define-fun ").or(declared)?).next()
+        symbols(command.strip_prefix("(define-fun ")?).next()
     }
     let mut used: HashSet<&str> = symbols(used).collect();
     for command in commands.iter().filter(|c| defined(c).is_none()) {
@@ -1025,70 +1117,62 @@ mod tests {
     fn a_second_opinion_gets_the_definitions_in_use_only() {
         let commands = [
             "(declare-const i.x (_ BitVec 8))",
-            "(declare-const i.m1 (Array (_ BitVec 8) (_ BitVec 8))) \
-             (assert (= i.m1 (lambda ((i.k (_ BitVec 8))) i.k)))",
             "(define-fun i.a () (_ BitVec 8) (bvadd i.x #x01))",
             "(define-fun i.a1 () (_ BitVec 8) i.a)",
-            "(declare-const i.m2 (Array (_ BitVec 8) (_ BitVec 8))) \
-             (assert (= i.m2 (lambda ((i.k (_ BitVec 8))) i.a)))",
             "(define-fun i.b () (_ BitVec 8) i.x)",
             "(define-fun i.c () (_ BitVec 8) i.x)",
+            "(define-fun i.d () (_ BitVec 8) i.a)",
             "(assert (bvult i.b #x10))",
         ]
         .map(String::from);
         let commands: Vec<&String> = commands.iter().collect();
         let kept = needed_commands(&commands, "(= i.a1 i.x) i.c");
         let names: Vec<&str> = kept.iter().map(|c| c.split(' ').nth(1).unwrap()).collect();
-        // i.a through i.a1, i.b through the assertion, i.c asked for; the
-        // lambdas that nothing uses (defined by an assertion), left out.
+        // i.a through i.a1, i.b through the assertion, i.c asked for; i.d,
+        // which nothing uses, left out.
         assert_eq!(names, ["i.x", "i.a", "i.a1", "i.b", "i.c", "(bvult"]);
-        let kept = needed_commands(&commands, "(= (select i.m2 i.x) i.c)");
-        let names: Vec<&str> = kept.iter().map(|c| c.split(' ').nth(1).unwrap()).collect();
-        assert_eq!(names, ["i.x", "i.a", "i.m2", "i.b", "i.c", "(bvult"]);
     }
 
     #[test]
-    fn a_definition_that_reads_a_lambda_is_an_assertion_the_solver_keeps() {
+    fn an_equation_of_a_lambda_is_given_to_the_queries_that_read_it_only() {
         let Ok(mut solver) = Solver::start(Some(SolverKind::Z3), Duration::from_secs(10)) else {
             panic!("z3 is needed (scripts/install-solvers)");
         };
+        let dir = std::env::temp_dir().join(format!("traceopt-held-{}", std::process::id()));
+        solver.dump_to(&dir).unwrap();
         let x = Term::var("x");
         let sort = Sort::Array { index: 8, value: 8 };
         solver.declare("x", Sort::Bv(8)).unwrap();
-        let doubled = Term::lambda(
-            "k",
-            Sort::Bv(8),
-            &Term::var("k").bv(Fun::BvAdd, &Term::var("k")),
-        );
+        let k = Term::var("k");
+        let doubled = Term::lambda("k", Sort::Bv(8), &k.bv(Fun::BvAdd, &k));
+        solver
+            .define_for_smt("unread", sort, &Term::lambda("k", Sort::Bv(8), &k))
+            .unwrap();
         solver.define_for_smt("m", sort, &doubled).unwrap();
-        solver.define_for_smt("y", Sort::Bv(8), &x).unwrap();
-        // The lambda's name is declared and asserted; the other defined.
-        let commands = solver.scopes.last().unwrap();
+        // Read through another definition.
+        let read = Term::var("m").select(&x);
+        solver.define_for_smt("y", Sort::Bv(8), &read).unwrap();
+        let given = solver.scopes.last().unwrap();
         assert!(
-            commands[1].starts_with("(declare-const i.m "),
-            "{}",
-            commands[1]
+            given[1].starts_with("(declare-const i.unread "),
+            "{given:?}"
         );
-        assert!(
-            commands[1].contains("(assert (= i.m (lambda "),
-            "{}",
-            commands[1]
-        );
-        assert!(
-            commands[2].starts_with("(define-fun i.y "),
-            "{}",
-            commands[2]
-        );
-        let m = Term::var("m");
-        let read = m.select(&x);
-        let twice = x.bv(Fun::BvAdd, &x);
-        // (As the heap's queries are asked: z3 substitutes the value of
-        // `m` for it before its SMT core starts.)
+        assert!(given[3].starts_with("(define-fun i.y "), "{given:?}");
+        assert!(!given.iter().any(|c| c.contains("lambda")), "{given:?}");
+        let y = Term::var("y");
         let vars = [Name::invented("x")];
-        let proved = solver.prove_smt(&read.eq(&twice), &vars).unwrap();
+        let proved = solver
+            .prove_smt(&y.eq(&x.bv(Fun::BvAdd, &x)), &vars)
+            .unwrap();
         assert!(matches!(proved, Outcome::Proved), "{proved:?}");
-        let refuted = solver.prove_smt(&read.eq(&x), &vars).unwrap();
+        let refuted = solver.prove_smt(&y.eq(&x), &vars).unwrap();
         assert!(matches!(refuted, Outcome::Counterexample(_)), "{refuted:?}");
+        // Given within each query: the solver's base scope stays without.
+        assert!(!solver.scopes.iter().flatten().any(|c| c.contains("lambda")));
+        let query = std::fs::read_to_string(dir.join("query-0001.smt2")).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(query.contains("(assert (= i.m (lambda "), "{query}");
+        assert!(!query.contains("(assert (= i.unread"), "{query}");
     }
 
     #[test]

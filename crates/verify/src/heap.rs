@@ -1034,7 +1034,7 @@ struct Store {
 /// The name of a version of `cell`'s array. The same version in the
 /// other trace (both made the same writes) has the same name, so that
 /// equal reads are equal terms.
-pub(crate) fn name_array(
+fn name_array(
     world: &mut World,
     solver: &mut Solver,
     cell: &Cell,

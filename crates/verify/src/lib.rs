@@ -68,10 +68,7 @@ mod slice;
 mod strings;
 use reach::{allocates, Seen, Sight, Site, Unreached};
 mod resume;
-use heap::{
-    class_of_size, constant_identity, encode_heap_op, name_array, replay_heap, Before, Memory,
-    World,
-};
+use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
 use slice::Slicer;
 use strings::SpanMode;
@@ -1703,10 +1700,6 @@ impl Point<'_> {
         let cells = world.cells().to_vec();
         if let Some(resume) = self.resume {
             resume.with_pending(&mut heap, &cells);
-        }
-        // Each array by a name: the conditions read it again and again.
-        for (array, cell) in heap.iter_mut().zip(&cells) {
-            *array = name_array(world, solver, cell, array)?;
         }
         let unreached = Unreached {
             reach: &reach,

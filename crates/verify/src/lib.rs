@@ -1442,7 +1442,7 @@ fn encode_side<'t>(
     let mut memory = Memory::default();
     memory.slots = slots.to_vec();
     memory.vref = trace.vref_layout();
-    let (reach, _) = reach::reach(trace, false, trace.ops.len());
+    let (reach, _, _) = reach::reach(trace, false, trace.ops.len());
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
     let mut escaped = 0;
@@ -1694,7 +1694,7 @@ impl Point<'_> {
         world: &mut World,
         solver: &mut Solver,
     ) -> Result<(Sight, Vec<Term>, Vec<Site>), VerifyError> {
-        let (reach, stores) = reach::reach(self.trace, self.failing, self.end);
+        let (reach, stores, handed_out) = reach::reach(self.trace, self.failing, self.end);
         let (sites, unsited) = sites_of(self.trace, &stores, self.values, world, solver)?;
         let mut heap = memory.snapshot(world, solver)?;
         let cells = world.cells().to_vec();
@@ -1703,6 +1703,7 @@ impl Point<'_> {
         }
         let unreached = Unreached {
             reach: &reach,
+            handed_out: &handed_out,
             sites: &sites,
             unsited: &unsited,
             values: self.values,

@@ -15,9 +15,11 @@
 //!   at the call) may keep it, so from that call on it counts as reached.
 //!
 //! A reference read from the heap may be any object stored before into a
-//! cell of its kind: where such a read escapes or is stored, so are they.
-//! Read from an input or a constant (an object from before), it is none
-//! of those stored into fresh objects.
+//! cell of its kind: where such a read is stored, so are they; where it
+//! escapes, each of them is reached where it is what the read gave (a
+//! node stored into a field, overwritten, and the field read and passed
+//! on, is not reached). Read from an input or a constant (an object from
+//! before), it is none of those stored into fresh objects.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -32,6 +34,14 @@ pub(crate) enum Reach {
     Private,
     Stored,
     Escaped,
+}
+
+/// A fresh object that a value read from the heap may be, where that
+/// value escapes: the object is handed out if the read gave it.
+pub(crate) struct HandedOut {
+    /// The value ids of the object and of the read.
+    pub object: usize,
+    pub read: usize,
 }
 
 /// A store of a fresh object: where it went.
@@ -63,8 +73,13 @@ pub(crate) fn helper(trace: &Trace, op: &Op) -> Option<Helper> {
 /// How each value id of `trace` is reached after its first `end` ops,
 /// `None` for what is not an allocation among them, and the stores of
 /// fresh objects among them. With `failing`, the last of them is a guard
-/// that fails: its fail arguments escape.
-pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Reach>>, Vec<Store>) {
+/// that fails: its fail arguments escape. Also the objects escaped only
+/// as what a read may have given (`HandedOut`): those count as stored.
+pub(crate) fn reach(
+    trace: &Trace,
+    failing: bool,
+    end: usize,
+) -> (Vec<Option<Reach>>, Vec<Store>, Vec<HandedOut>) {
     use Opcode::*;
     let first = trace.inputs.len();
     let ops = &trace.ops[..end];
@@ -90,10 +105,18 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Rea
     let mut in_cell: HashMap<Cell, BTreeSet<usize>> = HashMap::new();
     let mut in_any_cell: BTreeSet<usize> = BTreeSet::new();
     let mut stored: HashSet<(usize, Cell, Arg, Option<Arg>)> = HashSet::new();
-    let escape = |reach: &mut Vec<Option<Reach>>, may_be: &[Vec<usize>], arg: &Arg| {
-        if let Arg::Value(v) = arg {
-            for &o in &may_be[v.0 as usize] {
+    let mut handed_out: Vec<HandedOut> = Vec::new();
+    let mut escape = |reach: &mut Vec<Option<Reach>>, may_be: &[Vec<usize>], arg: &Arg| {
+        let Arg::Value(v) = arg else { return };
+        let read = v.0 as usize;
+        for &o in &may_be[read] {
+            if o == read {
                 reach[o] = Some(Reach::Escaped);
+            } else {
+                if reach[o] == Some(Reach::Private) {
+                    reach[o] = Some(Reach::Stored);
+                }
+                handed_out.push(HandedOut { object: o, read });
             }
         }
     };
@@ -208,7 +231,7 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> (Vec<Option<Rea
             }
         }
     }
-    (reach, stores)
+    (reach, stores, handed_out)
 }
 
 /// A store of a fresh object, as terms: the cell and key it went to, and
@@ -248,6 +271,7 @@ impl Store {
 /// validator has no terms for (in `unsited`) always counts as reached.
 pub(crate) struct Unreached<'a> {
     pub reach: &'a [Option<Reach>],
+    pub handed_out: &'a [HandedOut],
     pub sites: &'a [Site],
     pub unsited: &'a [usize],
     pub values: &'a [Option<Term>],
@@ -266,11 +290,21 @@ impl Unreached<'_> {
         seen: &[Term],
         name: &mut impl FnMut(Term) -> Result<Term, E>,
     ) -> Result<Vec<Term>, E> {
-        let seen_by_call = |v: usize| seen.get(v).cloned().unwrap_or(Term::Bool(false));
+        // Seen by a call before, or handed out as what a read gave.
+        let seen_or_handed = |v: usize| {
+            let seen = seen.get(v).cloned().unwrap_or(Term::Bool(false));
+            let handed = (self.handed_out.iter().filter(|h| h.object == v)).map(|h| {
+                match (&self.values[h.read], &self.values[v]) {
+                    (Some(read), Some(object)) => read.eq(object),
+                    _ => Term::Bool(true),
+                }
+            });
+            Term::or_all(std::iter::once(seen).chain(handed))
+        };
         let mut reached: Vec<Term> = (self.reach.iter().enumerate())
             .map(|(v, r)| match r {
                 Some(Reach::Escaped) => Term::Bool(true),
-                Some(Reach::Stored) => seen_by_call(v),
+                Some(Reach::Stored) => seen_or_handed(v),
                 _ => Term::Bool(false),
             })
             .collect();
@@ -281,7 +315,7 @@ impl Unreached<'_> {
         for _ in 0..self.rounds(&stored) {
             let mut next = Vec::with_capacity(stored.len());
             for &v in &stored {
-                let term = seen_by_call(v).or(&self.reached_through_stores(v, &reached));
+                let term = seen_or_handed(v).or(&self.reached_through_stores(v, &reached));
                 next.push((v, name(term)?));
             }
             for (v, term) in next {

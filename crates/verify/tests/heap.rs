@@ -508,6 +508,30 @@ fn only_what_outlives_the_trace_is_compared() {
     let overwritten = "setfield_gc(p0, p1, descr=nextdescr)\n";
     let after = "[p0, p1, i1]\nsetfield_gc(p0, p1, descr=nextdescr)\nfinish(i1)\n";
     proved(&stored(overwritten), after);
+    // The field read again and handed out: what the read gave is, and the
+    // overwritten node is not (it was reached through any escaping read
+    // of the field, which made a peeled preamble that sets and restores
+    // `topframeref` unprovable).
+    let handed = |then: &str| {
+        format!(
+            "[p0, p1, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+             setfield_gc(p0, p2, descr=nextdescr)\n{then}p3 = getfield_gc_r(p0, descr=nextdescr)\n\
+             escape_n(p3)\nfinish(i1)\n"
+        )
+    };
+    let after = "[p0, p1, i1]\nsetfield_gc(p0, p1, descr=nextdescr)\nescape_n(p1)\nfinish(i1)\n";
+    proved(&handed(overwritten), after);
+    // Not overwritten, the read gives the node, whose contents count.
+    let after = "[p0, p1, i1]\np2 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p0, p2, descr=nextdescr)\nescape_n(p2)\nfinish(i1)\n";
+    refuted_with(&handed(""), after, "valuedescr differs");
+    // Kept in a node nothing reaches, it is handed out by the read alone.
+    let before =
+        "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\np4 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p4, p2, descr=nextdescr)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+        p3 = getfield_gc_r(p4, descr=nextdescr)\nescape_n(p3)\nfinish(i1)\n";
+    let after = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nescape_n(p2)\nfinish(i1)\n";
+    refuted_with(before, after, "valuedescr differs");
     // Overwritten through another object, it is reached unless the two are
     // the same object.
     let elsewhere = "setfield_gc(p1, p1, descr=nextdescr)\n";

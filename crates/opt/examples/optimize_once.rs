@@ -35,7 +35,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         peel: true,
         ..Passes::default()
     };
-    for trace in &traces {
+    // A second argument repeats the work, for samplers such as `perf`.
+    let rounds: usize = match std::env::args().nth(2) {
+        Some(n) => n.parse()?,
+        None => 1,
+    };
+    for trace in traces.iter().cycle().take(traces.len() * rounds) {
         match mode.as_str() {
             "plain" => drop(black_box(optimize(trace, Passes::default()))),
             "peel" => drop(black_box(optimize_or_peel(trace, peel))),

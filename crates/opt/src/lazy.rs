@@ -13,7 +13,9 @@
 //! - a write of its field descr to another object, or a read of it from
 //!   an object that may be the same one (`HeapCache::may_alias`);
 //! - a plain call whose effect info says it may read or write its field
-//!   descr (one with no effect info: every kept write);
+//!   descr (one with no effect info: every kept write); never an
+//!   elidable call (`call_pure_*`), whose result is a function of its
+//!   arguments whatever its effect info says it reads;
 //! - any op that may read or change fields some other way, or hand
 //!   objects out: other calls, escapes, the end of the trace, labels, and
 //!   every op with an effect the heap cache does not know to keep fields;
@@ -215,6 +217,13 @@ impl Optimizer<'_> {
 /// kept writes stay kept across them.
 fn keeps_fields(opcode: Opcode) -> bool {
     use Opcode::*;
+    // An elidable call (`call_pure_*`) writes no field, and what it gives
+    // depends on its arguments alone: PyPy's contract for elidable
+    // functions (the same arguments give the same result, and the call
+    // may be moved earlier), which the validator takes as the meaning.
+    if opcode.has(Flags::CALL) && opcode.has(Flags::PURE) {
+        return true;
+    }
     if opcode.has(Flags::CALL) || opcode.has(Flags::FINAL) {
         return false;
     }

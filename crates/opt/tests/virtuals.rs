@@ -270,6 +270,44 @@ fn a_virtual_resumes_with_what_its_narrow_field_keeps() {
 }
 
 #[test]
+fn an_elidable_call_leaves_kept_writes_kept() {
+    // An inlined frame's vref, written to a field and restored around an
+    // elidable call (a log's `rbigint` helpers between enter and leave
+    // of a frame): the call's result depends on its arguments alone, so
+    // the write waits in the resume data of the call's exception guard,
+    // and the vref is never built. A plain call of unknown effects sees
+    // the field: the write goes out before it, and the vref with it.
+    let around = |call: &str| {
+        format!(
+            "[p0, i0]\np1 = virtual_ref(p0, 0)\nsetfield_gc(p0, p1, descr=nextdescr)\n\
+             i1 = {call}\nguard_no_exception() [p0]\nguard_true(i0) [p0]\n\
+             setfield_gc(p0, NULL, descr=nextdescr)\nvirtual_ref_finish(p1, NULL)\nfinish(i1)\n"
+        )
+    };
+    let pure = around("call_pure_i(123, i0, descr=elidable3calldescr)");
+    let after =
+        "[p0, i0]\nr11 = force_token()\ni1 = call_pure_i(123, i0, descr=elidable3calldescr)\n\
+        guard_no_exception() [p0] where p1 = new_with_vtable(descr=vref_descr) \
+        {virtualtokendescr=r11} writes setfield_gc(p0, p1, descr=nextdescr)\n\
+        guard_true(i0) [p0] where p1 = new_with_vtable(descr=vref_descr) \
+        {virtualtokendescr=r11} writes setfield_gc(p0, p1, descr=nextdescr)\n\
+        setfield_gc(p0, NULL, descr=nextdescr)\nfinish(i1)\n";
+    optimizes_with(Passes::default(), &pure, after);
+    // (The write dropped where the input fails, not where the call
+    // raises: the replay makes no call raise.)
+    let kept = " writes setfield_gc(p0, p1, descr=nextdescr)\nsetfield_gc";
+    twin_refuted(&pure, after, kept, "\nsetfield_gc");
+    let plain = proved_output(
+        Passes::default(),
+        &around("call_i(123, i0, descr=plaincalldescr)"),
+    );
+    assert!(
+        plain.contains("new_with_vtable(descr=vref_descr)\n"),
+        "{plain}"
+    );
+}
+
+#[test]
 fn finishing_a_vref_that_exists_is_a_kept_write_of_its_token() {
     // virtual_ref_finish(vref, NULL) of a built vref only clears its
     // token: a write like any other (written out before the guard, as a

@@ -38,6 +38,7 @@ pub(crate) enum Reach {
 
 /// A fresh object that a value read from the heap may be, where that
 /// value escapes: the object is handed out if the read gave it.
+#[derive(PartialEq)]
 pub(crate) struct HandedOut {
     /// The value ids of the object and of the read.
     pub object: usize,
@@ -116,7 +117,10 @@ pub(crate) fn reach(
                 if reach[o] == Some(Reach::Private) {
                     reach[o] = Some(Reach::Stored);
                 }
-                handed_out.push(HandedOut { object: o, read });
+                let handed = HandedOut { object: o, read };
+                if !handed_out.contains(&handed) {
+                    handed_out.push(handed);
+                }
             }
         }
     };

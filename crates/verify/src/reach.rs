@@ -7,7 +7,8 @@
 //! - *escaped* where the trace hands it out: an output, an escape, a call
 //!   argument or a fail argument (at guards);
 //! - *private* where every use reads or writes it in place, compares it,
-//!   or stores it into private objects: nothing can reach it;
+//!   names it in a marker (`assert_not_none`), or stores it into private
+//!   objects: nothing can reach it;
 //! - *stored* otherwise: it is reached only through the cells it was
 //!   stored in, and only where one of them still holds it and its owner
 //!   is reached: a node stored into an input's field and overwritten
@@ -190,6 +191,9 @@ pub(crate) fn reach(
             && matches!(op.args[0], Arg::Const(c) if *trace.constant(c) == Const::Int(0));
         let in_place = |k: usize| {
             Some(k) == value_at
+                // A marker (`assert_not_none`, `keepalive`,
+                // `record_exact_class`, ...) hands nothing out.
+                || op.opcode.has(Flags::MARKER)
                 // A conditional call of condition 0 takes nothing.
                 || never_calls
                 // A string helper reads its strings (past the function).

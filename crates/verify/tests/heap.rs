@@ -525,6 +525,13 @@ fn only_what_outlives_the_trace_is_compared() {
     let after = "[p0, p1, i1]\np2 = new_with_vtable(descr=nodesize)\n\
         setfield_gc(p0, p2, descr=nextdescr)\nescape_n(p2)\nfinish(i1)\n";
     refuted_with(&handed(""), after, "valuedescr differs");
+    // A marker hands nothing out: a node only asserted not null is not
+    // reached (a peeled loop's state object, asserted so by the loop,
+    // made its body unprovable).
+    let before =
+        "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+        assert_not_none(p2)\nkeepalive(p2)\nfinish(i1)\n";
+    proved(before, "[p0, i1]\nfinish(i1)\n");
     // Kept in a node nothing reaches, it is handed out by the read alone.
     let before =
         "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\np4 = new_with_vtable(descr=nodesize)\n\

@@ -162,11 +162,12 @@ impl Optimizer<'_> {
     /// input op `index`, on a reference a `guard_nonnull` of the output
     /// tested: that guard becomes `strong(args)` (a `guard_nonnull_class`
     /// or the `guard_value`: PyPy's guard strengthening), if fewer than
-    /// `MAX_GUARDS_FAILED_EARLY` input guards and no conditional call lie
-    /// between the two (as the validator takes a guard failing in the
-    /// place of one of that many later ones: the interpreter resumed at
-    /// the earlier one does what the trace does in between). Whether it
-    /// did.
+    /// `MAX_GUARDS_FAILED_EARLY` input guards and no conditional call or
+    /// `virtual_ref_finish` lie between the two (as the validator takes a
+    /// guard failing in the place of one of that many later ones: the
+    /// interpreter resumed at the earlier one does what the trace does in
+    /// between; but not that it finishes a vref there, whose token the
+    /// earlier resume data still holds). Whether it did.
     fn strengthen_null_test(&mut self, index: usize, strong: Opcode, args: &[Arg]) -> bool {
         let Some(&at) = self.nonnull_guards.get(&args[0]) else {
             return false;
@@ -185,7 +186,10 @@ impl Optimizer<'_> {
             guards += usize::from(op.opcode.is_guard());
             let call = matches!(
                 op.opcode,
-                Opcode::CondCallN | Opcode::CondCallValueI | Opcode::CondCallValueR
+                Opcode::CondCallN
+                    | Opcode::CondCallValueI
+                    | Opcode::CondCallValueR
+                    | Opcode::VirtualRefFinish
             );
             if call || guards >= traceopt_ir::MAX_GUARDS_FAILED_EARLY {
                 return false;

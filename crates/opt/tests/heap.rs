@@ -778,6 +778,17 @@ fn a_class_test_strengthens_the_null_test_before_it() {
         "cond_call(i1, 123, i1, descr=plaincalldescr)\nguard_class",
     );
     optimizes_with(Passes::default(), &calling, &calling);
+    // Nor past a vref's finish (the state the class test would resume
+    // with still holds the vref's token, which the validator does not
+    // take the interpreter to clear: a corpus loop, list_sort.log:1753,
+    // was unprovable).
+    let finishing = "[p0, i1]\np2 = virtual_ref(p0, 0)\nescape_n(p2)\nguard_nonnull(p0) [i1]\n\
+        virtual_ref_finish(p2, NULL)\nguard_class(p0, ConstClass(node_vtable)) [i1]\njump(p0, i1)\n";
+    let out = proved_output(Passes::default(), finishing);
+    assert!(
+        out.contains("guard_nonnull(p0)") && out.contains("guard_class(p0"),
+        "{out}"
+    );
     // Past other guards too (the class test failing early, the input
     // fails one of them or its own later), up to the validator's limit.
     let tests = |n: usize| {

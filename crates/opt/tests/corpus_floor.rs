@@ -45,12 +45,14 @@ fn the_corpus_counts_only_go_down() {
     assert_eq!(traces.len(), 364, "the corpus has 364 recorded traces");
     let ours = optimized_counts(&traces, Passes::default());
     // Measured 2026-11-27. Lower them when the optimizer gets better.
+    // (Guards rose by 12 on purpose: no null test strengthened past a
+    // vref's finish, which the validator could not prove.)
     let floors = OpCounts {
-        ops: 21_366,
-        allocations: 1_109,
-        reads: 4_184,
-        writes: 3_021,
-        guards: 6_286,
+        ops: 21_337,
+        allocations: 1_101,
+        reads: 4_180,
+        writes: 2_992,
+        guards: 6_298,
     };
     let pairs = [
         ("ops", ours.ops, floors.ops),

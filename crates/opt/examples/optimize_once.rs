@@ -37,7 +37,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // A second argument repeats the work, for samplers such as `perf`.
     let rounds: usize = match std::env::args().nth(2) {
-        Some(n) => n.parse()?,
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("the repeat count {n:?} is not a whole number"))?,
         None => 1,
     };
     for trace in traces.iter().cycle().take(traces.len() * rounds) {

@@ -82,14 +82,25 @@ pub struct RawAccess<'a> {
     pub ty: Type,
 }
 
+/// What made an object: the trace's op of this index, or a guard's
+/// virtual of this name (built as the guard fails).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MadeBy<'a> {
+    Op(usize),
+    Virtual(&'a str),
+}
+
 pub trait Env {
     /// The integer a `ConstClass(name)` constant stands for.
     fn class_address(&mut self, name: &str) -> i64 {
         stable_address(name)
     }
 
-    /// The class of an object made by `new_with_vtable(descr=...)`.
-    fn class_of_size_descr(&mut self, descr: &Descr) -> i64 {
+    /// The class of an object made by `new_with_vtable(descr=...)` (by
+    /// `made_by`: a size descr that does not name its class, as a log's
+    /// `<SizeDescr 16>`, may make objects of another class at each op).
+    fn class_of_size_descr(&mut self, descr: &Descr, made_by: MadeBy<'_>) -> i64 {
+        let _ = made_by;
         self.class_address(descr.class_name())
     }
 

@@ -85,7 +85,7 @@ pub mod value;
 pub use alike::{ending, same_ending, same_resume, Alike};
 pub use env::{
     default_call, default_escape, stable_address, stable_hash, Call, CallOutcome, DefaultEnv, Env,
-    Exception, RawAccess,
+    Exception, MadeBy, RawAccess,
 };
 pub use error::{ErrorKind, Fault, InterpError};
 pub use heap::{Heap, HeapObject};

@@ -22,7 +22,7 @@
 //! interpreter does not model; allocations beyond `HEAP_BUDGET` cells.
 
 use crate::arith;
-use crate::env::{Call, CallOutcome, Env, RawAccess};
+use crate::env::{Call, CallOutcome, Env, MadeBy, RawAccess};
 use crate::error::{ErrorKind, Fault, InterpError};
 use crate::heap::{Heap, HeapObject, Interior};
 use crate::value::{ObjId, Val};
@@ -549,7 +549,7 @@ impl<'t, 'e> Machine<'t, 'e> {
                 fields: BTreeMap::new(),
             })?),
             NewWithVtable => {
-                let class = self.env.class_of_size_descr(o.descr()?);
+                let class = (self.env).class_of_size_descr(o.descr()?, MadeBy::Op(o.index));
                 Some(self.alloc(o, 1, |_| HeapObject::Object {
                     class,
                     fields: BTreeMap::new(),
@@ -1076,7 +1076,9 @@ impl<'t, 'e> Machine<'t, 'e> {
             let len = v.items.len();
             let object = match v.opcode {
                 Opcode::NewWithVtable => HeapObject::Object {
-                    class: descr.map_or(0, |d| self.env.class_of_size_descr(d)),
+                    class: descr.map_or(0, |d| {
+                        (self.env).class_of_size_descr(d, MadeBy::Virtual(&v.name))
+                    }),
                     fields: BTreeMap::new(),
                 },
                 Opcode::New => HeapObject::Object {

@@ -6,8 +6,8 @@ mod common;
 
 use common::*;
 use traceopt_interp::{
-    Call, CallOutcome, Env, ErrorKind, Exception, Fault, Heap, HeapObject, InterpError, ObjId,
-    Outcome, RawAccess, Val,
+    Call, CallOutcome, Env, ErrorKind, Exception, Fault, Heap, HeapObject, InterpError, MadeBy,
+    ObjId, Outcome, RawAccess, Val,
 };
 use traceopt_ir::{Descr, Opcode, Type};
 
@@ -262,7 +262,7 @@ struct TestEnv {
 }
 
 impl Env for TestEnv {
-    fn class_of_size_descr(&mut self, descr: &Descr) -> i64 {
+    fn class_of_size_descr(&mut self, descr: &Descr, _: MadeBy<'_>) -> i64 {
         let name = if &*descr.text == "nodesize" {
             "node_vtable"
         } else {

@@ -380,12 +380,17 @@ mod tests {
         // A test of an input says nothing of what the trace allocates.
         let other = log("guard_class(p0, ConstClass(W_IntObject))\n");
         assert!(other.recorded_classes().is_empty());
-        // Two classes seen for one descr text: neither is taken.
+        // Two ops of one descr text, two classes: each op's own (a
+        // second test of the same object is not the first).
         let two = format!(
             "{boxed}p2 = new_with_vtable(descr=<SizeDescr 16>)\n\
-             guard_class(p2, ConstClass(W_FloatObject))\n"
+             guard_class(p2, ConstClass(W_FloatObject))\n\
+             guard_class(p1, ConstClass(W_BoolObject))\n"
         );
-        assert!(log(&two).recorded_classes().is_empty());
+        let found = log(&two).recorded_classes();
+        let float = crate::Const::Class("W_FloatObject".into());
+        assert_eq!(found, [(0, found[0].1.clone()), (2, float)]);
+        assert_eq!(found[0].1, crate::Const::Class("W_IntObject".into()));
         // Not recorded: nothing.
         let mut written = trace.clone();
         written.recorded = 0..0;

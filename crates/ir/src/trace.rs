@@ -595,17 +595,13 @@ impl Trace {
     /// `new_with_vtable` of a size descr that names none (a log's
     /// `<SizeDescr 16>`), as the first class guard on it names it: that
     /// guard passed when the trace was recorded, and the class of what an
-    /// op allocates is a constant of the op. By allocating op; a descr
-    /// text whose allocations were seen with different classes (two
-    /// classes of one size) gives none.
+    /// op allocates is a constant of the op (two ops of one descr text
+    /// may make two classes: an int and a float box are both 16 bytes).
+    /// By allocating op.
     pub fn recorded_classes(&self) -> Vec<(usize, Const)> {
         let end = self.recorded.end.min(self.ops.len());
         let recorded = self.recorded.start.min(end)..end;
-        let mut found: Vec<(usize, ConstId)> = Vec::new();
-        // The class each descr text was first seen with, and whether it
-        // was seen with another.
-        let mut classes: std::collections::HashMap<&str, (&Const, bool)> =
-            std::collections::HashMap::new();
+        let mut found: Vec<(usize, Const)> = Vec::new();
         let mut tested = vec![false; recorded.len()];
         for op in &self.ops[recorded.clone()] {
             // (The opcode first: most ops are no class test, and their
@@ -628,22 +624,12 @@ impl Trace {
             else {
                 continue;
             };
-            let descr = self.descr(d);
-            let unnamed =
-                matches!(&descr.kind, crate::DescrKind::Size(size) if size.vtable.is_none());
+            let unnamed = matches!(&self.descr(d).kind, crate::DescrKind::Size(size) if size.vtable.is_none());
             if unnamed && !std::mem::replace(&mut tested[k - recorded.start], true) {
-                let class = self.constant(c);
-                let seen = classes.entry(&descr.text).or_insert((class, false));
-                seen.1 |= seen.0 != class;
-                found.push((k, c));
+                found.push((k, self.constant(c).clone()));
             }
         }
-        let text = |k: usize| self.ops[k].descr.map(|d| &*self.descr(d).text);
         found
-            .into_iter()
-            .filter(|&(k, _)| text(k).is_some_and(|t| !classes[t].1))
-            .map(|(k, c)| (k, self.constant(c).clone()))
-            .collect()
     }
 
     /// The constant objects (`ConstPtr` names) whose fields the recorded

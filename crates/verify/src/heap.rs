@@ -39,9 +39,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use traceopt_interp::{Heap, HeapObject, ObjId, Val};
+use traceopt_interp::{Heap, HeapObject, MadeBy, ObjId, Val};
 
 use crate::reach::{Seen, Sight};
+use crate::sites::Sites;
 use crate::strings::{encode_helper, Helper};
 use traceopt_ir::{
     Descr, DescrKind, FieldValue, Flags, HeapSet, NamedConst, Namespace, Opcode, Type, VrefLayout,
@@ -313,18 +314,30 @@ impl World {
     /// The class of what `new_with_vtable` of this size descr makes: the
     /// class constant it names; where it names none (a log's
     /// `<SizeDescr 16>`, of whatever class of that size), an unknown
-    /// class, which may be any class constant, named by the descr's text
-    /// (two such descrs of one text are taken to make one class).
+    /// class, which may be any class constant, one per `key` of the
+    /// allocation's site (`sites.rs`; a fresh one where there is none).
     pub fn allocated_class(
         &mut self,
         solver: &mut Solver,
         descr: Option<&Descr>,
+        key: Option<&str>,
     ) -> Result<Term, SolverError> {
-        let name = class_of_size(descr);
         let unnamed = descr
             .is_some_and(|d| !matches!(&d.kind, DescrKind::Size(size) if size.vtable.is_some()));
-        if unnamed && !self.unnamed_classes.iter().any(|n| **n == *name) {
-            self.unnamed_classes.push(name.as_str().into());
+        if !unnamed {
+            return self.class(solver, &class_of_size(descr));
+        }
+        let name: Box<str> = match key {
+            Some(key) => key.into(),
+            None => format!(
+                "{}@fresh{}",
+                class_of_size(descr),
+                self.unnamed_classes.len()
+            )
+            .into(),
+        };
+        if !self.unnamed_classes.contains(&name) {
+            self.unnamed_classes.push(name.clone());
         }
         self.class(solver, &name)
     }
@@ -991,6 +1004,8 @@ pub(crate) struct Memory {
     pure_exception: Option<(Term, Term)>,
     /// The trace's layout of virtual refs.
     pub vref: VrefLayout,
+    /// The class keys of its unnamed allocations (`sites.rs`).
+    pub sites: std::rc::Rc<Sites>,
     /// What the first `call_loopinvariant_*` of each function returned:
     /// later ones return it again and do nothing. Keyed by the function's
     /// term (a constant, or one value): two values that happen to be equal
@@ -2009,7 +2024,8 @@ pub(crate) fn encode_heap_op(
             e.value = Some(obj);
         }
         NewWithVtable => {
-            let class = world.allocated_class(solver, descr)?;
+            let made_by = MadeBy::Op(memory.now - 1);
+            let class = world.allocated_class(solver, descr, memory.sites.key(made_by))?;
             let obj = memory.allocate(world, solver, Some(class), None)?;
             e.lemmas
                 .push(is_kind(world, solver, &obj, ObjKind::Instance)?);

@@ -43,10 +43,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 use std::sync::Arc;
 use traceopt_interp::{
     default_call, ending, known_helper, run_with_heap, same_ending, same_resume, stable_address,
-    Alike, Call, CallOutcome, DefaultEnv, Env, Fault, Heap, InterpError, Limits, ObjId,
+    Alike, Call, CallOutcome, DefaultEnv, Env, Fault, Heap, InterpError, Limits, MadeBy, ObjId,
     Outcome as Ended, Run, Val, KNOWN_HELPERS,
 };
 use traceopt_ir::{
@@ -68,8 +69,10 @@ mod slice;
 mod strings;
 use reach::{allocates, Seen, Sight, Site, Unreached};
 mod resume;
+mod sites;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
+use sites::Sites;
 use slice::Slicer;
 use strings::SpanMode;
 use traceopt_smt::{Fun, Model, Name, Outcome, Solver, SolverError, SolverKind, Sort, Term};
@@ -212,6 +215,13 @@ pub struct Given<'g> {
     /// Guards of BEFORE that stand for a claim (`calls_left_out`): each
     /// must never fail, and none stands for a guard of AFTER.
     pub never_fail: &'g [usize],
+    /// Ops of BEFORE that build what another of its ops makes (op, the
+    /// other op): a peeled loop's state objects, made by the loop's
+    /// allocation (their classes are its class, `sites.rs`).
+    pub built: &'g [(usize, usize)],
+    /// The optimizer's provenance where the check is end to end: it still
+    /// says which allocation of BEFORE each of AFTER's stands for.
+    pub provenance: Option<&'g [Option<usize>]>,
 }
 
 impl Given<'_> {
@@ -349,6 +359,10 @@ pub(crate) fn verify_optimized_given(
         Ok(Verdict::Refuted(cex)) if !cex.difference.contains(ENDS_ALIKE) => return aligned,
         _ => {}
     }
+    let given = Given {
+        provenance: Some(provenance),
+        ..given
+    };
     let end_to_end = check(before, after, None, given, solver)?;
     let stuck = match aligned {
         Ok(Verdict::Unknown(why) | Verdict::Unreplayed(why)) => why,
@@ -426,13 +440,13 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
     let mut world = World::default();
     let slots = pairing::Slots::alone(trace);
     world.slots = Some((slots.count, slots.paired));
+    let sites = Rc::new(Sites::before(trace, &[]));
     let result = (|| {
-        begin(&[trace], &inputs, &vars, &mut world, solver)?;
+        begin(&[trace], &inputs, &vars, &sites, &mut world, solver)?;
         let side = encode_side(
             trace,
-            "BEFORE",
-            "b",
-            &[],
+            ("BEFORE", "b"),
+            (&[], sites.clone()),
             &mut Shared::default(),
             &mut world,
             solver,
@@ -455,7 +469,7 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
             let Some(start) = Start::from_model(trace, &world, &model, &values, &esc) else {
                 return Ok(Verdict::Unreplayed(NOT_BUILT.into()));
             };
-            let run = replay_run(trace, &start);
+            let run = replay_run(trace, &start, &sites);
             let text = describe(trace, &run);
             if !run.is_ok_and(|r| !matches!(r.outcome, Ended::GuardFailed { .. })) {
                 return Ok(Verdict::Unreplayed(format!(
@@ -569,6 +583,7 @@ fn begin(
     traces: &[&Trace],
     inputs: &[String],
     vars: &[String],
+    sites: &Sites,
     world: &mut World,
     solver: &mut Solver,
 ) -> Result<(), VerifyError> {
@@ -592,7 +607,7 @@ fn begin(
     // What BEFORE's recording saw of the classes of its allocations.
     for (k, class) in traces[0].recorded_classes() {
         let descr = traces[0].ops[k].descr.map(|d| traces[0].descr(d));
-        let allocated = world.allocated_class(solver, descr)?;
+        let allocated = world.allocated_class(solver, descr, sites.key(MadeBy::Op(k)))?;
         let seen = constant(traces[0], &class, world, solver)?;
         world.lemmas.push(allocated.eq(&seen));
     }
@@ -849,18 +864,35 @@ fn check_once(
     world.span_mode = span_mode;
     // The guards of BEFORE and AFTER, by op, whose resume data is compared.
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
+    let slots = pairing::Slots::of(before, after, provenance);
+    let b_sites = Rc::new(Sites::before(before, given.built));
+    let claimed = provenance.or(given.provenance);
+    let a_sites = Sites::after(after, (before, &b_sites), claimed, &slots.partners);
+    let a_sites = Rc::new(a_sites);
     let result = (|| {
-        begin(&[before, after], &inputs, &vars, &mut world, solver)?;
+        begin(
+            &[before, after],
+            &inputs,
+            &vars,
+            &b_sites,
+            &mut world,
+            solver,
+        )?;
         recorded_structs(before, given.structs, &mut world, solver)?;
         let mut shared = Shared::default();
-        let slots = pairing::Slots::of(before, after, provenance);
-        world.slots = Some((slots.count, slots.paired));
-        let mut b = encode_side(before, "BEFORE", "b", &[], &mut shared, &mut world, solver)?;
+        world.slots = Some((slots.count, slots.paired.clone()));
+        let mut b = encode_side(
+            before,
+            ("BEFORE", "b"),
+            (&[], b_sites.clone()),
+            &mut shared,
+            &mut world,
+            solver,
+        )?;
         let mut a = encode_side(
             after,
-            "AFTER",
-            "a",
-            &slots.after,
+            ("AFTER", "a"),
+            (&slots.after, a_sites.clone()),
             &mut shared,
             &mut world,
             solver,
@@ -1067,7 +1099,8 @@ fn check_once(
                 };
                 start.pure_results = pure_results.to_vec();
                 let defined_from = given.defined_from(before);
-                let replayed = replay(before, after, &start, &failing_pairs, defined_from);
+                let sites = [&*b_sites, &*a_sites];
+                let replayed = replay(before, after, &start, sites, &failing_pairs, defined_from);
                 let difference = match (replayed, alignment) {
                     (Some(difference), _) if what.is_empty() => difference,
                     (Some(difference), _) => format!("{what}: {difference}"),
@@ -1428,19 +1461,20 @@ impl Shared {
     }
 }
 
-/// Encodes one trace into the solver under the name prefix `p`, its
-/// allocations in `slots` (in order from 1 where empty).
+/// Encodes one trace (named `side`) into the solver under the name
+/// prefix `p`, its allocations in `slots` (in order from 1 where empty),
+/// their classes keyed by `sites`.
 fn encode_side<'t>(
     trace: &'t Trace,
-    side: &'static str,
-    p: &'static str,
-    slots: &[u32],
+    (side, p): (&'static str, &'static str),
+    (slots, sites): (&[u32], Rc<Sites>),
     shared: &mut Shared,
     world: &mut World,
     solver: &mut Solver,
 ) -> Result<Side<'t>, VerifyError> {
     let mut memory = Memory::default();
     memory.slots = slots.to_vec();
+    memory.sites = sites;
     memory.vref = trace.vref_layout();
     let (reach, _, _) = reach::reach(trace, false, trace.ops.len());
     // Escape ops so far (calls are observed among them, but have no
@@ -1958,6 +1992,8 @@ impl Start {
 /// the rest.
 struct ReplayEnv<'s> {
     start: &'s Start,
+    /// The class keys of the trace's unnamed allocations.
+    sites: &'s Sites,
     next: usize,
     /// Calls made so far whose result the validator leaves unknown.
     calls: usize,
@@ -2019,8 +2055,11 @@ impl Env for ReplayEnv<'_> {
         known.unwrap_or_else(|| stable_address(name))
     }
 
-    fn class_of_size_descr(&mut self, descr: &Descr) -> i64 {
-        self.class_address(&class_of_size(Some(descr)))
+    fn class_of_size_descr(&mut self, descr: &Descr, made_by: MadeBy<'_>) -> i64 {
+        match self.sites.key(made_by) {
+            Some(key) => self.class_address(key),
+            None => self.class_address(&class_of_size(Some(descr))),
+        }
     }
 
     fn const_ptr(&mut self, name: &str, heap: &mut Heap) -> ObjId {
@@ -2041,9 +2080,10 @@ impl Env for ReplayEnv<'_> {
 
 /// A run of `trace` from a counterexample's start (an error: the trace is
 /// undefined there).
-fn replay_run(trace: &Trace, start: &Start) -> Result<Run, InterpError> {
+fn replay_run(trace: &Trace, start: &Start, sites: &Sites) -> Result<Run, InterpError> {
     let mut env = ReplayEnv {
         start,
+        sites,
         next: 0,
         calls: 0,
         observed: Vec::new(),
@@ -2093,11 +2133,12 @@ fn replay(
     before: &Trace,
     after: &Trace,
     start: &Start,
+    [b_sites, a_sites]: [&Sites; 2],
     pairs: &[(usize, usize)],
     defined_from: usize,
 ) -> Option<String> {
-    let b = replay_run(before, start);
-    let a = replay_run(after, start);
+    let b = replay_run(before, start, b_sites);
+    let a = replay_run(after, start, a_sites);
     // Objects from before are themselves in both runs.
     let shared = start.before.heap.len();
     let both = || {

@@ -94,18 +94,27 @@ pub(crate) struct Slots {
     /// How many slots there are, and those both traces fill.
     pub count: u32,
     pub paired: Vec<u32>,
+    /// For each op of AFTER, the op of BEFORE whose object it is paired
+    /// with, if it allocates one that is.
+    pub partners: Vec<Option<usize>>,
 }
 
 impl Slots {
     /// `provenance[i]`, where given, is the BEFORE op that AFTER's op `i`
     /// stands for.
     pub fn of(before: &Trace, after: &Trace, provenance: Option<&[Option<usize>]>) -> Slots {
-        let slots = after_slots(before, after, provenance);
-        let allocated = allocation_count(before);
+        let (b, a) = (Allocations::of(before), Allocations::of(after));
+        let slots = after_slots((before, &b), (after, &a), provenance);
+        let allocated = b.ops.len() as u32;
+        let mut partners = vec![None; after.ops.len()];
+        for (&(op, _), &slot) in a.ops.iter().zip(&slots) {
+            partners[op] = (b.ops.get(slot as usize - 1)).map(|&(partner, _)| partner);
+        }
         Slots {
             paired: slots.iter().copied().filter(|&s| s <= allocated).collect(),
             count: slots.iter().copied().fold(allocated, u32::max),
             after: slots,
+            partners,
         }
     }
 
@@ -116,19 +125,23 @@ impl Slots {
             after: Vec::new(),
             count,
             paired: (1..=count).collect(),
+            partners: Vec::new(),
         }
     }
 }
 
 /// The slot of each allocation of AFTER, in order (BEFORE's k-th takes
 /// slot k + 1).
-fn after_slots(before: &Trace, after: &Trace, provenance: Option<&[Option<usize>]>) -> Vec<u32> {
-    let (b, a) = (Allocations::of(before), Allocations::of(after));
+fn after_slots(
+    (before, b): (&Trace, &Allocations),
+    (after, a): (&Trace, &Allocations),
+    provenance: Option<&[Option<usize>]>,
+) -> Vec<u32> {
     let mut pairs = Pairs {
         of_after: vec![None; a.ops.len()],
         taken: vec![false; b.ops.len()],
-        b: &b,
-        a: &a,
+        b,
+        a,
     };
     // 1. Provenance.
     for (j, &(op, _)) in a.ops.iter().enumerate() {
@@ -152,8 +165,8 @@ fn after_slots(before: &Trace, after: &Trace, provenance: Option<&[Option<usize>
     // 3. Places, while that pairs more.
     loop {
         let (sb, sa) = (
-            stores(before, &b, None),
-            stores(after, &a, Some(&pairs.of_after)),
+            stores(before, b, None),
+            stores(after, a, Some(&pairs.of_after)),
         );
         let mut more = false;
         for (place, p) in &sb {

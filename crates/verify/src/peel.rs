@@ -171,7 +171,7 @@ pub fn verify_entry(
         *alloc += guards;
     }
     let (jump, end) = (jump + guards, end + guards);
-    let (before, after, provenance, tests) =
+    let (before, after, provenance, tests, _) =
         entry_pass(&input, &output, &provenance, end, &state, jump);
     let given = Given {
         checked_tail: tests,
@@ -186,9 +186,10 @@ pub fn verify_entry(
 /// Proves one comparison: the checks at the end of its BEFORE must be
 /// defined wherever they are reached (proved, not assumed).
 fn prove(pair: Pair, solver: &mut Solver) -> Result<Verdict, VerifyError> {
-    let (before, after, provenance, checks) = pair;
+    let (before, after, provenance, checks, built) = pair;
     let given = Given {
         checked_tail: checks,
+        built: &built,
         ..Given::default()
     };
     verify_optimized_given(&before, &after, &provenance, given, solver)
@@ -578,9 +579,10 @@ fn jump_like(
     push(to, jump, provenance, prov);
 }
 
-/// BEFORE, AFTER, AFTER's provenance, and how many ops at BEFORE's end
-/// (before its jump) check the witness.
-type Pair = (Trace, Trace, Vec<Option<usize>>, usize);
+/// BEFORE, AFTER, AFTER's provenance, how many ops at BEFORE's end
+/// (before its jump) check the witness, and the ops of BEFORE that build
+/// what another makes (`Given::built`).
+type Pair = (Trace, Trace, Vec<Option<usize>>, usize, Vec<(usize, usize)>);
 
 /// Each value of `trace` as itself.
 pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
@@ -633,7 +635,7 @@ fn first_pass(
         |i| moved(provenance[i]),
         jump + checks,
     );
-    (before, after, prov, checks)
+    (before, after, prov, checks, Vec::new())
 }
 
 /// The types of the arguments of `trace`'s op `at` (a label, or a jump
@@ -785,7 +787,7 @@ fn entry_pass(
         |i| moved(provenance[i]),
         jump + tests,
     );
-    (before, after, prov, tests)
+    (before, after, prov, tests, Vec::new())
 }
 
 /// Computes the derived arguments from number `*done` up to (not
@@ -903,5 +905,9 @@ fn later_pass(
         &mut prov,
         Some(jump + offset + checks),
     );
-    (before, after, prov, checks)
+    // BEFORE's state objects were made by the loop's allocations.
+    let built = (state.allocs.iter().enumerate())
+        .map(|(k, &alloc)| (start + k, alloc + offset))
+        .collect();
+    (before, after, prov, checks, built)
 }

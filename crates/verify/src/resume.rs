@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 
+use traceopt_interp::MadeBy;
 use traceopt_ir::{Arg, Descr, FailArg, Op, Opcode, Trace};
 use traceopt_smt::{Fun, Solver, SolverError, Sort, Term};
 
@@ -90,7 +91,10 @@ impl Resume {
         for v in &op.virtuals {
             let descr = v.descr.map(|d| trace.descr(d));
             let class = match v.opcode {
-                Opcode::NewWithVtable => Some(world.allocated_class(solver, descr)?),
+                Opcode::NewWithVtable => {
+                    let key = memory.sites.key(MadeBy::Virtual(&v.name));
+                    Some(world.allocated_class(solver, descr, key)?)
+                }
                 _ => None,
             };
             let mut fields = Vec::new();

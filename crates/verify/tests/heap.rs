@@ -1932,6 +1932,40 @@ fn a_size_descr_that_names_no_class_makes_objects_of_any_class() {
 }
 
 #[test]
+fn each_op_of_a_size_descr_that_names_no_class_makes_a_class_of_its_own() {
+    // Two ops of one unnamed size descr may make two classes (an int and
+    // a float box are both 16 bytes): taken to make one, the two class
+    // tests below could not both pass, and whatever follows them would
+    // go unchecked.
+    let two = "p1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+               p2 = new_with_vtable(descr=<SizeDescr 16>)\n\
+               guard_class(p1, ConstClass(node_vtable)) []\n\
+               guard_class(p2, ConstClass(node_vtable2)) []\n";
+    let before = format!("[i0]\n{two}finish(i0)\n");
+    not_proved(&before, &format!("[i0]\n{two}finish(1)\n"));
+    // Nor may AFTER test the other object: the classes are the ops'.
+    let swapped = two
+        .replace(
+            "(p1, ConstClass(node_vtable))",
+            "(p1, ConstClass(node_vtable2))",
+        )
+        .replace(
+            "(p2, ConstClass(node_vtable2))",
+            "(p2, ConstClass(node_vtable))",
+        );
+    not_proved(&before, &format!("[i0]\n{swapped}finish(i0)\n"));
+    // Read alike, the same ops make the same classes: the trace is
+    // itself, and a test the other one settles is dropped.
+    proved(&before, &before);
+    let settled = "[i0]\np1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+                   guard_class(p1, ConstClass(node_vtable)) []\n\
+                   guard_class(p1, ConstClass(node_vtable)) []\nfinish(i0)\n";
+    let once = "[i0]\np1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+                guard_class(p1, ConstClass(node_vtable)) []\nfinish(i0)\n";
+    proved(settled, once);
+}
+
+#[test]
 fn a_log_may_name_one_object_twice() {
     // PyPy recorded `p1 = same_as_r(ConstPtr(ptr49))` then a passing
     // `guard_value(p1, ConstPtr(ptr71))`: a log's names of constant

@@ -1,0 +1,160 @@
+//! The class of what `new_with_vtable` makes where its size descr does
+//! not name the class (a log's `<SizeDescr 16>`). Objects of one size are
+//! of many classes in PyPy (`W_IntObject`, `W_BoolObject`, `W_FloatObject`
+//! are all 16 bytes), so such a class is an unknown, one per allocating
+//! op of the recorded trace (its *site*): an op's descr is a constant of
+//! the op, so every object one op makes is of one class, which may be
+//! any, and two ops may make two classes.
+//!
+//! Each unnamed allocation gets a key, the descr's text and its site;
+//! allocations of one key share one unknown class, others have their own.
+//!
+//! - BEFORE's op `i` is site `i`, unless the caller says it builds what
+//!   another op of BEFORE makes (`Given::built`: a peeled loop's state
+//!   objects, built in the comparison, were made by the loop's op).
+//! - AFTER's op is the site of the BEFORE op its provenance names (the
+//!   optimizer's claim of what it stands for), if that op allocates with
+//!   the same text. With no provenance at all (`verify` of two traces),
+//!   the site of the BEFORE allocation it is paired with (`pairing`):
+//!   the text does not say which class an op makes, and reading paired
+//!   allocations alike is how two texts are compared. Otherwise a site
+//!   of its own.
+//! - A virtual of resume data is made by the allocation its name names
+//!   (the optimizer names a virtual after the allocation it removed):
+//!   BEFORE's op of that name, else the trace's own, else a site of its
+//!   own.
+
+use std::collections::HashMap;
+
+use traceopt_interp::MadeBy;
+use traceopt_ir::{DescrKind, Op, Opcode, Trace};
+
+/// The class keys of one trace's unnamed allocations.
+#[derive(Default)]
+pub(crate) struct Sites {
+    /// By op index.
+    ops: HashMap<usize, Box<str>>,
+    /// By virtual name.
+    virtuals: HashMap<Box<str>, Box<str>>,
+}
+
+impl Sites {
+    /// The key of what `made_by` makes, if it is an unnamed allocation.
+    pub fn key(&self, made_by: MadeBy<'_>) -> Option<&str> {
+        match made_by {
+            MadeBy::Op(index) => self.ops.get(&index),
+            MadeBy::Virtual(name) => self.virtuals.get(name),
+        }
+        .map(|k| &**k)
+    }
+
+    /// BEFORE's keys, where `built` lists the ops that build what another
+    /// op makes (op, the other op).
+    pub fn before(before: &Trace, built: &[(usize, usize)]) -> Sites {
+        let site = |i: usize| {
+            built
+                .iter()
+                .find(|&&(op, _)| op == i)
+                .map_or(i, |&(_, s)| s)
+        };
+        let mut sites = Sites::default();
+        for (i, op) in before.ops.iter().enumerate() {
+            if let Some(text) = unnamed_text(before, op) {
+                sites.ops.insert(i, key(text, &site(i).to_string()));
+            }
+        }
+        sites.virtuals_of(before, None, "b");
+        sites
+    }
+
+    /// AFTER's keys: `provenance`, where given, names the BEFORE op each
+    /// op of AFTER stands for; else `partners` the BEFORE allocation each
+    /// is paired with.
+    pub fn after(
+        after: &Trace,
+        (before, before_sites): (&Trace, &Sites),
+        provenance: Option<&[Option<usize>]>,
+        partners: &[Option<usize>],
+    ) -> Sites {
+        let mut sites = Sites::default();
+        for (j, op) in after.ops.iter().enumerate() {
+            let Some(text) = unnamed_text(after, op) else {
+                continue;
+            };
+            let origin = match provenance {
+                Some(p) => p.get(j).copied().flatten(),
+                None => partners.get(j).copied().flatten(),
+            };
+            let shared = origin
+                .filter(|&i| before.ops.get(i).and_then(|o| unnamed_text(before, o)) == Some(text))
+                .and_then(|i| before_sites.ops.get(&i));
+            let own = || key(text, &format!("a{j}"));
+            sites.ops.insert(j, shared.cloned().unwrap_or_else(own));
+        }
+        sites.virtuals_of(after, Some((before, before_sites)), "a");
+        sites
+    }
+
+    /// The keys of `trace`'s unnamed virtuals, by name: the allocation of
+    /// `before`, else of `trace`, of that name and text, else their own
+    /// (`own` marks them).
+    fn virtuals_of(&mut self, trace: &Trace, before: Option<(&Trace, &Sites)>, own: &str) {
+        let unnamed = (trace.ops.iter())
+            .flat_map(|op| &op.virtuals)
+            .filter_map(|v| Some((v, unnamed_virtual_text(trace, v.opcode, v.descr)?)));
+        let mut named: Option<[Named; 2]> = None;
+        for (v, text) in unnamed {
+            if self.virtuals.contains_key(&v.name) {
+                continue;
+            }
+            let [in_before, mine] = named.get_or_insert_with(|| {
+                let in_before = before.map(|(b, _)| named_allocations(b));
+                [in_before.unwrap_or_default(), named_allocations(trace)]
+            });
+            let of_before = before.and_then(|(b, sites)| {
+                let i = *in_before.get(&*v.name)?;
+                (unnamed_text(b, &b.ops[i]) == Some(text)).then(|| sites.ops.get(&i))?
+            });
+            let of_mine = (mine.get(&*v.name))
+                .filter(|&&j| unnamed_text(trace, &trace.ops[j]) == Some(text))
+                .and_then(|j| self.ops.get(j));
+            let found = (of_before.or(of_mine).cloned())
+                .unwrap_or_else(|| key(text, &format!("{own}:{}", v.name)));
+            self.virtuals.insert(v.name.clone(), found);
+        }
+    }
+}
+
+/// The key of an unnamed allocation of descr text `text` at `site`.
+fn key(text: &str, site: &str) -> Box<str> {
+    format!("{text}@{site}").into()
+}
+
+/// The text of `op`'s size descr, if it is a `new_with_vtable` whose
+/// descr does not name its class.
+fn unnamed_text<'t>(trace: &'t Trace, op: &Op) -> Option<&'t str> {
+    unnamed_virtual_text(trace, op.opcode, op.descr)
+}
+
+fn unnamed_virtual_text(
+    trace: &Trace,
+    opcode: Opcode,
+    descr: Option<traceopt_ir::DescrId>,
+) -> Option<&str> {
+    let descr = trace.descr(descr.filter(|_| opcode == Opcode::NewWithVtable)?);
+    match &descr.kind {
+        DescrKind::Size(size) if size.vtable.is_some() => None,
+        _ => Some(&descr.text),
+    }
+}
+
+/// Allocating ops by the names of their values.
+type Named<'t> = HashMap<&'t str, usize>;
+
+/// `trace`'s `new_with_vtable` ops by the names of their values.
+fn named_allocations(trace: &Trace) -> Named<'_> {
+    (trace.ops.iter().enumerate())
+        .filter(|(_, op)| op.opcode == Opcode::NewWithVtable)
+        .map(|(i, _)| (trace.name(trace.value_of_op(i)), i))
+        .collect()
+}

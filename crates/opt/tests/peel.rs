@@ -1150,3 +1150,38 @@ fn a_constant_the_body_never_uses_is_not_taken_for_granted() {
     assert!(!reread.state.known.is_empty(), "{:?}", reread.state);
     refused(&seven, &reread);
 }
+
+#[test]
+fn a_box_of_a_class_its_recording_saw_crosses_the_label_unchecked() {
+    // A log's box: `<SizeDescr 16>` names no class, but the recording
+    // saw the class of the box the loop makes (its test passed there). A
+    // pass of the body is passed the box the previous pass made: the
+    // body knows its class, and the box stays virtual.
+    let intval = "descr=<FieldS W_IntObject.inst_intval 8 pure>";
+    let text = format!(
+        "[p0]\nguard_class(p0, ConstClass(W_IntObject)) []\n\
+         i1 = getfield_gc_i(p0, {intval})\ni2 = int_add(i1, 1)\n\
+         i3 = int_lt(i2, 100)\nguard_true(i3) []\n\
+         p4 = new_with_vtable(descr=<SizeDescr 16>)\nsetfield_gc(p4, i2, {intval})\n\
+         guard_class(p4, ConstClass(W_IntObject)) []\njump(p4)\n"
+    );
+    let mut input = traceopt_ir::parse_trace(&text, "loop").unwrap();
+    input.recorded = 0..input.ops.len();
+    let peeled = peel(&input, Passes::default()).unwrap().expect("a loop");
+    let body = body_of(&peeled);
+    assert!(
+        !body.contains("guard_class") && !body.contains("new_with_vtable"),
+        "{body}"
+    );
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // Not recorded, the box's class is unknown: the body tests it, on
+    // the box it must then allocate.
+    input.recorded = 0..0;
+    let peeled = peel(&input, Passes::default()).unwrap().expect("a loop");
+    let body = body_of(&peeled);
+    assert!(
+        body.contains("guard_class") && body.contains("new_with_vtable"),
+        "{body}"
+    );
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}

@@ -23,6 +23,10 @@
 //!   (the optimizer names a virtual after the allocation it removed):
 //!   BEFORE's op of that name, else the trace's own, else a site of its
 //!   own.
+//!
+//! A `virtual_ref` is a site too, of the class the trace's vref layout
+//! names (its key is that class): an optimizer that removes one builds
+//! the `JitVirtualRef` with `new_with_vtable` of that size descr.
 
 use std::collections::HashMap;
 
@@ -57,9 +61,12 @@ impl Sites {
                 .find(|&&(op, _)| op == i)
                 .map_or(i, |&(_, s)| s)
         };
+        let vref = before.vref_layout().class;
         let mut sites = Sites::default();
         for (i, op) in before.ops.iter().enumerate() {
-            if let Some(text) = unnamed_text(before, op) {
+            if op.opcode == Opcode::VirtualRef {
+                sites.ops.insert(i, vref.clone());
+            } else if let Some(text) = unnamed_text(before, op) {
                 sites.ops.insert(i, key(text, &site(i).to_string()));
             }
         }
@@ -77,6 +84,7 @@ impl Sites {
         partners: &[Option<usize>],
     ) -> Sites {
         let mut sites = Sites::default();
+        let vref = before.vref_layout().class;
         for (j, op) in after.ops.iter().enumerate() {
             let Some(text) = unnamed_text(after, op) else {
                 continue;
@@ -86,7 +94,7 @@ impl Sites {
                 None => partners.get(j).copied().flatten(),
             };
             let shared = origin
-                .filter(|&i| before.ops.get(i).and_then(|o| unnamed_text(before, o)) == Some(text))
+                .filter(|&i| site_text(before, i, &vref) == Some(text))
                 .and_then(|i| before_sites.ops.get(&i));
             let own = || key(text, &format!("a{j}"));
             sites.ops.insert(j, shared.cloned().unwrap_or_else(own));
@@ -103,6 +111,7 @@ impl Sites {
             .flat_map(|op| &op.virtuals)
             .filter_map(|v| Some((v, unnamed_virtual_text(trace, v.opcode, v.descr)?)));
         let mut named: Option<[Named; 2]> = None;
+        let mut vref: Option<Box<str>> = None;
         for (v, text) in unnamed {
             if self.virtuals.contains_key(&v.name) {
                 continue;
@@ -113,7 +122,8 @@ impl Sites {
             });
             let of_before = before.and_then(|(b, sites)| {
                 let i = *in_before.get(&*v.name)?;
-                (unnamed_text(b, &b.ops[i]) == Some(text)).then(|| sites.ops.get(&i))?
+                (site_text(b, i, vref.get_or_insert_with(|| b.vref_layout().class)) == Some(text))
+                    .then(|| sites.ops.get(&i))?
             });
             let of_mine = (mine.get(&*v.name))
                 .filter(|&&j| unnamed_text(trace, &trace.ops[j]) == Some(text))
@@ -148,13 +158,23 @@ fn unnamed_virtual_text(
     }
 }
 
+/// The text of the size descr of what `trace`'s op `i` makes, if it is
+/// a site: an unnamed allocation's, or a `virtual_ref`'s class `vref`.
+fn site_text<'t>(trace: &'t Trace, i: usize, vref: &'t str) -> Option<&'t str> {
+    let op = trace.ops.get(i)?;
+    match op.opcode {
+        Opcode::VirtualRef => Some(vref),
+        _ => unnamed_text(trace, op),
+    }
+}
+
 /// Allocating ops by the names of their values.
 type Named<'t> = HashMap<&'t str, usize>;
 
 /// `trace`'s `new_with_vtable` ops by the names of their values.
 fn named_allocations(trace: &Trace) -> Named<'_> {
     (trace.ops.iter().enumerate())
-        .filter(|(_, op)| op.opcode == Opcode::NewWithVtable)
+        .filter(|(_, op)| matches!(op.opcode, Opcode::NewWithVtable | Opcode::VirtualRef))
         .map(|(i, _)| (trace.name(trace.value_of_op(i)), i))
         .collect()
 }

@@ -1966,6 +1966,35 @@ fn each_op_of_a_size_descr_that_names_no_class_makes_a_class_of_its_own() {
 }
 
 #[test]
+fn a_virtual_named_after_a_vref_is_of_the_vrefs_class() {
+    // A log's vref layout names its class by the size descr (`<SizeDescr
+    // 24>`): an optimizer that removes a `virtual_ref` describes it as a
+    // `new_with_vtable` of that descr, named after it. Of another name,
+    // it stands for no vref, and its class is its own.
+    let next = "descr=<FieldP Frame.inst_next 8>";
+    let before = format!(
+        "[p0, i0]\np1 = virtual_ref(p0, 0)\nsetfield_gc(p0, p1, {next})\nguard_true(i0) [p0]\n\
+         setfield_gc(p0, NULL, {next})\nvirtual_ref_finish(p1, NULL)\nfinish(i0)\n"
+    );
+    let after = |name: &str| {
+        format!(
+            "[p0, i0]\nr11 = force_token()\nguard_true(i0) [p0] where {name} = \
+             new_with_vtable(descr=<SizeDescr 24>) {{<FieldP JitVirtualRef.virtual_token 8>=r11}} \
+             writes setfield_gc(p0, {name}, {next})\nsetfield_gc(p0, NULL, {next})\nfinish(i0)\n"
+        )
+    };
+    let verdict = |after: &str| {
+        let before = traceopt_ir::parse_trace(&before, "before").unwrap();
+        let after = traceopt_ir::parse_trace(after, "after").unwrap();
+        let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
+        verify_given(&before, &after, Given::default(), &mut solver).unwrap()
+    };
+    assert_eq!(verdict(&after("p1")), Verdict::Proved);
+    let other = verdict(&after("p9"));
+    assert!(matches!(other, Verdict::Refuted(_)), "{other:?}");
+}
+
+#[test]
 fn a_log_may_name_one_object_twice() {
     // PyPy recorded `p1 = same_as_r(ConstPtr(ptr49))` then a passing
     // `guard_value(p1, ConstPtr(ptr71))`: a log's names of constant

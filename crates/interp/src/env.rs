@@ -83,11 +83,12 @@ pub struct RawAccess<'a> {
 }
 
 /// What made an object: the trace's op of this index, or a guard's
-/// virtual of this name (built as the guard fails).
+/// virtual (built as the guard fails) of this name and site
+/// (`Virtual::site`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MadeBy<'a> {
     Op(usize),
-    Virtual(&'a str),
+    Virtual(&'a str, Option<usize>),
 }
 
 pub trait Env {

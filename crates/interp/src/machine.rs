@@ -1077,7 +1077,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             let object = match v.opcode {
                 Opcode::NewWithVtable => HeapObject::Object {
                     class: descr.map_or(0, |d| {
-                        (self.env).class_of_size_descr(d, MadeBy::Virtual(&v.name))
+                        (self.env).class_of_size_descr(d, MadeBy::Virtual(&v.name, v.site))
                     }),
                     fields: BTreeMap::new(),
                 },

@@ -213,6 +213,7 @@ fn random_trace(rng: &mut Rng) -> (Trace, Vec<Val>) {
                     descr,
                     fields,
                     items,
+                    site: None,
                 });
             }
         }

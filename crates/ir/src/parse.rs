@@ -613,6 +613,7 @@ impl<'a> Cursor<'a, '_> {
                 descr,
                 fields: Vec::new(),
                 items: Vec::new(),
+                site: None,
             };
             if kind == VirtualKind::Struct {
                 self.expect("{", "'{' and the virtual's fields (descr=value, ...)")?;

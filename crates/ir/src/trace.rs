@@ -246,6 +246,11 @@ pub struct Virtual {
     /// Items: the length is their number (the array and string kinds). A
     /// hole is an item never written (zero in a cleared array).
     pub items: Vec<FailArg>,
+    /// The input op whose allocation it stands for, as an optimizer's
+    /// provenance names ops (`traceopt_opt::Optimized::provenance`);
+    /// `None` where not known (a trace read from text, which does not
+    /// print it: its name then says).
+    pub site: Option<usize>,
 }
 
 impl Virtual {

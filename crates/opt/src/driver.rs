@@ -149,7 +149,10 @@ impl Passes {
 #[derive(Clone, Debug)]
 pub struct Optimized {
     pub trace: Trace,
-    /// For each output op, the index of the input op it stands for.
+    /// For each output op, the index of the input op it stands for; in a
+    /// peeled loop's body, `n + j` (`n` the input's length) for the
+    /// allocation of the label's object `j` (`LabelState::virtuals`),
+    /// which a previous pass made.
     pub provenance: Vec<Option<usize>>,
     /// How often each rule of `RULES` fired.
     pub rule_counts: Vec<u32>,
@@ -778,7 +781,7 @@ impl Optimizer<'_> {
         }
         let v = self.emit(copy, Some(input.name(input_value)));
         debug_assert_eq!(v, next, "the heap cache learnt of the id the op gets");
-        self.learn_allocation(op, v);
+        self.learn_allocation(op, v, Some(self.current));
         if self.passes.bounds {
             self.learn_read_bound(v);
         }

@@ -136,8 +136,9 @@ impl Optimizer<'_> {
 
     /// What an allocation teaches of the reference it gives: it is not
     /// null, and `new_with_vtable` gives its class (where the size descr
-    /// names it, or the recorded trace's guards do).
-    pub(crate) fn learn_allocation(&mut self, op: &Op, v: ValueId) {
+    /// names it, or the recorded trace's guards on what input op `site`
+    /// makes do).
+    pub(crate) fn learn_allocation(&mut self, op: &Op, v: ValueId, site: Option<usize>) {
         if !op.opcode.has(Flags::ALLOC) || op.opcode.result_type() != Type::Ref {
             return;
         }
@@ -147,7 +148,7 @@ impl Optimizer<'_> {
             }
             _ => None,
         };
-        let class = class.or_else(|| self.recorded_classes.get(&self.current).cloned());
+        let class = class.or_else(|| self.recorded_classes.get(&site?).cloned());
         self.learn_ptr(Arg::Value(v), true, class);
         if matches!(op.opcode, Opcode::New | Opcode::NewWithVtable) {
             if let Info::Ptr(info) = &mut self.info[v.0 as usize] {

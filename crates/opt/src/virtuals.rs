@@ -67,6 +67,20 @@ struct VirtualObject {
     items: Vec<Option<Mapped>>,
     /// The output value it became when forced.
     forced: Option<ValueId>,
+    /// Its index among a label's objects, where the label made it
+    /// (`enter_state`): a previous pass allocated it, or the trace that
+    /// entered the loop.
+    of_label: Option<u32>,
+}
+
+impl VirtualObject {
+    /// The input op it stands for, as `Optimized::provenance` names ops.
+    fn origin(&self, input: &traceopt_ir::Trace) -> usize {
+        match self.of_label {
+            Some(j) => input.ops.len() + j as usize,
+            None => self.alloc,
+        }
+    }
 }
 
 /// The virtual objects, and which input values stand for them.
@@ -158,9 +172,14 @@ impl Optimizer<'_> {
         if self.passes.heap {
             self.heap_after(&op, Some(ValueId(self.out.num_values() as u32)));
         }
+        // One a label made stands for the label's object, not for what
+        // this pass allocates (`Optimized::provenance`); nor is its class
+        // what the recording saw its op make: another trace may have.
+        let site = Some(object.alloc).filter(|_| object.of_label.is_none());
         let v = self.emit_for(op, Some(name), object.alloc);
+        *self.provenance.last_mut().expect("the allocation's") = Some(object.origin(input));
         self.virtuals.objects[k as usize].forced = Some(v);
-        self.learn_allocation(alloc, v);
+        self.learn_allocation(alloc, v, site);
         let object_arg = Arg::Value(v);
         for (descr, value) in object.fields {
             let value = self.forced_arg(value);
@@ -212,7 +231,7 @@ impl Optimizer<'_> {
     }
 
     /// The class a virtual has, if its descr names one, or the recorded
-    /// trace's guards do.
+    /// trace's guards do (of its own allocation, not a label's object).
     fn virtual_class(&self, k: u32) -> Option<Const> {
         let object = &self.virtuals.objects[k as usize];
         if object.opcode != Opcode::NewWithVtable {
@@ -222,7 +241,8 @@ impl Optimizer<'_> {
             DescrKind::Size(size) => size.vtable.as_deref().map(|name| Const::Class(name.into())),
             _ => None,
         };
-        named.or_else(|| self.recorded_classes.get(&object.alloc).cloned())
+        let recorded = || self.recorded_classes.get(&object.alloc).cloned();
+        named.or_else(|| recorded().filter(|_| object.of_label.is_none()))
     }
 
     /// An array index argument that is a constant inside virtual `k`.
@@ -651,6 +671,7 @@ impl Optimizer<'_> {
             fields: Vec::new(),
             items: vec![None; len],
             forced: None,
+            of_label: None,
         });
         let result = self.input.value_of_op(index);
         self.virtuals.of_input[result.0 as usize] = Some(k);
@@ -842,7 +863,7 @@ impl Optimizer<'_> {
             FailArg::Virtual(j) => Some(Mapped::Virtual(base + j)),
             FailArg::Hole => None,
         };
-        for (v, &alloc) in virtuals.iter().zip(allocs) {
+        for (j, (v, &alloc)) in virtuals.iter().zip(allocs).enumerate() {
             self.virtuals.objects.push(VirtualObject {
                 alloc,
                 opcode: v.opcode,
@@ -852,6 +873,7 @@ impl Optimizer<'_> {
                     .collect(),
                 items: v.items.iter().map(|&x| mapped(x)).collect(),
                 forced: None,
+                of_label: Some(j as u32),
             });
         }
         for (i, &item) in items.iter().enumerate() {
@@ -911,6 +933,7 @@ impl Optimizer<'_> {
             descr: object.descr,
             fields: Vec::new(),
             items: Vec::new(),
+            site: Some(object.origin(input)),
         });
         let mut fields: Vec<_> = (object.fields.iter())
             .map(|&(d, value)| (d, self.resume_value(value, virtuals, described)))

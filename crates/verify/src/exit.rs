@@ -39,7 +39,7 @@ pub fn verify_exit_facts(
     let mut checked = new_trace(exit, inputs_of(exit));
     let mut map = identity(exit);
     let mut unused = Vec::new();
-    copy_ops(&mut checked, exit, 0..end, &mut map, |_| None, &mut unused);
+    copy_ops(&mut checked, exit, 0..end, &mut map, None, &mut unused);
     let args: Vec<Arg> = jump.args.iter().map(|&a| mapped(a, &map)).collect();
     let mut guards = 0;
     for (fact, &arg) in facts.iter().zip(&args) {
@@ -78,26 +78,27 @@ pub(crate) fn assuming_in(
     assumed: &[Fact],
     pool: &Trace,
 ) -> (Trace, Trace, Vec<Option<usize>>, usize) {
-    let with_guards = |trace: &Trace, pool: &Trace| {
+    // Each trace's copy after the guards, and their provenance (the
+    // output's, moved past the guards).
+    let with_guards = |trace: &Trace, pool: &Trace, origin: Option<&[Option<usize>]>| {
         let mut guarded = new_trace(pool, inputs_of(trace));
-        let mut guards = 0;
+        let mut provenance = Vec::new();
         for (i, fact) in assumed.iter().enumerate().take(trace.inputs.len()) {
             if fact.fits(trace.inputs[i]) {
-                guards += fact.guards(&mut guarded, Arg::Value(ValueId(i as u32)));
+                let guards = fact.guards(&mut guarded, Arg::Value(ValueId(i as u32)));
+                provenance.extend((provenance.len()..).take(guards).map(Some));
             }
         }
+        let guards = provenance.len();
+        let moved = |p: usize| Some(p + guards);
         let mut map = identity(trace);
-        let mut unused = Vec::new();
         let all = 0..trace.ops.len();
-        copy_ops(&mut guarded, trace, all, &mut map, |_| None, &mut unused);
-        (guarded, guards)
+        let origin = origin.map(|o| (o, &moved as &dyn Fn(usize) -> Option<usize>));
+        copy_ops(&mut guarded, trace, all, &mut map, origin, &mut provenance);
+        (guarded, provenance, guards)
     };
-    let (before, guards) = with_guards(input, pool);
-    let (after, _) = with_guards(output, output);
-    let provenance = (0..guards)
-        .map(Some)
-        .chain(provenance.iter().map(|p| p.map(|p| p + guards)))
-        .collect();
+    let (before, _, guards) = with_guards(input, pool, None);
+    let (after, provenance, _) = with_guards(output, output, Some(provenance));
     (before, after, provenance, guards)
 }
 

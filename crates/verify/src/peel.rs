@@ -26,6 +26,13 @@
 //!     from its jump's arguments. Both fail alike or end alike, and the
 //!     facts hold again.
 //!
+//! The state's objects built in (b) are of classes of their own where
+//! their descr names none (`sites.rs`): a trace entering at the label
+//! may have made them, at ops of its own. An op of the body that
+//! allocates the label's object `j` stands for its build (its
+//! provenance is the loop's length plus `j`), as does a virtual of that
+//! site.
+//!
 //! By induction on the number of passes, the peeled loop and the loop
 //! fail alike or go on in related states, for ever. Everything but the
 //! witness is taken from the output itself (split at its label), so the
@@ -171,7 +178,7 @@ pub fn verify_entry(
         *alloc += guards;
     }
     let (jump, end) = (jump + guards, end + guards);
-    let (before, after, provenance, tests, _) =
+    let (before, after, provenance, tests) =
         entry_pass(&input, &output, &provenance, end, &state, jump);
     let given = Given {
         checked_tail: tests,
@@ -186,10 +193,9 @@ pub fn verify_entry(
 /// Proves one comparison: the checks at the end of its BEFORE must be
 /// defined wherever they are reached (proved, not assumed).
 fn prove(pair: Pair, solver: &mut Solver) -> Result<Verdict, VerifyError> {
-    let (before, after, provenance, checks, built) = pair;
+    let (before, after, provenance, checks) = pair;
     let given = Given {
         checked_tail: checks,
-        built: &built,
         ..Given::default()
     };
     verify_optimized_given(&before, &after, &provenance, given, solver)
@@ -304,15 +310,21 @@ pub(crate) fn mapped(arg: Arg, map: &[Arg]) -> Arg {
     }
 }
 
+/// Where the ops `copy_ops` copies come from: the provenance of the
+/// trace copied (an optimizer's output), and where each op it names is
+/// in the comparison (`None` where nowhere).
+pub(crate) type Origin<'o> = Option<(&'o [Option<usize>], &'o dyn Fn(usize) -> Option<usize>)>;
+
 /// Copies `from.ops[range]` into `to` (which shares `from`'s interned
 /// items), each value `v` read as `map[v]`, which it extends; the
-/// provenance of each copy is `prov(i)`.
+/// provenance of each copy, and the op each of its virtuals stands for,
+/// moved as `origin` says (none without it).
 pub(crate) fn copy_ops(
     to: &mut Trace,
     from: &Trace,
     range: std::ops::Range<usize>,
     map: &mut [Arg],
-    mut prov: impl FnMut(usize) -> Option<usize>,
+    origin: Origin<'_>,
     provenance: &mut Vec<Option<usize>>,
 ) {
     // Recorded ops copied with all that comes before them are recorded
@@ -324,10 +336,16 @@ pub(crate) fn copy_ops(
     for i in range {
         let mut copy = from.ops[i].clone();
         copy.for_each_arg_mut(|arg| *arg = mapped(*arg, map));
+        for v in &mut copy.virtuals {
+            v.site = v
+                .site
+                .zip(origin)
+                .and_then(|(site, (_, moved))| moved(site));
+        }
         let v = from.value_of_op(i);
         let pos = from.op_pos.get(i).copied().unwrap_or(Pos::default());
         map[v.0 as usize] = Arg::Value(to.push(copy, from.name(v), pos));
-        provenance.push(prov(i));
+        provenance.push(origin.and_then(|(of, moved)| moved(of[i]?)));
     }
 }
 
@@ -579,10 +597,9 @@ fn jump_like(
     push(to, jump, provenance, prov);
 }
 
-/// BEFORE, AFTER, AFTER's provenance, how many ops at BEFORE's end
-/// (before its jump) check the witness, and the ops of BEFORE that build
-/// what another makes (`Given::built`).
-type Pair = (Trace, Trace, Vec<Option<usize>>, usize, Vec<(usize, usize)>);
+/// BEFORE, AFTER, AFTER's provenance, and how many ops at BEFORE's end
+/// (before its jump) check the witness.
+type Pair = (Trace, Trace, Vec<Option<usize>>, usize);
 
 /// Each value of `trace` as itself.
 pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
@@ -603,7 +620,7 @@ fn iteration(
     jump: usize,
 ) -> usize {
     let mut unused = Vec::new();
-    copy_ops(before, looped, 0..jump, &mut map, |_| None, &mut unused);
+    copy_ops(before, looped, 0..jump, &mut map, None, &mut unused);
     let mut jump_args: Vec<Arg> = (looped.ops[jump].args.iter())
         .map(|&a| mapped(a, &map))
         .collect();
@@ -626,16 +643,18 @@ fn first_pass(
     let types = arg_types(output, label);
     let mut before = new_trace(output, inputs_of(looped));
     let checks = iteration(&mut before, looped, state, identity(looped), &types, jump);
-    let moved = |p: Option<usize>| p.map(|p| if p >= jump { p + checks } else { p });
+    // (No op of the preamble makes a label's object: `later_pass`.)
+    let own = looped.ops.len();
+    let moved = |p: usize| (p < own).then_some(if p >= jump { p + checks } else { p });
     let (after, prov) = up_to_built_state(
         output,
         label,
         state,
         looped,
-        |i| moved(provenance[i]),
+        (provenance, &moved),
         jump + checks,
     );
-    (before, after, prov, checks, Vec::new())
+    (before, after, prov, checks)
 }
 
 /// The types of the arguments of `trace`'s op `at` (a label, or a jump
@@ -648,7 +667,7 @@ fn arg_types(trace: &Trace, at: usize) -> Vec<Type> {
         .collect()
 }
 
-/// `output` up to its op `label` (each copy's provenance `prov(i)`),
+/// `output` up to its op `label` (its provenance moved as `origin` says),
 /// then the state's objects built from the label's arguments and a
 /// jump like `looped`'s with them and the derived ones (its provenance
 /// BEFORE's jump, `jump`): the AFTER of comparison (a).
@@ -657,7 +676,7 @@ fn up_to_built_state(
     label: usize,
     state: &LabelState,
     looped: &Trace,
-    prov: impl FnMut(usize) -> Option<usize>,
+    origin: (&[Option<usize>], &dyn Fn(usize) -> Option<usize>),
     jump: usize,
 ) -> (Trace, Vec<Option<usize>>) {
     let mut after = new_trace(output, inputs_of(output));
@@ -668,7 +687,7 @@ fn up_to_built_state(
         output,
         0..label,
         &mut map,
-        prov,
+        Some(origin),
         &mut provenance,
     );
     let slots: Vec<Arg> = (output.ops[label].args.iter())
@@ -701,7 +720,7 @@ fn entry_pass(
     let mut before = new_trace(output, inputs_of(input));
     let mut map = identity(input);
     let mut unused = Vec::new();
-    copy_ops(&mut before, input, 0..jump, &mut map, |_| None, &mut unused);
+    copy_ops(&mut before, input, 0..jump, &mut map, None, &mut unused);
     let jump_args: Vec<Arg> = (input.ops[jump].args.iter())
         .map(|&a| mapped(a, &map))
         .collect();
@@ -771,23 +790,20 @@ fn entry_pass(
     label_args.extend((state.derived.iter()).map(|d| values[d.slot].expect("derived")));
     jump_like(&mut before, input, label_args, &mut unused, None);
 
-    let moved = |p: Option<usize>| {
-        let p = p?;
-        match p.checked_sub(input.ops.len()) {
-            Some(test) => test_guards.get(test).copied(),
-            None if p >= jump => Some(p + tests),
-            None => Some(p),
-        }
+    let moved = |p: usize| match p.checked_sub(input.ops.len()) {
+        Some(test) => test_guards.get(test).copied(),
+        None if p >= jump => Some(p + tests),
+        None => Some(p),
     };
     let (after, prov) = up_to_built_state(
         output,
         end,
         state,
         input,
-        |i| moved(provenance[i]),
+        (provenance, &moved),
         jump + tests,
     );
-    (before, after, prov, tests, Vec::new())
+    (before, after, prov, tests)
 }
 
 /// Computes the derived arguments from number `*done` up to (not
@@ -867,13 +883,15 @@ fn later_pass(
     assume(&mut after, state, &slots, &types);
     prov.extend((0..assumed).map(Some));
     let offset = assumed + built;
-    let moved = |p: Option<usize>| {
-        p.map(|p| {
-            if p >= jump {
-                p + offset + checks
-            } else {
-                p + offset
-            }
+    // The body's op that makes the label's object `j` (which a previous
+    // pass made) stands for its build here (`Optimized::provenance`).
+    let own = looped.ops.len();
+    let moved = |p: usize| {
+        Some(match p.checked_sub(own) {
+            Some(j) if j < state.virtuals.len() => start + j,
+            Some(_) => return None,
+            None if p >= jump => p + offset + checks,
+            None => p + offset,
         })
     };
     let mut map: Vec<Arg> = vec![Arg::Value(ValueId(u32::MAX)); output.num_values()];
@@ -888,7 +906,7 @@ fn later_pass(
         output,
         label + 1..end,
         &mut map,
-        |i| moved(provenance[i]),
+        Some((provenance, &moved)),
         &mut prov,
     );
     let body_slots: Vec<Arg> = output.ops[end]
@@ -905,9 +923,5 @@ fn later_pass(
         &mut prov,
         Some(jump + offset + checks),
     );
-    // BEFORE's state objects were made by the loop's allocations.
-    let built = (state.allocs.iter().enumerate())
-        .map(|(k, &alloc)| (start + k, alloc + offset))
-        .collect();
-    (before, after, prov, checks, built)
+    (before, after, prov, checks)
 }

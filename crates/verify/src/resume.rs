@@ -92,7 +92,7 @@ impl Resume {
             let descr = v.descr.map(|d| trace.descr(d));
             let class = match v.opcode {
                 Opcode::NewWithVtable => {
-                    let key = memory.sites.key(MadeBy::Virtual(&v.name));
+                    let key = memory.sites.key(MadeBy::Virtual(&v.name, v.site));
                     Some(world.allocated_class(solver, descr, key)?)
                 }
                 _ => None,

@@ -9,9 +9,7 @@
 //! Each unnamed allocation gets a key, the descr's text and its site;
 //! allocations of one key share one unknown class, others have their own.
 //!
-//! - BEFORE's op `i` is site `i`, unless the caller says it builds what
-//!   another op of BEFORE makes (`Given::built`: a peeled loop's state
-//!   objects, built in the comparison, were made by the loop's op).
+//! - BEFORE's op `i` is site `i`.
 //! - AFTER's op is the site of the BEFORE op its provenance names (the
 //!   optimizer's claim of what it stands for), if that op allocates with
 //!   the same text. With no provenance at all (`verify` of two traces),
@@ -19,10 +17,12 @@
 //!   the text does not say which class an op makes, and reading paired
 //!   allocations alike is how two texts are compared. Otherwise a site
 //!   of its own.
-//! - A virtual of resume data is made by the allocation its name names
-//!   (the optimizer names a virtual after the allocation it removed):
-//!   BEFORE's op of that name, else the trace's own, else a site of its
-//!   own.
+//! - A virtual of resume data is made by the op its site names (its
+//!   provenance, `Virtual::site`), if of its text; where it names none
+//!   (a trace read from text), the allocation its name names (the
+//!   optimizer names a virtual after the allocation it removed):
+//!   BEFORE's op of that name, else the trace's own. Otherwise a site of
+//!   its own.
 //!
 //! A `virtual_ref` is a site too, of the class the trace's vref layout
 //! names (its key is that class): an optimizer that removes one builds
@@ -38,8 +38,8 @@ use traceopt_ir::{DescrKind, Op, Opcode, Trace};
 pub(crate) struct Sites {
     /// By op index.
     ops: HashMap<usize, Box<str>>,
-    /// By virtual name.
-    virtuals: HashMap<Box<str>, Box<str>>,
+    /// By virtual name and site.
+    virtuals: HashMap<(Box<str>, Option<usize>), Box<str>>,
 }
 
 impl Sites {
@@ -47,27 +47,20 @@ impl Sites {
     pub fn key(&self, made_by: MadeBy<'_>) -> Option<&str> {
         match made_by {
             MadeBy::Op(index) => self.ops.get(&index),
-            MadeBy::Virtual(name) => self.virtuals.get(name),
+            MadeBy::Virtual(name, site) => self.virtuals.get(&(name.into(), site)),
         }
         .map(|k| &**k)
     }
 
-    /// BEFORE's keys, where `built` lists the ops that build what another
-    /// op makes (op, the other op).
-    pub fn before(before: &Trace, built: &[(usize, usize)]) -> Sites {
-        let site = |i: usize| {
-            built
-                .iter()
-                .find(|&&(op, _)| op == i)
-                .map_or(i, |&(_, s)| s)
-        };
+    /// BEFORE's keys.
+    pub fn before(before: &Trace) -> Sites {
         let vref = before.vref_layout().class;
         let mut sites = Sites::default();
         for (i, op) in before.ops.iter().enumerate() {
             if op.opcode == Opcode::VirtualRef {
                 sites.ops.insert(i, vref.clone());
             } else if let Some(text) = unnamed_text(before, op) {
-                sites.ops.insert(i, key(text, &site(i).to_string()));
+                sites.ops.insert(i, key(text, &i.to_string()));
             }
         }
         sites.virtuals_of(before, None, "b");
@@ -103,34 +96,39 @@ impl Sites {
         sites
     }
 
-    /// The keys of `trace`'s unnamed virtuals, by name: the allocation of
-    /// `before`, else of `trace`, of that name and text, else their own
-    /// (`own` marks them).
+    /// The keys of `trace`'s unnamed virtuals: where a virtual names its
+    /// site (`Virtual::site`, an op of `before`), that op's if of its
+    /// text, else its own; by name, the allocation of `before`, else of
+    /// `trace`, of that name and text, else its own (`own` marks them).
     fn virtuals_of(&mut self, trace: &Trace, before: Option<(&Trace, &Sites)>, own: &str) {
         let unnamed = (trace.ops.iter())
             .flat_map(|op| &op.virtuals)
             .filter_map(|v| Some((v, unnamed_virtual_text(trace, v.opcode, v.descr)?)));
         let mut named: Option<[Named; 2]> = None;
-        let mut vref: Option<Box<str>> = None;
+        let vref = before.map(|(b, _)| b.vref_layout().class);
         for (v, text) in unnamed {
-            if self.virtuals.contains_key(&v.name) {
+            let id = (v.name.clone(), v.site);
+            if self.virtuals.contains_key(&id) {
                 continue;
             }
             let [in_before, mine] = named.get_or_insert_with(|| {
                 let in_before = before.map(|(b, _)| named_allocations(b));
                 [in_before.unwrap_or_default(), named_allocations(trace)]
             });
-            let of_before = before.and_then(|(b, sites)| {
-                let i = *in_before.get(&*v.name)?;
-                (site_text(b, i, vref.get_or_insert_with(|| b.vref_layout().class)) == Some(text))
-                    .then(|| sites.ops.get(&i))?
+            let of_before = before.zip(vref.as_deref()).and_then(|((b, sites), vref)| {
+                let i = match v.site {
+                    Some(site) => site,
+                    None => *in_before.get(&*v.name)?,
+                };
+                (site_text(b, i, vref) == Some(text)).then(|| sites.ops.get(&i))?
             });
             let of_mine = (mine.get(&*v.name))
-                .filter(|&&j| unnamed_text(trace, &trace.ops[j]) == Some(text))
+                .filter(|&&j| v.site.is_none() && unnamed_text(trace, &trace.ops[j]) == Some(text))
                 .and_then(|j| self.ops.get(j));
+            let site = v.site.map_or_else(String::new, |s| format!("#{s}"));
             let found = (of_before.or(of_mine).cloned())
-                .unwrap_or_else(|| key(text, &format!("{own}:{}", v.name)));
-            self.virtuals.insert(v.name.clone(), found);
+                .unwrap_or_else(|| key(text, &format!("{own}:{}{site}", v.name)));
+            self.virtuals.insert(id, found);
         }
     }
 }

@@ -598,7 +598,7 @@ fn division_by_lemmas(s: &mut Suite) {
 /// The loop ends when a_k has only the member 0 ("only zero": then
 /// x_k = o_k = 0), at the latest after 64 steps (x_64 = o_64 = 0); then
 /// x * y - o * q = D_k is a member of sum_k, and "finish" puts x * y in
-/// the result. The same generic code runs at 4, 6 and 8 bits in
+/// the result. The same generic code runs at 4 and 6 bits in
 /// `multiplication`, which checks the loop as written end to end.
 fn known_bits_mul_by_induction(s: &mut Suite) {
     let odd = |v: Sym| (v & lit(1)).ne(lit(0));
@@ -935,7 +935,7 @@ const WIDTHS: &[Proofs] = &[
     Proofs {
         group: "bound division",
         proves: "bound `int_pydiv`, `int_pymod` (raw): sound, constants kept, end to end without lemmas",
-        widths: &[4, 6, 8],
+        widths: &[4, 6],
         count: 2 * 3,
         add: int_bound_division,
     },
@@ -963,7 +963,7 @@ const WIDTHS: &[Proofs] = &[
     Proofs {
         group: "multiplication",
         proves: "known-bits `int_mul`; bound `int_mul`, `int_mul_ovf`, `uint_mul_high` (raw); `mul_cannot_overflow`, end to end without lemmas",
-        widths: &[4, 6, 8],
+        widths: &[4, 6],
         count: 2 + 3 * 3 + 1,
         add: multiplication,
     },

@@ -774,11 +774,14 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
         .filter(|t| t["enters_loop"].is_i64())
         .collect();
     // What a bridge does not know of the label's state it tests where it
-    // jumps (48 entries now; 34 when the loop took for granted every
+    // jumps (17 entries now; 48 when a box of `<SizeDescr 16>` was taken
+    // to be of the loop's class unless shown otherwise, which one descr
+    // text does not say; 34 when the loop took for granted every
     // constant its preamble knew, used or not; 3 when it had to know
     // every fact already). The rest would read what they cannot tell is
-    // there, or pass other constants or shapes.
-    assert!(entering.len() >= 48, "{}", entering.len());
+    // there, or pass other constants, shapes or boxes of classes the
+    // recordings do not show the loop's.
+    assert!(entering.len() >= 17, "{}", entering.len());
     // The others say which loop they do not enter, and why.
     let refused = traces.iter().filter(|t| t["no_entry"].is_object());
     assert!(refused.clone().count() >= 50);
@@ -796,23 +799,23 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
 
 #[test]
 fn file_colon_line_picks_one_trace_of_a_log() {
-    // The bridge of examples/bridge-enters-loop.log starts at line 33:
+    // The bridge of examples/bridge-enters-loop.log starts at line 36:
     // picked, it alone is printed and verified, and still enters the
     // loop, which the whole log is optimized for.
     let log = "../../examples/bridge-enters-loop.log";
     let out = traceopt(
-        &["opt", "--peel", "--verify", "--json", &format!("{log}:33")],
+        &["opt", "--peel", "--verify", "--json", &format!("{log}:36")],
         "",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let traces = json["traces"].as_array().unwrap();
     assert_eq!(traces.len(), 1, "{traces:?}");
-    assert_eq!(traces[0]["trace"], format!("{log}:33"));
+    assert_eq!(traces[0]["trace"], format!("{log}:36"));
     assert_eq!(traces[0]["enters_loop"], 1);
     assert_eq!(traces[0]["verify"], "proved");
     // A line where no trace starts is an error that says what to give.
-    let out = traceopt(&["opt", &format!("{log}:34")], "");
+    let out = traceopt(&["opt", &format!("{log}:37")], "");
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("no trace starts at"), "{stderr}");

@@ -287,6 +287,47 @@ impl LabelState {
         }
     }
 
+    /// The class each of the state's objects is known to be of, where its
+    /// size descr does not name one (a log's `<SizeDescr 16>`, which an
+    /// int box and a float box share): what the recording of the trace
+    /// that made it (`recording`, whose op indexes `allocs` are) saw its
+    /// allocating op make (`Trace::recorded_classes`). `None` for the
+    /// others, and where the recording saw nothing.
+    pub fn recorded_object_classes(&self, pool: &Trace, recording: &Trace) -> Vec<Option<Const>> {
+        let recorded = recording.recorded_classes();
+        (self.virtuals.iter().zip(&self.allocs))
+            .map(|(v, alloc)| {
+                let descr = pool.descr(v.descr.filter(|_| v.opcode == Opcode::NewWithVtable)?);
+                let unnamed =
+                    matches!(&descr.kind, crate::DescrKind::Size(size) if size.vtable.is_none());
+                let found = recorded.iter().find(|(k, _)| k == alloc);
+                found.filter(|_| unnamed).map(|(_, c)| c.clone())
+            })
+            .collect()
+    }
+
+    /// The first object of the state whose size descr does not name its
+    /// class and whose class is not known (`classes`, as
+    /// `recorded_object_classes` gives them) to be that of the same
+    /// object of a loop's state (`loop_classes`): entering the loop, such
+    /// an object may be of another class than the loop's body makes it
+    /// with (one descr text may be two classes).
+    pub fn unknown_object_class(
+        &self,
+        pool: &Trace,
+        classes: &[Option<Const>],
+        loop_classes: &[Option<Const>],
+    ) -> Option<usize> {
+        (self.virtuals.iter().enumerate()).position(|(i, v)| {
+            let unnamed = v.opcode == Opcode::NewWithVtable
+                && v.descr.is_some_and(|d| {
+                    !matches!(&pool.descr(d).kind, crate::DescrKind::Size(size) if size.vtable.is_some())
+                });
+            let (mine, theirs) = (classes.get(i).cloned().flatten(), loop_classes.get(i));
+            unnamed && (mine.is_none() || theirs != Some(&mine))
+        })
+    }
+
     /// Whether `self` (its constants and descrs `pool`'s) and `other`
     /// (`other_pool`'s) have the same shape: as many label arguments,
     /// the same objects holding the same constants and label arguments

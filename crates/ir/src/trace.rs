@@ -470,6 +470,8 @@ impl Trace {
             descr(d, self);
         }
         for v in copy.virtuals.iter_mut() {
+            // The op it names is `from`'s input's, not this trace's.
+            v.site = None;
             if let Some(d) = v.descr.as_mut() {
                 descr(d, self);
             }

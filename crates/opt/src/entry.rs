@@ -88,6 +88,10 @@ pub enum NoEntry {
     /// The loop's body takes a fact of label argument `n` for granted
     /// that the trace neither knows nor can test.
     Fact(usize),
+    /// Object `n` of the state is of a size descr that names no class,
+    /// and the recordings do not show it of the class of the loop's
+    /// object there (which the body makes it with where it must).
+    Class(usize),
     /// Testing what the body takes for granted would read a field of
     /// what may be no struct, or an item of an array of unknown length.
     UnsafeRead,
@@ -106,6 +110,11 @@ impl std::fmt::Display for NoEntry {
                 f,
                 "the loop takes a fact of label argument {n} for granted that the trace \
                  cannot test"
+            ),
+            NoEntry::Class(n) => write!(
+                f,
+                "object {n} of the state may be of another class than the loop's (its size \
+                 descr names none, and the recordings do not show it the same)"
             ),
             NoEntry::UnsafeRead => write!(
                 f,
@@ -178,6 +187,11 @@ pub fn enter_peeled(
         .position(|(&a, &b)| pool.arg_type(a) != trace.arg_type(b));
     if let Some(n) = mismatch {
         return Ok(Err(NoEntry::Types(n)));
+    }
+    let classes = ending.state.recorded_object_classes(trace, input);
+    let loop_classes = &target.object_classes;
+    if let Some(n) = (ending.state).unknown_object_class(trace, &classes, loop_classes) {
+        return Ok(Err(NoEntry::Class(n)));
     }
     let unknown = (target.state.facts.iter().zip(&ending.state.facts))
         .position(|(assumed, held)| weaken(assumed, held) != *assumed);

@@ -59,6 +59,10 @@ pub struct Peeled {
     /// The loop's inputs in terms of the label's arguments, and what the
     /// body takes for granted of each (the witness of `verify_peeled`).
     pub state: LabelState,
+    /// The class the recording saw each object of the state made of,
+    /// where its descr does not name one (`recorded_object_classes`): a
+    /// trace may enter at the label only with objects known to be of it.
+    pub object_classes: Vec<Option<Const>>,
     /// Why objects passed along the loop were allocated after all, if
     /// they were.
     pub forced: Option<String>,
@@ -81,6 +85,8 @@ pub(crate) struct Given {
 type Wanted = (Source, Option<Arg>);
 
 /// A trace optimized: straight, or peeled (a loop, with `Passes::peel`).
+// (One per trace, moved once or twice: its size does not matter.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Output {
     Straight(Optimized),
@@ -286,6 +292,7 @@ fn peel_once(
     }
     let jump = input.ops.len() - 1;
     let (trace, provenance, label) = splice(preamble, &leaves, &body, &body_leaves, jump);
+    let object_classes = label_state.recorded_object_classes(&trace, input);
     Ok(Attempt::Done(Some(Box::new(Peeled {
         optimized: Optimized {
             trace,
@@ -296,6 +303,7 @@ fn peel_once(
         state: label_state,
         forced: None,
         structs: input.recorded_structs(),
+        object_classes,
     }))))
 }
 

@@ -173,13 +173,13 @@ impl Optimizer<'_> {
             self.heap_after(&op, Some(ValueId(self.out.num_values() as u32)));
         }
         // One a label made stands for the label's object, not for what
-        // this pass allocates (`Optimized::provenance`); nor is its class
-        // what the recording saw its op make: another trace may have.
-        let site = Some(object.alloc).filter(|_| object.of_label.is_none());
+        // this pass allocates (`Optimized::provenance`); made with the
+        // loop op's descr, it is of that op's class (an entry shows its
+        // objects of it).
         let v = self.emit_for(op, Some(name), object.alloc);
         *self.provenance.last_mut().expect("the allocation's") = Some(object.origin(input));
         self.virtuals.objects[k as usize].forced = Some(v);
-        self.learn_allocation(alloc, v, site);
+        self.learn_allocation(alloc, v, Some(object.alloc));
         let object_arg = Arg::Value(v);
         for (descr, value) in object.fields {
             let value = self.forced_arg(value);
@@ -231,7 +231,8 @@ impl Optimizer<'_> {
     }
 
     /// The class a virtual has, if its descr names one, or the recorded
-    /// trace's guards do (of its own allocation, not a label's object).
+    /// trace's guards do (of its allocation: a label's object is of the
+    /// class of the loop's op that made it, as an entry must show).
     fn virtual_class(&self, k: u32) -> Option<Const> {
         let object = &self.virtuals.objects[k as usize];
         if object.opcode != Opcode::NewWithVtable {
@@ -241,8 +242,7 @@ impl Optimizer<'_> {
             DescrKind::Size(size) => size.vtable.as_deref().map(|name| Const::Class(name.into())),
             _ => None,
         };
-        let recorded = || self.recorded_classes.get(&object.alloc).cloned();
-        named.or_else(|| recorded().filter(|_| object.of_label.is_none()))
+        named.or_else(|| self.recorded_classes.get(&object.alloc).cloned())
     }
 
     /// An array index argument that is a constant inside virtual `k`.

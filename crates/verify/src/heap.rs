@@ -315,12 +315,13 @@ impl World {
     /// class constant it names; where it names none (a log's
     /// `<SizeDescr 16>`, of whatever class of that size), an unknown
     /// class, which may be any class constant, one per `key` of the
-    /// allocation's site (`sites.rs`; a fresh one where there is none).
+    /// allocation's site (`sites.rs`; a fresh one where there is none);
+    /// a vref's (`Err`), the class constant its layout names.
     pub fn allocated_class(
         &mut self,
         solver: &mut Solver,
         descr: Option<&Descr>,
-        key: Option<&str>,
+        key: Option<Result<&str, &str>>,
     ) -> Result<Term, SolverError> {
         let unnamed = descr
             .is_some_and(|d| !matches!(&d.kind, DescrKind::Size(size) if size.vtable.is_some()));
@@ -328,13 +329,12 @@ impl World {
             return self.class(solver, &class_of_size(descr));
         }
         let name: Box<str> = match key {
-            Some(key) => key.into(),
-            None => format!(
-                "{}@fresh{}",
-                class_of_size(descr),
-                self.unnamed_classes.len()
-            )
-            .into(),
+            Some(Ok(key)) => key.into(),
+            Some(Err(class)) => return self.class(solver, class),
+            None => {
+                let fresh = self.unnamed_classes.len();
+                format!("{} @fresh{fresh}", class_of_size(descr)).into()
+            }
         };
         if !self.unnamed_classes.contains(&name) {
             self.unnamed_classes.push(name.clone());

@@ -215,6 +215,10 @@ pub struct Given<'g> {
     /// Guards of BEFORE that stand for a claim (`calls_left_out`): each
     /// must never fail, and none stands for a guard of AFTER.
     pub never_fail: &'g [usize],
+    /// Ops of BEFORE that build what another of its ops makes (op, the
+    /// other op): a peeled loop's label objects, made by the loop's
+    /// allocation, of its class (`sites.rs`).
+    pub built: &'g [(usize, usize)],
     /// The optimizer's provenance where the check is end to end: it still
     /// says which allocation of BEFORE each of AFTER's stands for.
     pub provenance: Option<&'g [Option<usize>]>,
@@ -436,7 +440,7 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
     let mut world = World::default();
     let slots = pairing::Slots::alone(trace);
     world.slots = Some((slots.count, slots.paired));
-    let sites = Rc::new(Sites::before(trace));
+    let sites = Rc::new(Sites::before(trace, &[]));
     let result = (|| {
         begin(&[trace], &inputs, &vars, &sites, &mut world, solver)?;
         let side = encode_side(
@@ -861,7 +865,7 @@ fn check_once(
     // The guards of BEFORE and AFTER, by op, whose resume data is compared.
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
     let slots = pairing::Slots::of(before, after, provenance);
-    let b_sites = Rc::new(Sites::before(before));
+    let b_sites = Rc::new(Sites::before(before, given.built));
     let claimed = provenance.or(given.provenance);
     let a_sites = Sites::after(after, (before, &b_sites), claimed, &slots.partners);
     let a_sites = Rc::new(a_sites);
@@ -2053,7 +2057,7 @@ impl Env for ReplayEnv<'_> {
 
     fn class_of_size_descr(&mut self, descr: &Descr, made_by: MadeBy<'_>) -> i64 {
         match self.sites.key(made_by) {
-            Some(key) => self.class_address(key),
+            Some(Ok(key) | Err(key)) => self.class_address(key),
             None => self.class_address(&class_of_size(Some(descr))),
         }
     }

@@ -26,12 +26,14 @@
 //!     from its jump's arguments. Both fail alike or end alike, and the
 //!     facts hold again.
 //!
-//! The state's objects built in (b) are of classes of their own where
-//! their descr names none (`sites.rs`): a trace entering at the label
-//! may have made them, at ops of its own. An op of the body that
-//! allocates the label's object `j` stands for its build (its
-//! provenance is the loop's length plus `j`), as does a virtual of that
-//! site.
+//! The state's objects built in (b) are of the classes of the loop's
+//! allocations that made them where their descr names none
+//! (`sites.rs`): the body allocates them with that descr where it must
+//! (an op of the body that allocates the label's object `j` stands for
+//! its build: its provenance is the loop's length plus `j`, as is the
+//! site of a virtual of it). A trace entering at the label must show its
+//! objects of those classes (`verify_entry`): one descr text may be two
+//! classes.
 //!
 //! By induction on the number of passes, the peeled loop and the loop
 //! fail alike or go on in related states, for ever. Everything but the
@@ -148,6 +150,17 @@ pub fn verify_entry(
     if !state.same_shape(output, loop_state, loop_output) || state.facts != loop_state.facts {
         return Err(shape("whose state is not the loop's"));
     }
+    // The loop's body makes its label's objects with the descrs of the
+    // loop's allocations, of their classes: an entry's objects must be
+    // known to be of those (one descr text may be two classes).
+    let classes = state.recorded_object_classes(output, input);
+    let loop_classes = loop_state.recorded_object_classes(loop_output, loop_input);
+    if let Some(n) = state.unknown_object_class(output, &classes, &loop_classes) {
+        return Ok(Verdict::Unknown(format!(
+            "the entry: object {n} of its state is of a size descr that names no class, and \
+             the recordings do not show it of the class of the loop's object"
+        )));
+    }
     // The input's constants and descrs are the output's first ones
     // (the optimizer adds its own after them): the comparison copies
     // the input's ops beside the witness's, in the output's.
@@ -178,7 +191,7 @@ pub fn verify_entry(
         *alloc += guards;
     }
     let (jump, end) = (jump + guards, end + guards);
-    let (before, after, provenance, tests) =
+    let (before, after, provenance, tests, _) =
         entry_pass(&input, &output, &provenance, end, &state, jump);
     let given = Given {
         checked_tail: tests,
@@ -193,9 +206,10 @@ pub fn verify_entry(
 /// Proves one comparison: the checks at the end of its BEFORE must be
 /// defined wherever they are reached (proved, not assumed).
 fn prove(pair: Pair, solver: &mut Solver) -> Result<Verdict, VerifyError> {
-    let (before, after, provenance, checks) = pair;
+    let (before, after, provenance, checks, built) = pair;
     let given = Given {
         checked_tail: checks,
+        built: &built,
         ..Given::default()
     };
     verify_optimized_given(&before, &after, &provenance, given, solver)
@@ -597,9 +611,10 @@ fn jump_like(
     push(to, jump, provenance, prov);
 }
 
-/// BEFORE, AFTER, AFTER's provenance, and how many ops at BEFORE's end
-/// (before its jump) check the witness.
-type Pair = (Trace, Trace, Vec<Option<usize>>, usize);
+/// BEFORE, AFTER, AFTER's provenance, how many ops at BEFORE's end
+/// (before its jump) check the witness, and the ops of BEFORE that build
+/// what another makes (`Given::built`).
+type Pair = (Trace, Trace, Vec<Option<usize>>, usize, Vec<(usize, usize)>);
 
 /// Each value of `trace` as itself.
 pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
@@ -654,7 +669,7 @@ fn first_pass(
         (provenance, &moved),
         jump + checks,
     );
-    (before, after, prov, checks)
+    (before, after, prov, checks, Vec::new())
 }
 
 /// The types of the arguments of `trace`'s op `at` (a label, or a jump
@@ -803,7 +818,7 @@ fn entry_pass(
         (provenance, &moved),
         jump + tests,
     );
-    (before, after, prov, tests)
+    (before, after, prov, tests, Vec::new())
 }
 
 /// Computes the derived arguments from number `*done` up to (not
@@ -923,5 +938,10 @@ fn later_pass(
         &mut prov,
         Some(jump + offset + checks),
     );
-    (before, after, prov, checks)
+    // BEFORE's label objects are the loop's allocations' (an entry must
+    // show its own of their classes: `verify_entry`).
+    let built = (state.allocs.iter().enumerate())
+        .map(|(j, &alloc)| (start + j, alloc + offset))
+        .collect();
+    (before, after, prov, checks, built)
 }

@@ -9,7 +9,10 @@
 //! Each unnamed allocation gets a key, the descr's text and its site;
 //! allocations of one key share one unknown class, others have their own.
 //!
-//! - BEFORE's op `i` is site `i`.
+//! - BEFORE's op `i` is site `i`, unless the caller says it builds what
+//!   another op of BEFORE makes (`Given::built`: a peeled loop's label
+//!   objects, built in the induction's second comparison, are the loop
+//!   op's, whose descr the body allocates them with where it must).
 //! - AFTER's op is the site of the BEFORE op its provenance names (the
 //!   optimizer's claim of what it stands for), if that op allocates with
 //!   the same text. With no provenance at all (`verify` of two traces),
@@ -40,27 +43,38 @@ pub(crate) struct Sites {
     ops: HashMap<usize, Box<str>>,
     /// By virtual name and site.
     virtuals: HashMap<(Box<str>, Option<usize>), Box<str>>,
+    /// The class of the traces' vrefs, where a key is it.
+    vref: Option<Box<str>>,
 }
 
 impl Sites {
-    /// The key of what `made_by` makes, if it is an unnamed allocation.
-    pub fn key(&self, made_by: MadeBy<'_>) -> Option<&str> {
-        match made_by {
+    /// The key of what `made_by` makes, if it is an unnamed allocation:
+    /// `Err` with the class constant's name where it is a vref's.
+    pub fn key(&self, made_by: MadeBy<'_>) -> Option<Result<&str, &str>> {
+        let key = match made_by {
             MadeBy::Op(index) => self.ops.get(&index),
             MadeBy::Virtual(name, site) => self.virtuals.get(&(name.into(), site)),
-        }
-        .map(|k| &**k)
+        }?;
+        Some(match self.vref.as_deref() {
+            Some(class) if **key == *class => Err(class),
+            _ => Ok(key),
+        })
     }
 
-    /// BEFORE's keys.
-    pub fn before(before: &Trace) -> Sites {
+    /// BEFORE's keys, where `built` lists the ops that build what another
+    /// op makes (op, the other op).
+    pub fn before(before: &Trace, built: &[(usize, usize)]) -> Sites {
+        let site = |i: usize| (built.iter().find(|&&(op, _)| op == i)).map_or(i, |&(_, s)| s);
         let vref = before.vref_layout().class;
-        let mut sites = Sites::default();
+        let mut sites = Sites {
+            vref: Some(vref.clone()),
+            ..Sites::default()
+        };
         for (i, op) in before.ops.iter().enumerate() {
             if op.opcode == Opcode::VirtualRef {
                 sites.ops.insert(i, vref.clone());
             } else if let Some(text) = unnamed_text(before, op) {
-                sites.ops.insert(i, key(text, &i.to_string()));
+                sites.ops.insert(i, key(text, &site(i).to_string()));
             }
         }
         sites.virtuals_of(before, None, "b");
@@ -133,9 +147,10 @@ impl Sites {
     }
 }
 
-/// The key of an unnamed allocation of descr text `text` at `site`.
+/// The key of an unnamed allocation of descr text `text` at `site` (with
+/// a space, which no `ConstClass` name has: no key names a constant).
 fn key(text: &str, site: &str) -> Box<str> {
-    format!("{text}@{site}").into()
+    format!("{text} @{site}").into()
 }
 
 /// The text of `op`'s size descr, if it is a `new_with_vtable` whose

@@ -345,6 +345,13 @@ impl Descr {
         }
     }
 
+    /// Whether `new_with_vtable` of this descr makes objects of a class it
+    /// names (a namespace's size descr with a vtable); a log's
+    /// `<SizeDescr 16>` names none, and may make any class of that size.
+    pub fn names_class(&self) -> bool {
+        matches!(&self.kind, DescrKind::Size(size) if size.vtable.is_some())
+    }
+
     /// A descr from its text; `Err` says what is wrong with a known shape.
     pub fn parse(text: &str) -> Result<Descr, String> {
         let kind = parse_kind(text)?;

@@ -298,10 +298,10 @@ impl LabelState {
         (self.virtuals.iter().zip(&self.allocs))
             .map(|(v, alloc)| {
                 let descr = pool.descr(v.descr.filter(|_| v.opcode == Opcode::NewWithVtable)?);
-                let unnamed =
-                    matches!(&descr.kind, crate::DescrKind::Size(size) if size.vtable.is_none());
                 let found = recorded.iter().find(|(k, _)| k == alloc);
-                found.filter(|_| unnamed).map(|(_, c)| c.clone())
+                found
+                    .filter(|_| !descr.names_class())
+                    .map(|(_, c)| c.clone())
             })
             .collect()
     }
@@ -320,9 +320,7 @@ impl LabelState {
     ) -> Option<usize> {
         (self.virtuals.iter().enumerate()).position(|(i, v)| {
             let unnamed = v.opcode == Opcode::NewWithVtable
-                && v.descr.is_some_and(|d| {
-                    !matches!(&pool.descr(d).kind, crate::DescrKind::Size(size) if size.vtable.is_some())
-                });
+                && v.descr.is_some_and(|d| !pool.descr(d).names_class());
             let (mine, theirs) = (classes.get(i).cloned().flatten(), loop_classes.get(i));
             unnamed && (mine.is_none() || theirs != Some(&mine))
         })

@@ -631,8 +631,9 @@ impl Trace {
             else {
                 continue;
             };
-            let unnamed = matches!(&self.descr(d).kind, crate::DescrKind::Size(size) if size.vtable.is_none());
-            if unnamed && !std::mem::replace(&mut tested[k - recorded.start], true) {
+            if !self.descr(d).names_class()
+                && !std::mem::replace(&mut tested[k - recorded.start], true)
+            {
                 found.push((k, self.constant(c).clone()));
             }
         }

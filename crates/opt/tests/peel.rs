@@ -6,7 +6,9 @@ mod common;
 
 use common::{parse, solver};
 use traceopt_ir::{print_trace, Arg, Fact, LabelState, Opcode, Trace};
-use traceopt_opt::{enter_peeled, facts_on_exit, optimize_assuming, peel, NoEntry, Passes, Peeled};
+use traceopt_opt::{
+    enter_peeled, facts_on_exit, optimize_assuming, peel, Entered, NoEntry, Passes, Peeled,
+};
 use traceopt_verify::{verify_assuming, verify_entry, verify_exit_facts, verify_peeled, Verdict};
 
 /// Seed 004's loop (boxed integers, `y` counting down, `res` adding up),
@@ -951,12 +953,7 @@ fn an_entry_reads_only_fields_it_can_tell_are_there() {
         "[p0, i1]\ni4 = getfield_gc_i(p0, descr=otherdescr)\nescape_n(i4)\n\
          i6 = getfield_gc_i(p0, descr=valuedescr)\njump(p0, i1, i6, descr=TargetToken(1))\n"
     );
-    let verdict = entry_verdict(
-        &seen,
-        (&out.trace, &out.provenance),
-        &entered.state,
-        (&loop_input, &looped),
-    );
+    let verdict = entered_verdict(&seen, &entered, (&loop_input, &looped));
     assert_eq!(verdict, Verdict::Proved);
 }
 
@@ -992,6 +989,12 @@ fn entry_verdict(
     verdict.unwrap()
 }
 
+/// The verdict on `entered`, the entry of `input` into `looped`.
+fn entered_verdict(input: &Trace, entered: &Entered, target: (&Trace, &Peeled)) -> Verdict {
+    let out = &entered.optimized;
+    entry_verdict(input, (&out.trace, &out.provenance), &entered.state, target)
+}
+
 /// A log's loop (no namespace: its descrs and constants as a log
 /// prints them), peeled.
 fn peeled_log(text: &str) -> (Trace, Peeled) {
@@ -1010,12 +1013,7 @@ fn entered_testing(bridge: &Trace, (loop_input, looped): (&Trace, &Peeled), test
     let text = print_trace(&out.trace);
     assert!(text.contains(test), "{text}");
     assert_eq!(verdict(loop_input, looped, &looped.state), Verdict::Proved);
-    let entry = entry_verdict(
-        bridge,
-        (&out.trace, &out.provenance),
-        &entered.state,
-        (loop_input, looped),
-    );
+    let entry = entered_verdict(bridge, &entered, (loop_input, looped));
     assert_eq!(entry, Verdict::Proved, "{text}");
 }
 
@@ -1234,23 +1232,13 @@ fn a_box_enters_the_loop_only_where_its_recording_shows_the_loops_class() {
         .unwrap()
         .unwrap();
     let out = &entered.optimized;
-    let verdict = entry_verdict(
-        &int,
-        (&out.trace, &out.provenance),
-        &entered.state,
-        (&loop_input, &looped),
-    );
+    let verdict = entered_verdict(&int, &entered, (&loop_input, &looped));
     assert_eq!(verdict, Verdict::Proved);
     // The validator asks the same of an entry's witness: the same output
     // for the bridge that does not test its box is not proved (its runs
     // are alike, but the body would make its box an int box).
     assert!(!print_trace(&out.trace).contains("guard_class"));
     let untested = bridge("");
-    let verdict = entry_verdict(
-        &untested,
-        (&out.trace, &out.provenance),
-        &entered.state,
-        (&loop_input, &looped),
-    );
+    let verdict = entered_verdict(&untested, &entered, (&loop_input, &looped));
     assert!(matches!(verdict, Verdict::Unknown(_)), "{verdict:?}");
 }

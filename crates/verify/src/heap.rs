@@ -323,9 +323,7 @@ impl World {
         descr: Option<&Descr>,
         key: Option<Result<&str, &str>>,
     ) -> Result<Term, SolverError> {
-        let unnamed = descr
-            .is_some_and(|d| !matches!(&d.kind, DescrKind::Size(size) if size.vtable.is_some()));
-        if !unnamed {
+        if !descr.is_some_and(|d| !d.names_class()) {
             return self.class(solver, &class_of_size(descr));
         }
         let name: Box<str> = match key {

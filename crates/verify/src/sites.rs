@@ -34,7 +34,7 @@
 use std::collections::HashMap;
 
 use traceopt_interp::MadeBy;
-use traceopt_ir::{DescrKind, Op, Opcode, Trace};
+use traceopt_ir::{Op, Opcode, Trace};
 
 /// The class keys of one trace's unnamed allocations.
 #[derive(Default)]
@@ -165,10 +165,7 @@ fn unnamed_virtual_text(
     descr: Option<traceopt_ir::DescrId>,
 ) -> Option<&str> {
     let descr = trace.descr(descr.filter(|_| opcode == Opcode::NewWithVtable)?);
-    match &descr.kind {
-        DescrKind::Size(size) if size.vtable.is_some() => None,
-        _ => Some(&descr.text),
-    }
+    (!descr.names_class()).then_some(&*descr.text)
 }
 
 /// The text of the size descr of what `trace`'s op `i` makes, if it is

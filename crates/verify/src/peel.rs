@@ -359,7 +359,7 @@ pub(crate) fn copy_ops(
         let v = from.value_of_op(i);
         let pos = from.op_pos.get(i).copied().unwrap_or(Pos::default());
         map[v.0 as usize] = Arg::Value(to.push(copy, from.name(v), pos));
-        provenance.push(origin.and_then(|(of, moved)| moved(of[i]?)));
+        provenance.push(origin.and_then(|(of, moved)| moved((*of.get(i)?)?)));
     }
 }
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 use traceopt_ir::{parse_trace, Opcode, Trace};
 use traceopt_smt::Solver;
-use traceopt_verify::{verify, verify_aligned, Verdict, VerifyError};
+use traceopt_verify::{verify, verify_aligned, verify_assuming, Verdict, VerifyError};
 
 fn traces(before: &str, after: &str) -> (Trace, Trace) {
     (
@@ -182,6 +182,17 @@ fn every_after_guard_needs_provenance() {
         verify_aligned(&b, &a, &p, &mut solver()).unwrap(),
         Verdict::Proved
     );
+}
+
+#[test]
+fn provenance_short_of_the_ops_is_read_no_further_under_assumed_facts() {
+    // Copied past the facts' guards, a provenance that names too few ops
+    // is not read past its end: the guard-by-guard form has nothing to
+    // go by, and the end-to-end form decides.
+    let (b, a) = traces(BEFORE, BEFORE);
+    let facts = vec![traceopt_ir::Fact::default(); b.inputs.len()];
+    let verdict = verify_assuming(&b, &a, &[], &facts, &mut solver()).unwrap();
+    assert_eq!(verdict, Verdict::Proved);
 }
 
 /// Provenance for every op: AFTER's op k stands for BEFORE's op `map[k]`.

@@ -774,14 +774,16 @@ fn bridges_of_the_corpus_know_their_parents_and_enter_peeled_loops() {
         .filter(|t| t["enters_loop"].is_i64())
         .collect();
     // What a bridge does not know of the label's state it tests where it
-    // jumps (17 entries now; 48 when a box of `<SizeDescr 16>` was taken
+    // jumps (12 entries now; 17 before loops whose bodies take the class
+    // their allocations make for granted refused entries, which cannot
+    // test it; 48 when a box of `<SizeDescr 16>` was taken
     // to be of the loop's class unless shown otherwise, which one descr
     // text does not say; 34 when the loop took for granted every
     // constant its preamble knew, used or not; 3 when it had to know
     // every fact already). The rest would read what they cannot tell is
     // there, or pass other constants, shapes or boxes of classes the
     // recordings do not show the loop's.
-    assert!(entering.len() >= 17, "{}", entering.len());
+    assert!(entering.len() >= 12, "{}", entering.len());
     // The others say which loop they do not enter, and why.
     let refused = traces.iter().filter(|t| t["no_entry"].is_object());
     assert!(refused.clone().count() >= 50);

@@ -89,6 +89,104 @@ fn push_guard(trace: &mut Trace, opcode: Opcode, args: Vec<Arg>) {
     trace.push(guard, "", Pos::default());
 }
 
+/// A fact of a loop's constants alone, which holds on every pass of the
+/// loop or on none: what the loop's op `site` makes (`new_with_vtable`
+/// of a size descr that names no class; one op makes objects of one
+/// class) is of class `class` (a constant of the state's pool). The
+/// body takes it for granted; the preamble tests it once where it
+/// starts (a guard that, failing, leaves at the loop's start with its
+/// inputs: as if the loop had not been entered). The loop's recording
+/// is one pass; these are what its next pass tests of what this one
+/// passes on (`SiteClass::of_loop`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SiteClass {
+    pub site: usize,
+    pub class: crate::ConstId,
+}
+
+impl SiteClass {
+    /// The facts of the loop `trace` (its last op a jump to its start)
+    /// that its next pass tests: a class guard on an input to which the
+    /// jump passes what one of its unnamed allocations made, where the
+    /// recording saw no class of it (`Trace::recorded_classes`). (A pass
+    /// that gets to its jump passes that object on, and the next one
+    /// tests it: where such a fact fails, no second pass gets past that
+    /// guard.)
+    pub fn of_loop(trace: &Trace) -> Vec<SiteClass> {
+        let Some(jump) = trace.ops.last().filter(|op| op.opcode == Opcode::Jump) else {
+            return Vec::new();
+        };
+        if jump.args.len() != trace.inputs.len() {
+            return Vec::new();
+        }
+        let recorded = trace.recorded_classes();
+        // What the jump passes for input `i`, seen through `same_as`.
+        let passed = |i: usize| {
+            let mut arg = jump.args[i];
+            while let Arg::Value(v) = arg {
+                match trace.op_index(v).map(|k| &trace.ops[k]) {
+                    Some(op) if op.opcode == Opcode::SameAsR => arg = op.args[0],
+                    _ => break,
+                }
+            }
+            arg
+        };
+        let input_of = |a: Arg| match a {
+            Arg::Value(v) if (v.0 as usize) < trace.inputs.len() => Some(v.0 as usize),
+            _ => None,
+        };
+        let mut found = Vec::new();
+        for op in &trace.ops {
+            let (Some(&first), Some(&Arg::Const(c))) = (op.args.first(), op.args.get(1)) else {
+                continue;
+            };
+            let Some(i) = input_of(first) else { continue };
+            let is_class_test = matches!(op.opcode, Opcode::GuardClass | Opcode::GuardNonnullClass);
+            let (true, Arg::Value(v)) = (is_class_test, passed(i)) else {
+                continue;
+            };
+            let Some(site) = trace.op_index(v) else {
+                continue;
+            };
+            let made = &trace.ops[site];
+            let unnamed = made.opcode == Opcode::NewWithVtable
+                && made.descr.is_some_and(|d| !trace.descr(d).names_class());
+            if !unnamed || recorded.iter().any(|(k, _)| *k == site) {
+                continue;
+            }
+            let fact = SiteClass { site, class: c };
+            if !found.contains(&fact) {
+                found.push(fact);
+            }
+        }
+        found
+    }
+
+    /// The test of this fact, its two ops made by `push` (which gives
+    /// each its value): a probe allocated with `site_descr` (the descr
+    /// of the op `site` names) and its class guard, which fails with
+    /// `fail_args`.
+    pub fn test(
+        &self,
+        site_descr: Option<crate::DescrId>,
+        fail_args: &[crate::FailArg],
+        mut push: impl FnMut(Op) -> crate::ValueId,
+    ) {
+        let probe = Op {
+            descr: site_descr,
+            ..Op::new(Opcode::NewWithVtable, Vec::new())
+        };
+        let p = push(probe);
+        push(Op {
+            fail_args: Some(fail_args.to_vec()),
+            ..Op::new(
+                Opcode::GuardClass,
+                vec![Arg::Value(p), Arg::Const(self.class)],
+            )
+        });
+    }
+}
+
 /// The state at a peeled loop's label, in terms of the label's
 /// arguments: what each input of the loop is (`inputs[i]`), with the
 /// facts the body takes for granted of each label argument. In `inputs`
@@ -114,6 +212,9 @@ pub struct LabelState {
     /// or pure ops) whose results are constants, which no label argument
     /// carries (a map or a flag the preamble checked).
     pub known: Vec<Known>,
+    /// The classes of what the loop's unnamed allocations make that the
+    /// body takes for granted, which the preamble tests where it starts.
+    pub site_classes: Vec<SiteClass>,
 }
 
 /// Label argument `slot` is what `source` gives at the label.

@@ -328,6 +328,9 @@ pub(crate) enum Start<'a> {
     /// From the trace's inputs, knowing these facts of them (one for each
     /// input, or none).
     Inputs(&'a [Fact]),
+    /// From a loop's inputs, testing first that its unnamed allocations
+    /// make these classes (a peeled loop's preamble).
+    Loop(&'a [traceopt_ir::SiteClass]),
     /// From a peeled loop's label.
     Label(&'a Entry<'a>),
 }
@@ -408,7 +411,7 @@ pub(crate) fn optimize_knowing(
         _ => None,
     };
     match start {
-        Start::Inputs(_) => {
+        Start::Inputs(_) | Start::Loop(_) => {
             for (i, &ty) in input.inputs.iter().enumerate() {
                 let v = opt.out.add_input(ty, input.name(ValueId(i as u32)));
                 opt.new_value(v);
@@ -436,6 +439,7 @@ pub(crate) fn optimize_knowing(
                 }
             }
         }
+        Start::Loop(site_classes) => opt.test_site_classes(site_classes),
         Start::Label(entry) => opt.enter(entry),
     }
     if let End::Enter(state, pool, structs) = end {

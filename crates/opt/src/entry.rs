@@ -92,6 +92,11 @@ pub enum NoEntry {
     /// and the recordings do not show it of the class of the loop's
     /// object there (which the body makes it with where it must).
     Class(usize),
+    /// The loop's body takes for granted the classes some of the loop's
+    /// allocations make (`LabelState::site_classes`), which its preamble
+    /// tests and a trace entering at the label cannot (it has no op of
+    /// the loop's to test).
+    SiteClasses,
     /// Testing what the body takes for granted would read a field of
     /// what may be no struct, or an item of an array of unknown length.
     UnsafeRead,
@@ -115,6 +120,11 @@ impl std::fmt::Display for NoEntry {
                 f,
                 "object {n} of the state may be of another class than the loop's (its size \
                  descr names none, and the recordings do not show it the same)"
+            ),
+            NoEntry::SiteClasses => write!(
+                f,
+                "the loop takes the classes its allocations make for granted, which its \
+                 preamble tests and the trace cannot"
             ),
             NoEntry::UnsafeRead => write!(
                 f,
@@ -140,6 +150,9 @@ pub fn enter_peeled(
     let ends_in_jump = input.ops.last().map(|op| op.opcode) == Some(Opcode::Jump);
     if !ends_in_jump || label.opcode != Opcode::Label {
         return Ok(Err(NoEntry::NoJump));
+    }
+    if !target.state.site_classes.is_empty() {
+        return Ok(Err(NoEntry::SiteClasses));
     }
     // The constants the recordings show to be structs: the loop's (where
     // the trace does not name objects alike) and the trace's own.

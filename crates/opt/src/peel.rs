@@ -38,7 +38,7 @@ use compact_str::CompactString;
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
     Arg, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState, Op,
-    Opcode, Path, Pos, Source, Step, Trace, Type, ValueId, Virtual,
+    Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type, ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -180,7 +180,8 @@ fn peel_once(
     carry: bool,
     widened: &[Path],
 ) -> Result<Attempt, Infeasible> {
-    let start = Start::Inputs(&[]);
+    let site_classes = SiteClass::of_loop(input);
+    let start = Start::Loop(&site_classes);
     let (preamble, ending) = optimize_knowing(input, passes, &[], start, end(carry, widened))?;
     let Some(Ending {
         state: mut label_state,
@@ -190,6 +191,7 @@ fn peel_once(
     else {
         return Ok(Attempt::Done(None));
     };
+    label_state.site_classes = site_classes;
     let fresh = label_state.fresh_paths();
     let mut types: Vec<Type> = leaves.iter().map(|&a| preamble.trace.arg_type(a)).collect();
     for (fact, &ty) in label_state.facts.iter_mut().zip(&types) {
@@ -405,6 +407,9 @@ impl Optimizer<'_> {
             })
             .collect();
         self.enter_state(&items, &virtuals, &entry.state.allocs);
+        for fact in &entry.state.site_classes {
+            self.assume_site_class(fact, Some(pool));
+        }
         for (k, fact) in entry.state.facts.iter().enumerate() {
             self.assume(Arg::Value(ValueId(k as u32)), fact);
         }
@@ -439,6 +444,34 @@ impl Optimizer<'_> {
                 self.known_places.entry(place).or_insert(k);
             }
         }
+    }
+
+    /// Emits the tests of the classes a loop's unnamed allocations make
+    /// (`SiteClass::test`), each failing with the loop's inputs, and
+    /// takes them for granted after. Test op `n` stands for the loop's
+    /// length plus `n` (the validator's first comparison makes the tests
+    /// before the loop).
+    pub(crate) fn test_site_classes(&mut self, site_classes: &[SiteClass]) {
+        let own = self.input.ops.len();
+        let fail_args: Vec<FailArg> = (0..self.input.inputs.len())
+            .map(|i| FailArg::Arg(Arg::Value(ValueId(i as u32))))
+            .collect();
+        for (i, fact) in site_classes.iter().enumerate() {
+            let descr = self.input.ops[fact.site].descr;
+            let mut n = own + 2 * i;
+            fact.test(descr, &fail_args, |op| {
+                n += 1;
+                self.emit_for(op, None, n - 1)
+            });
+            self.assume_site_class(fact, None);
+        }
+    }
+
+    /// Takes for granted that what the loop's op `fact.site` makes is of
+    /// `fact.class` (a constant of `pool`, or of the output).
+    fn assume_site_class(&mut self, fact: &SiteClass, pool: Option<&Trace>) {
+        let class = pool.unwrap_or(&self.out).constant(fact.class).clone();
+        self.recorded_classes.insert(fact.site, class);
     }
 
     /// `opcode(args)` is `value` (a label argument, or known constant
@@ -857,6 +890,7 @@ impl Optimizer<'_> {
                 facts,
                 derived: Vec::new(),
                 known: Vec::new(),
+                site_classes: Vec::new(),
             },
             leaves,
             recomputed: Vec::new(),

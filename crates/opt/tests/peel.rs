@@ -1185,21 +1185,88 @@ fn a_box_of_a_class_its_recording_saw_crosses_the_label_unchecked() {
         "{:?}",
         peeled.object_classes
     );
-    // Not recorded, the box's class is unknown: the body tests it, on
-    // the box it must then allocate.
+}
+
+#[test]
+fn the_class_an_allocation_makes_is_tested_once_in_the_preamble() {
+    // Not recorded, the class of the box the loop makes is unknown; but
+    // it is the class of what one op makes, the same on every pass. The
+    // preamble tests it once, where it starts (a probe of that op's
+    // descr, failing with the loop's inputs), and the body takes it for
+    // granted: the box stays virtual.
+    let (input, _) = boxed_counter();
     let mut unrecorded = input.clone();
     unrecorded.recorded = 0..0;
     let peeled = peel(&unrecorded, Passes::default())
         .unwrap()
         .expect("a loop");
+    let text = print_trace(&peeled.optimized.trace);
+    let probe = "r11 = new_with_vtable(descr=<SizeDescr 16>)\n\
+                 guard_class(r11, ConstClass(W_IntObject)) [p0]\n\
+                 guard_class(p0, ConstClass(W_IntObject)) []\n";
+    assert!(text.starts_with(&format!("[p0]\n{probe}")), "{text}");
     let body = body_of(&peeled);
     assert!(
-        body.contains("guard_class") && body.contains("new_with_vtable"),
+        !body.contains("guard_class") && !body.contains("new_with_vtable"),
         "{body}"
     );
+    assert_eq!(peeled.state.site_classes.len(), 1);
     assert_eq!(
         verdict(&unrecorded, &peeled, &peeled.state),
         Verdict::Proved
+    );
+    // A witness that does not give the body the class is refuted (the
+    // body takes it for granted all the same).
+    let mut untold = peeled.clone();
+    untold.state.site_classes.clear();
+    assert_refuted(&unrecorded, &untold);
+    // A preamble that does not test it is refuted (the loop's second
+    // pass would fail where the peeled loop goes on).
+    let mut untested = peeled.clone();
+    let guard = &mut untested.optimized.trace.ops[1];
+    assert_eq!(guard.opcode, Opcode::GuardClass);
+    guard.opcode = Opcode::GuardNonnull;
+    guard.args.truncate(1);
+    assert_refuted(&unrecorded, &untested);
+    // A bridge cannot test what the loop's op makes: it does not enter.
+    let intval = "descr=<FieldS W_IntObject.inst_intval 8 pure>";
+    let text = format!(
+        "[i0]\np1 = new_with_vtable(descr=<SizeDescr 16>)\nsetfield_gc(p1, i0, {intval})\n\
+         guard_class(p1, ConstClass(W_IntObject)) []\njump(p1, descr=<Loop1>)\n"
+    );
+    let mut bridge = traceopt_ir::parse_trace(&text, "bridge").unwrap();
+    bridge.recorded = 0..bridge.ops.len();
+    match enter_peeled(&bridge, Passes::default(), &[], &peeled).unwrap() {
+        Err(NoEntry::SiteClasses) => {}
+        other => panic!("{other:?}"),
+    }
+    // Nor does the validator take an entry into a loop whose body takes
+    // such a class for granted (here the bridge's entry into the loop
+    // whose recording shows the class, against that loop's witness with
+    // the class taken for granted).
+    let (recorded_input, recorded) = boxed_counter();
+    let entered = enter_peeled(&bridge, Passes::default(), &[], &recorded)
+        .unwrap()
+        .unwrap();
+    let mut state = recorded.state.clone();
+    state.site_classes = peeled.state.site_classes.clone();
+    let out = &entered.optimized;
+    let target = (&recorded_input, &recorded.optimized.trace, &state);
+    let result = verify_entry(
+        &bridge,
+        &out.trace,
+        &out.provenance,
+        &entered.state,
+        target,
+        &[],
+        &mut solver(),
+    );
+    assert!(
+        matches!(
+            result,
+            Err(traceopt_verify::VerifyError::Unsupported { .. })
+        ),
+        "{result:?}"
     );
 }
 

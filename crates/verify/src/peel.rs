@@ -78,7 +78,7 @@ pub fn verify_peeled(
     let label_args = &output.ops[label].args;
     if label_args.len() != slots
         || state.inputs.len() != looped.inputs.len()
-        || !witness_fits(state, jump, output)
+        || !witness_fits(state, looped, jump, output)
     {
         return Err(shape("whose label state does not fit its label and loop"));
     }
@@ -143,12 +143,18 @@ pub fn verify_entry(
     if output.ops[end].args.len() != state.facts.len()
         || state.inputs.len() != input.ops[jump].args.len()
         || provenance.len() != output.ops.len()
-        || !witness_fits(state, jump, output)
+        || !witness_fits(state, input, jump, output)
     {
         return Err(shape("whose state does not fit its jump"));
     }
     if !state.same_shape(output, loop_state, loop_output) || state.facts != loop_state.facts {
         return Err(shape("whose state is not the loop's"));
+    }
+    if !loop_state.site_classes.is_empty() {
+        return Err(shape(
+            "whose body takes the classes of the loop's allocations for granted (its \
+             preamble tests them)",
+        ));
     }
     // The loop's body makes its label's objects with the descrs of the
     // loop's allocations, of their classes: an entry's objects must be
@@ -230,7 +236,7 @@ fn unsupported(what: String) -> VerifyError {
 /// and each label argument either reached from the loop's state or
 /// derived from a field of one that is (never both); its constants and
 /// descrs are `pool`'s (the output's).
-fn witness_fits(state: &LabelState, jump: usize, pool: &Trace) -> bool {
+fn witness_fits(state: &LabelState, looped: &Trace, jump: usize, pool: &Trace) -> bool {
     let slots = state.facts.len();
     let constant = |c: &ConstId| (c.0 as usize) < pool.num_consts();
     let descr = |d: &DescrId| (d.0 as usize) < pool.num_descrs();
@@ -276,7 +282,20 @@ fn witness_fits(state: &LabelState, jump: usize, pool: &Trace) -> bool {
         d.slot < slots && source_fits(&d.source, &earlier)
     }) && (state.known.iter())
         .all(|k| source_fits(&k.source, &|_| true) && constant(&k.value));
+    // A class fact is of an unnamed allocation of the loop, and a
+    // class constant.
+    let site_classes = state.site_classes.iter().all(|fact| {
+        let allocates = (looped.ops.get(fact.site)).is_some_and(|op| {
+            op.opcode == Opcode::NewWithVtable
+                && op.descr.is_some_and(|d| !looped.descr(d).names_class())
+        });
+        allocates
+            && fact.site < jump
+            && constant(&fact.class)
+            && matches!(pool.constant(fact.class), Const::Class(_))
+    });
     if !(state.inputs.iter().all(|x| item(x, false))
+        && site_classes
         && objects
         && sources_fit
         && state.allocs.len() == state.virtuals.len()
@@ -374,14 +393,14 @@ fn push(
 }
 
 /// Builds the state's objects from the label arguments `slots`: each
-/// allocation (its provenance the loop's op that made the object, moved
-/// by `at`), then their contents. The loop's inputs, as built.
+/// allocation (its provenance the loop's op that made the object, as
+/// `at` moves it), then their contents. The loop's inputs, as built.
 fn materialize(
     trace: &mut Trace,
     state: &LabelState,
     slots: &[Arg],
     provenance: &mut Vec<Option<usize>>,
-    at: usize,
+    at: &dyn Fn(usize) -> Option<usize>,
 ) -> Vec<Arg> {
     let mut objects = Vec::new();
     for (v, &alloc) in state.virtuals.iter().zip(&state.allocs) {
@@ -393,7 +412,7 @@ fn materialize(
             opcode => Op::new(opcode, Vec::new()),
         };
         op.descr = v.descr;
-        objects.push(push(trace, op, provenance, Some(alloc + at)));
+        objects.push(push(trace, op, provenance, at(alloc)));
     }
     let value = |item: FailArg| match item {
         FailArg::Arg(Arg::Value(k)) => Some(slots[k.0 as usize]),
@@ -564,11 +583,36 @@ fn derive_returned(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type)
     value
 }
 
+/// The tests of the classes the loop's unnamed allocations make
+/// (`SiteClass::test`), each guard failing with `fail_args`: each
+/// probe, and the loop's op that makes what it probes (op, site).
+fn test_site_classes(
+    trace: &mut Trace,
+    looped: &Trace,
+    state: &LabelState,
+    fail_args: &[FailArg],
+) -> Vec<(usize, usize)> {
+    let mut probes = Vec::new();
+    for fact in &state.site_classes {
+        probes.push((trace.ops.len(), fact.site));
+        let descr = looped.ops[fact.site].descr;
+        fact.test(descr, fail_args, |op| trace.push(op, "", Pos::default()));
+    }
+    probes
+}
+
 /// The guards of the facts of the label arguments `slots`, then those
 /// that each derived one is what its field holds or its op gives, and
 /// that each known constant holds; how many ops.
-fn assume(trace: &mut Trace, state: &LabelState, slots: &[Arg], types: &[Type]) -> usize {
+fn assume(
+    trace: &mut Trace,
+    looped: &Trace,
+    state: &LabelState,
+    slots: &[Arg],
+    types: &[Type],
+) -> (usize, Vec<(usize, usize)>) {
     let before = trace.ops.len();
+    let probes = test_site_classes(trace, looped, state, &[]);
     for (fact, &slot) in state.facts.iter().zip(slots) {
         fact.guards(trace, slot);
     }
@@ -578,7 +622,7 @@ fn assume(trace: &mut Trace, state: &LabelState, slots: &[Arg], types: &[Type]) 
         guard_equal(trace, value, slots[d.slot], ty);
     }
     check_known(trace, state, slots);
-    trace.ops.len() - before
+    (trace.ops.len() - before, probes)
 }
 
 /// The read of that kind for a value of type `ty`.
@@ -657,19 +701,37 @@ fn first_pass(
 ) -> Pair {
     let types = arg_types(output, label);
     let mut before = new_trace(output, inputs_of(looped));
+    // The tests of the loop's constants first, failing with its inputs
+    // (resumed so, the interpreter goes on at the loop's start, as if
+    // the loop had not been entered).
+    let inputs: Vec<FailArg> = (0..looped.inputs.len())
+        .map(|i| FailArg::Arg(Arg::Value(ValueId(i as u32))))
+        .collect();
+    let probes = test_site_classes(&mut before, looped, state, &inputs);
+    let tests = before.ops.len();
     let checks = iteration(&mut before, looped, state, identity(looped), &types, jump);
-    // (No op of the preamble makes a label's object: `later_pass`.)
+    // (No op of the preamble makes a label's object: `later_pass`. Its
+    // test op `n` of the constants stands for the loop's length plus
+    // `n`.)
     let own = looped.ops.len();
-    let moved = |p: usize| (p < own).then_some(if p >= jump { p + checks } else { p });
+    let moved = |p: usize| match p.checked_sub(own) {
+        Some(n) => (n < tests).then_some(n),
+        None if p >= jump => Some(p + tests + checks),
+        None => Some(p + tests),
+    };
     let (after, prov) = up_to_built_state(
         output,
         label,
         state,
         looped,
         (provenance, &moved),
-        jump + checks,
+        jump + tests + checks,
     );
-    (before, after, prov, checks, Vec::new())
+    // Each probe makes what the loop's op it probes makes.
+    let built = (probes.into_iter())
+        .map(|(probe, site)| (probe, site + tests))
+        .collect();
+    (before, after, prov, checks, built)
 }
 
 /// The types of the arguments of `trace`'s op `at` (a label, or a jump
@@ -708,7 +770,10 @@ fn up_to_built_state(
     let slots: Vec<Arg> = (output.ops[label].args.iter())
         .map(|&a| mapped(a, &map))
         .collect();
-    let mut inputs = materialize(&mut after, state, &slots, &mut provenance, 0);
+    // Each object's allocation stands for the loop's op that made it,
+    // where the comparison has it.
+    let at = origin.1;
+    let mut inputs = materialize(&mut after, state, &slots, &mut provenance, at);
     inputs.extend(state.derived.iter().map(|d| slots[d.slot]));
     jump_like(&mut after, looped, inputs, &mut provenance, Some(jump));
     (after, provenance)
@@ -883,9 +948,9 @@ fn later_pass(
         .collect();
     let mut unused = Vec::new();
     let mut before = new_trace(output, named.clone());
-    let assumed = assume(&mut before, state, &slots, &types);
+    let (assumed, probes) = assume(&mut before, looped, state, &slots, &types);
     let start = before.ops.len();
-    let inputs = materialize(&mut before, state, &slots, &mut unused, 0);
+    let inputs = materialize(&mut before, state, &slots, &mut unused, &Some);
     let built = before.ops.len() - start;
     let mut map = identity(looped);
     map[..inputs.len()].copy_from_slice(&inputs);
@@ -895,7 +960,7 @@ fn later_pass(
     // guards.
     let mut after = new_trace(output, named);
     let mut prov: Vec<Option<usize>> = Vec::new();
-    assume(&mut after, state, &slots, &types);
+    assume(&mut after, looped, state, &slots, &types);
     prov.extend((0..assumed).map(Some));
     let offset = assumed + built;
     // The body's op that makes the label's object `j` (which a previous
@@ -929,7 +994,8 @@ fn later_pass(
         .iter()
         .map(|&a| mapped(a, &map))
         .collect();
-    let mut inputs = materialize(&mut after, state, &body_slots, &mut prov, offset);
+    let at = |alloc: usize| Some(alloc + offset);
+    let mut inputs = materialize(&mut after, state, &body_slots, &mut prov, &at);
     inputs.extend(state.derived.iter().map(|d| body_slots[d.slot]));
     jump_like(
         &mut after,
@@ -942,6 +1008,11 @@ fn later_pass(
     // show its own of their classes: `verify_entry`).
     let built = (state.allocs.iter().enumerate())
         .map(|(j, &alloc)| (start + j, alloc + offset))
+        .chain(
+            probes
+                .into_iter()
+                .map(|(probe, site)| (probe, site + offset)),
+        )
         .collect();
     (before, after, prov, checks, built)
 }

@@ -149,8 +149,7 @@ impl SiteClass {
                 continue;
             };
             let made = &trace.ops[site];
-            let unnamed = made.opcode == Opcode::NewWithVtable
-                && made.descr.is_some_and(|d| !trace.descr(d).names_class());
+            let unnamed = trace.makes_unnamed_class(made.opcode, made.descr);
             if !unnamed || recorded.iter().any(|(k, _)| *k == site) {
                 continue;
             }
@@ -163,17 +162,17 @@ impl SiteClass {
     }
 
     /// The test of this fact, its two ops made by `push` (which gives
-    /// each its value): a probe allocated with `site_descr` (the descr
-    /// of the op `site` names) and its class guard, which fails with
+    /// each its value): a probe allocated with the descr of the loop's
+    /// (`looped`'s) op `site`, and its class guard, which fails with
     /// `fail_args`.
     pub fn test(
         &self,
-        site_descr: Option<crate::DescrId>,
+        looped: &Trace,
         fail_args: &[crate::FailArg],
         mut push: impl FnMut(Op) -> crate::ValueId,
     ) {
         let probe = Op {
-            descr: site_descr,
+            descr: looped.ops.get(self.site).and_then(|op| op.descr),
             ..Op::new(Opcode::NewWithVtable, Vec::new())
         };
         let p = push(probe);
@@ -420,8 +419,7 @@ impl LabelState {
         loop_classes: &[Option<Const>],
     ) -> Option<usize> {
         (self.virtuals.iter().enumerate()).position(|(i, v)| {
-            let unnamed = v.opcode == Opcode::NewWithVtable
-                && v.descr.is_some_and(|d| !pool.descr(d).names_class());
+            let unnamed = pool.makes_unnamed_class(v.opcode, v.descr);
             let (mine, theirs) = (classes.get(i).cloned().flatten(), loop_classes.get(i));
             unnamed && (mine.is_none() || theirs != Some(&mine))
         })

@@ -625,13 +625,7 @@ impl Trace {
                 continue;
             };
             let alloc = &self.ops[k];
-            let Some(d) = alloc
-                .descr
-                .filter(|_| alloc.opcode == Opcode::NewWithVtable)
-            else {
-                continue;
-            };
-            if !self.descr(d).names_class()
+            if self.makes_unnamed_class(alloc.opcode, alloc.descr)
                 && !std::mem::replace(&mut tested[k - recorded.start], true)
             {
                 found.push((k, self.constant(c).clone()));
@@ -671,6 +665,13 @@ impl Trace {
         found.sort_unstable();
         found.dedup();
         found
+    }
+
+    /// Whether `opcode` of `descr` (this trace's) is a `new_with_vtable`
+    /// whose size descr does not name the class it makes (a log's
+    /// `<SizeDescr 16>`).
+    pub fn makes_unnamed_class(&self, opcode: Opcode, descr: Option<DescrId>) -> bool {
+        opcode == Opcode::NewWithVtable && descr.is_some_and(|d| !self.descr(d).names_class())
     }
 
     /// Whether one of this trace's constants is the object `name`

@@ -233,9 +233,11 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) any_rule_fired: bool,
     /// The input op being optimized.
     pub(crate) current: usize,
-    /// The class of what each allocating op of a recorded input makes,
-    /// where its descr does not name it (`Trace::recorded_classes`).
-    pub(crate) recorded_classes: rustc_hash::FxHashMap<usize, Const>,
+    /// The class of what each allocating op of the input makes, where
+    /// its descr does not name it: as its recording saw
+    /// (`Trace::recorded_classes`), or a peeled loop's preamble tested
+    /// (`SiteClass`).
+    pub(crate) site_classes: rustc_hash::FxHashMap<usize, Const>,
     pub(crate) fresh: u32,
     /// The input's value names, once a fresh name is wanted.
     /// Those of the form a fresh name takes (a letter and a number), as
@@ -396,7 +398,7 @@ pub(crate) fn optimize_knowing(
         current: 0,
         fresh: input.num_values() as u32,
         input_names: None,
-        recorded_classes: input.recorded_classes().into_iter().collect(),
+        site_classes: input.recorded_classes().into_iter().collect(),
         capture: None,
         captured: None,
         derived: None,

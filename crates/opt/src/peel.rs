@@ -408,7 +408,8 @@ impl Optimizer<'_> {
             .collect();
         self.enter_state(&items, &virtuals, &entry.state.allocs);
         for fact in &entry.state.site_classes {
-            self.assume_site_class(fact, Some(pool));
+            let class = pool.constant(fact.class).clone();
+            self.site_classes.insert(fact.site, class);
         }
         for (k, fact) in entry.state.facts.iter().enumerate() {
             self.assume(Arg::Value(ValueId(k as u32)), fact);
@@ -456,22 +457,15 @@ impl Optimizer<'_> {
         let fail_args: Vec<FailArg> = (0..self.input.inputs.len())
             .map(|i| FailArg::Arg(Arg::Value(ValueId(i as u32))))
             .collect();
-        for (i, fact) in site_classes.iter().enumerate() {
-            let descr = self.input.ops[fact.site].descr;
-            let mut n = own + 2 * i;
-            fact.test(descr, &fail_args, |op| {
+        let mut n = own;
+        for fact in site_classes {
+            fact.test(self.input, &fail_args, |op| {
                 n += 1;
                 self.emit_for(op, None, n - 1)
             });
-            self.assume_site_class(fact, None);
+            let class = self.out.constant(fact.class).clone();
+            self.site_classes.insert(fact.site, class);
         }
-    }
-
-    /// Takes for granted that what the loop's op `fact.site` makes is of
-    /// `fact.class` (a constant of `pool`, or of the output).
-    fn assume_site_class(&mut self, fact: &SiteClass, pool: Option<&Trace>) {
-        let class = pool.unwrap_or(&self.out).constant(fact.class).clone();
-        self.recorded_classes.insert(fact.site, class);
     }
 
     /// `opcode(args)` is `value` (a label argument, or known constant

@@ -242,7 +242,7 @@ impl Optimizer<'_> {
             DescrKind::Size(size) => size.vtable.as_deref().map(|name| Const::Class(name.into())),
             _ => None,
         };
-        named.or_else(|| self.recorded_classes.get(&object.alloc).cloned())
+        named.or_else(|| self.site_classes.get(&object.alloc).cloned())
     }
 
     /// An array index argument that is a constant inside virtual `k`.

@@ -1185,6 +1185,8 @@ fn a_box_of_a_class_its_recording_saw_crosses_the_label_unchecked() {
         "{:?}",
         peeled.object_classes
     );
+    // What the recording saw needs no test in the preamble.
+    assert!(peeled.state.site_classes.is_empty());
 }
 
 #[test]

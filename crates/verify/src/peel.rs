@@ -35,6 +35,15 @@
 //! objects of those classes (`verify_entry`): one descr text may be two
 //! classes.
 //!
+//! The classes the body takes for granted of what the loop's own
+//! allocations make (`LabelState::site_classes`, each the same on every
+//! pass) are tested where BEFORE starts in (a), each a probe of that
+//! op's descr and its class guard failing with the loop's inputs (the
+//! interpreter resumed so goes on at the loop's start, as if the loop
+//! had not been entered), and assumed on both sides in (b). A trace
+//! entering at the label cannot test them, and such an entry is not
+//! taken.
+//!
 //! By induction on the number of passes, the peeled loop and the loop
 //! fail alike or go on in related states, for ever. Everything but the
 //! witness is taken from the output itself (split at its label), so the
@@ -285,10 +294,8 @@ fn witness_fits(state: &LabelState, looped: &Trace, jump: usize, pool: &Trace) -
     // A class fact is of an unnamed allocation of the loop, and a
     // class constant.
     let site_classes = state.site_classes.iter().all(|fact| {
-        let allocates = (looped.ops.get(fact.site)).is_some_and(|op| {
-            op.opcode == Opcode::NewWithVtable
-                && op.descr.is_some_and(|d| !looped.descr(d).names_class())
-        });
+        let allocates = (looped.ops.get(fact.site))
+            .is_some_and(|op| looped.makes_unnamed_class(op.opcode, op.descr));
         allocates
             && fact.site < jump
             && constant(&fact.class)
@@ -595,8 +602,7 @@ fn test_site_classes(
     let mut probes = Vec::new();
     for fact in &state.site_classes {
         probes.push((trace.ops.len(), fact.site));
-        let descr = looped.ops[fact.site].descr;
-        fact.test(descr, fail_args, |op| trace.push(op, "", Pos::default()));
+        fact.test(looped, fail_args, |op| trace.push(op, "", Pos::default()));
     }
     probes
 }
@@ -668,8 +674,10 @@ pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
 }
 
 /// Appends the loop's iteration (its inputs read as `map` says), the
-/// guards of the facts of what its jump passes on, and its jump with the
-/// derived label arguments after its own; how many ops the checks took.
+/// guards of the facts of what its jump passes on and the tests of the
+/// classes its allocations make, and its jump with the derived label
+/// arguments after its own; how many ops the checks took, and each
+/// probe with the loop's op whose class it tests.
 fn iteration(
     before: &mut Trace,
     looped: &Trace,
@@ -677,16 +685,18 @@ fn iteration(
     mut map: Vec<Arg>,
     types: &[Type],
     jump: usize,
-) -> usize {
+) -> (usize, Vec<(usize, usize)>) {
     let mut unused = Vec::new();
     copy_ops(before, looped, 0..jump, &mut map, None, &mut unused);
     let mut jump_args: Vec<Arg> = (looped.ops[jump].args.iter())
         .map(|&a| mapped(a, &map))
         .collect();
     let (derived, checks) = check_facts(before, state, &jump_args, types);
+    // The classes the body takes for granted hold at the jump too.
+    let probes = test_site_classes(before, looped, state, &[]);
     jump_args.extend(derived);
     jump_like(before, looped, jump_args, &mut unused, None);
-    checks
+    (checks + 2 * probes.len(), probes)
 }
 
 /// Comparison (a): the loop's iteration with the facts checked at its
@@ -701,17 +711,17 @@ fn first_pass(
 ) -> Pair {
     let types = arg_types(output, label);
     let mut before = new_trace(output, inputs_of(looped));
-    // The tests of the loop's constants first, failing with its inputs
-    // (resumed so, the interpreter goes on at the loop's start, as if
-    // the loop had not been entered).
+    // The tests of the classes the loop's allocations make first,
+    // failing with its inputs (resumed so, the interpreter goes on at
+    // the loop's start, as if the loop had not been entered).
     let inputs: Vec<FailArg> = (0..looped.inputs.len())
         .map(|i| FailArg::Arg(Arg::Value(ValueId(i as u32))))
         .collect();
     let probes = test_site_classes(&mut before, looped, state, &inputs);
     let tests = before.ops.len();
-    let checks = iteration(&mut before, looped, state, identity(looped), &types, jump);
+    let (checks, checked) = iteration(&mut before, looped, state, identity(looped), &types, jump);
     // (No op of the preamble makes a label's object: `later_pass`. Its
-    // test op `n` of the constants stands for the loop's length plus
+    // test op `n` of those classes stands for the loop's length plus
     // `n`.)
     let own = looped.ops.len();
     let moved = |p: usize| match p.checked_sub(own) {
@@ -728,7 +738,7 @@ fn first_pass(
         jump + tests + checks,
     );
     // Each probe makes what the loop's op it probes makes.
-    let built = (probes.into_iter())
+    let built = (probes.into_iter().chain(checked))
         .map(|(probe, site)| (probe, site + tests))
         .collect();
     (before, after, prov, checks, built)
@@ -954,7 +964,7 @@ fn later_pass(
     let built = before.ops.len() - start;
     let mut map = identity(looped);
     map[..inputs.len()].copy_from_slice(&inputs);
-    let checks = iteration(&mut before, looped, state, map, &types, jump);
+    let (checks, checked) = iteration(&mut before, looped, state, map, &types, jump);
 
     // The body, its inputs the label's arguments, after the same fact
     // guards.
@@ -1008,11 +1018,7 @@ fn later_pass(
     // show its own of their classes: `verify_entry`).
     let built = (state.allocs.iter().enumerate())
         .map(|(j, &alloc)| (start + j, alloc + offset))
-        .chain(
-            probes
-                .into_iter()
-                .map(|(probe, site)| (probe, site + offset)),
-        )
+        .chain((probes.into_iter().chain(checked)).map(|(probe, site)| (probe, site + offset)))
         .collect();
     (before, after, prov, checks, built)
 }

@@ -305,9 +305,10 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
             // Guard by guard, then end to end where that settles nothing;
             // from inputs that satisfy what the bridge knows, if it does.
             (Ok(Judged::Proved), Ok((result, How::Straight | How::Refused(..)))) => {
+                let seen = &result.seen_classes;
                 judge_output(trace, result, |before, after, provenance| match assumed {
-                    [] => verify_optimized(before, after, provenance, solver),
-                    _ => verify_assuming(before, after, provenance, assumed, solver),
+                    [] => verify_optimized(before, after, provenance, seen, solver),
+                    _ => verify_assuming(before, after, provenance, assumed, seen, solver),
                 })
             }
             // By induction on the state at its label.

@@ -289,7 +289,13 @@ pub fn check(
     match (solver, state) {
         (None, _) => Ok(Cleared::RunsAgree { infeasible: false }),
         (Some(solver), None) => validated(
-            verify_optimized(trace, after, &optimized.provenance, solver),
+            verify_optimized(
+                trace,
+                after,
+                &optimized.provenance,
+                &optimized.seen_classes,
+                solver,
+            ),
             false,
         ),
         (Some(solver), Some(state)) => validated(

@@ -186,6 +186,40 @@ impl SiteClass {
     }
 }
 
+/// A claim about a recorded trace: its recorded class guard `guard`
+/// tests what its op `site` made (an unnamed `new_with_vtable`, whose
+/// class the recording names nowhere else), reached through the heap
+/// (`p169 = getarrayitem_gc_r(p151, 0)` of a frame the trace built and
+/// filled). Where that holds on every run that reaches the guard, it
+/// held on the recording, whose run passed the guard: so the class of
+/// what the op makes, a constant of the op, is the guard's. An
+/// optimizer that sees it so makes this claim, and a validator proves
+/// it before taking the class for granted (`traceopt_verify`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeenClass {
+    pub site: usize,
+    pub guard: usize,
+}
+
+impl SeenClass {
+    /// The class the guard tests (a constant of `trace`), if the claim
+    /// fits `trace`: both ops recorded, the site an unnamed allocation
+    /// before the guard, the guard a class guard of a constant class.
+    pub fn class(&self, trace: &Trace) -> Option<crate::ConstId> {
+        let recorded = trace.recorded.start..trace.recorded.end.min(trace.ops.len());
+        let (site, guard) = (trace.ops.get(self.site)?, trace.ops.get(self.guard)?);
+        let fits = recorded.contains(&self.site)
+            && recorded.contains(&self.guard)
+            && self.site < self.guard
+            && trace.makes_unnamed_class(site.opcode, site.descr)
+            && matches!(guard.opcode, Opcode::GuardClass | Opcode::GuardNonnullClass);
+        match guard.args.get(1) {
+            Some(&Arg::Const(c)) if fits => Some(c),
+            _ => None,
+        }
+    }
+}
+
 /// The state at a peeled loop's label, in terms of the label's
 /// arguments: what each input of the loop is (`inputs[i]`), with the
 /// facts the body takes for granted of each label argument. In `inputs`
@@ -214,6 +248,10 @@ pub struct LabelState {
     /// The classes of what the loop's unnamed allocations make that the
     /// body takes for granted, which the preamble tests where it starts.
     pub site_classes: Vec<SiteClass>,
+    /// Classes the recording of the loop shows its unnamed allocations
+    /// to make, which the preamble saw and the body takes for granted
+    /// (`SeenClass`; proved of the loop's recording).
+    pub seen_classes: Vec<SeenClass>,
 }
 
 /// Label argument `slot` is what `source` gives at the label.

@@ -24,7 +24,9 @@ pub use descr::{
     InteriorDescr, QuasiImmutDescr, SizeDescr, VrefLayout,
 };
 pub use error::ParseError;
-pub use fact::{Derived, EntryTest, Fact, Known, LabelState, Path, SiteClass, Source, Step};
+pub use fact::{
+    Derived, EntryTest, Fact, Known, LabelState, Path, SeenClass, SiteClass, Source, Step,
+};
 pub use file::{decode, parse_file, read_file, ReadFile, TraceFile};
 pub use log::{parse_log, read_log, Header, Log, LogTrace, Section, TracePair};
 pub use namespace::{FieldValue, NamedConst, Namespace, PtrInfo};

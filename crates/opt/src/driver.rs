@@ -35,8 +35,8 @@ use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
 use traceopt_ir::{
-    Arg, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Path, Pos, Trace, Type,
-    ValueId,
+    Arg, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Path, Pos, SeenClass, Trace,
+    Type, ValueId,
 };
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::Built;
@@ -156,6 +156,10 @@ pub struct Optimized {
     pub provenance: Vec<Option<usize>>,
     /// How often each rule of `RULES` fired.
     pub rule_counts: Vec<u32>,
+    /// The classes of unnamed allocations the output takes for granted
+    /// because a recorded class guard tests, through the heap, what one
+    /// of them made (`SeenClass`): a claim the validator proves.
+    pub seen_classes: Vec<SeenClass>,
 }
 
 /// The trace can never run to its end: a guard must always fail.
@@ -238,6 +242,13 @@ pub(crate) struct Optimizer<'a> {
     /// (`Trace::recorded_classes`), or a peeled loop's preamble tested
     /// (`SiteClass`).
     pub(crate) site_classes: rustc_hash::FxHashMap<usize, Const>,
+    /// Those seen where a class guard of the recording tests what the
+    /// optimizer knows one of its allocations made (`SeenClass`), by a
+    /// pass from the trace's start (`may_see_classes`): a body starts
+    /// from its label's facts, which the recording's run need not have
+    /// met.
+    pub(crate) seen_classes: Vec<SeenClass>,
+    pub(crate) may_see_classes: bool,
     pub(crate) fresh: u32,
     /// The input's value names, once a fresh name is wanted.
     /// Those of the form a fresh name takes (a letter and a number), as
@@ -399,6 +410,9 @@ pub(crate) fn optimize_knowing(
         fresh: input.num_values() as u32,
         input_names: None,
         site_classes: input.recorded_classes().into_iter().collect(),
+        seen_classes: Vec::new(),
+        may_see_classes: matches!(start, Start::Inputs(_) | Start::Loop(_))
+            && !matches!(end, End::Enter(..)),
         capture: None,
         captured: None,
         derived: None,
@@ -481,6 +495,7 @@ pub(crate) fn optimize_knowing(
         trace,
         provenance,
         rule_counts: opt.rule_counts,
+        seen_classes: opt.seen_classes,
     };
     Ok((optimized, ending))
 }

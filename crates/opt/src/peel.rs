@@ -192,6 +192,7 @@ fn peel_once(
         return Ok(Attempt::Done(None));
     };
     label_state.site_classes = site_classes;
+    label_state.seen_classes = preamble.seen_classes.clone();
     let fresh = label_state.fresh_paths();
     let mut types: Vec<Type> = leaves.iter().map(|&a| preamble.trace.arg_type(a)).collect();
     for (fact, &ty) in label_state.facts.iter_mut().zip(&types) {
@@ -300,6 +301,7 @@ fn peel_once(
             trace,
             provenance,
             rule_counts,
+            seen_classes: label_state.seen_classes.clone(),
         },
         label,
         state: label_state,
@@ -410,6 +412,12 @@ impl Optimizer<'_> {
         for fact in &entry.state.site_classes {
             let class = pool.constant(fact.class).clone();
             self.site_classes.insert(fact.site, class);
+        }
+        for claim in &entry.state.seen_classes {
+            if let Some(class) = claim.class(self.input) {
+                let class = self.input.constant(class).clone();
+                self.site_classes.insert(claim.site, class);
+            }
         }
         for (k, fact) in entry.state.facts.iter().enumerate() {
             self.assume(Arg::Value(ValueId(k as u32)), fact);
@@ -885,6 +893,7 @@ impl Optimizer<'_> {
                 derived: Vec::new(),
                 known: Vec::new(),
                 site_classes: Vec::new(),
+                seen_classes: Vec::new(),
             },
             leaves,
             recomputed: Vec::new(),
@@ -1041,6 +1050,7 @@ fn without_slots(
         mut trace,
         provenance,
         rule_counts,
+        seen_classes,
     } = body;
     let inputs = trace.inputs.len();
     let dropped = |arg: Arg| matches!(arg, Arg::Value(v) if slots.contains(&(v.0 as usize)));
@@ -1087,6 +1097,7 @@ fn without_slots(
         trace,
         provenance,
         rule_counts,
+        seen_classes,
     };
     Some((body, leaves))
 }

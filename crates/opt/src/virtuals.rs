@@ -31,8 +31,8 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_ir::{
-    oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, Step, Type, ValueId,
-    Virtual, VrefLayout,
+    oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, SeenClass, Step, Type,
+    ValueId, Virtual, VrefLayout,
 };
 
 use crate::driver::{Infeasible, Optimizer};
@@ -243,6 +243,25 @@ impl Optimizer<'_> {
             _ => None,
         };
         named.or_else(|| self.site_classes.get(&object.alloc).cloned())
+    }
+
+    /// Takes the class recorded guard `guard` tests of virtual `k` for
+    /// the class its allocating op makes, where the optimizer may claim
+    /// so (`SeenClass`): `k` made in this pass by an op of the recording.
+    fn see_class(&mut self, k: u32, guard: usize) {
+        let object = &self.virtuals.objects[k as usize];
+        let claim = SeenClass {
+            site: object.alloc,
+            guard,
+        };
+        if !self.may_see_classes || object.of_label.is_some() {
+            return;
+        }
+        if let Some(class) = claim.class(self.input) {
+            let class = self.input.constant(class).clone();
+            self.site_classes.insert(claim.site, class);
+            self.seen_classes.push(claim);
+        }
     }
 
     /// An array index argument that is a constant inside virtual `k`.
@@ -634,14 +653,17 @@ impl Optimizer<'_> {
                 self.bind(result, Mapped::Out(truth));
             }
             (
-                GuardNonnull | GuardIsnull | GuardClass | GuardNonnullClass,
+                GuardNonnull | AssertNotNone | GuardIsnull | GuardClass | GuardNonnullClass,
                 Some(Mapped::Virtual(k)),
             ) => match op.opcode {
-                GuardNonnull => {}
+                GuardNonnull | AssertNotNone => {}
                 GuardIsnull => {
                     return Err(self.infeasible(index, op, "its reference is a new object"))
                 }
                 _ => {
+                    if self.virtual_class(k).is_none() {
+                        self.see_class(k, index);
+                    }
                     let Some(class) = self.virtual_class(k) else {
                         return Ok(false);
                     };

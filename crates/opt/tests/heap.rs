@@ -904,8 +904,13 @@ fn a_recorded_class_test_on_an_own_allocation_passed() {
     let recorded = parsed.pairs[0].recorded.as_ref().unwrap().trace.clone();
     let out = traceopt_opt::optimize_assuming(&recorded, Passes::default(), &[]).unwrap();
     assert_eq!(print_trace(&out.trace), "[i0]\nfinish(i0)\n");
-    let verdict =
-        traceopt_verify::verify_optimized(&recorded, &out.trace, &out.provenance, &mut solver());
+    let verdict = traceopt_verify::verify_optimized(
+        &recorded,
+        &out.trace,
+        &out.provenance,
+        &out.seen_classes,
+        &mut solver(),
+    );
     assert_eq!(verdict.unwrap(), Verdict::Proved);
     // Not recorded (a hand-written trace), the test may fail: it stays,
     // and the box is allocated for it.
@@ -917,7 +922,105 @@ fn a_recorded_class_test_on_an_own_allocation_passed() {
         "{}",
         print_trace(&kept.trace)
     );
-    let verdict =
-        traceopt_verify::verify_optimized(&written, &out.trace, &out.provenance, &mut solver());
+    let verdict = traceopt_verify::verify_optimized(
+        &written,
+        &out.trace,
+        &out.provenance,
+        &out.seen_classes,
+        &mut solver(),
+    );
     assert!(matches!(verdict.unwrap(), Verdict::Refuted(_)));
+}
+
+#[test]
+fn a_recorded_class_test_through_the_heap_is_a_claim_the_validator_proves() {
+    // The box is stored into a fresh array and read back before its
+    // class is tested: the text does not say the test is of the box,
+    // the optimizer sees it (the read is of its virtual array). It
+    // claims so; the validator proves the claim, then the output.
+    let log = |guarded: &str| {
+        format!(
+            "[1] {{jit-log-noopt\n# Traced loop or bridge with 9 ops\n[i0, p9]\n\
+             p5 = new_with_vtable(descr=<SizeDescr 16>)\n\
+             p1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+             setfield_gc(p1, i0, descr=<FieldS W_IntObject.inst_intval 8>)\n\
+             p2 = new_array_clear(2, descr=<ArrayP 8>)\n\
+             setarrayitem_gc(p2, 0, p1, descr=<ArrayP 8>)\n\
+             p3 = getarrayitem_gc_r(p2, 0, descr=<ArrayP 8>)\n\
+             guard_class({guarded}, ConstClass(W_IntObject))\n\
+             i4 = getfield_gc_i(p3, descr=<FieldS W_IntObject.inst_intval 8>)\n\
+             finish(i4, p5)\n[2] jit-log-noopt}}\n"
+        )
+    };
+    let recorded = |text: &str| {
+        let parsed = traceopt_ir::parse_log(text, "boxed.log").unwrap();
+        parsed.pairs[0].recorded.as_ref().unwrap().trace.clone()
+    };
+    let through_heap = recorded(&log("p3"));
+    let out = optimize(&through_heap, Passes::default()).unwrap();
+    assert_eq!(
+        print_trace(&out.trace),
+        "[i0, p9]\np5 = new_with_vtable(descr=<SizeDescr 16>)\nfinish(i0, p5)\n"
+    );
+    let claim = traceopt_ir::SeenClass { site: 1, guard: 6 };
+    assert_eq!(out.seen_classes, vec![claim]);
+    let verify = |before: &traceopt_ir::Trace, seen: &[traceopt_ir::SeenClass]| {
+        traceopt_verify::verify_optimized(before, &out.trace, &out.provenance, seen, &mut solver())
+    };
+    assert_eq!(verify(&through_heap, &[claim]).unwrap(), Verdict::Proved);
+    // Without the claim, the dropped test is a difference.
+    assert!(matches!(
+        verify(&through_heap, &[]).unwrap(),
+        Verdict::Refuted(_)
+    ));
+    // A claim of the other allocation (which is not what is tested) is
+    // refuted, and nothing is proved.
+    let wrong = traceopt_ir::SeenClass { site: 0, guard: 6 };
+    let Verdict::Unknown(why) = verify(&through_heap, &[wrong]).unwrap() else {
+        panic!("a false claim must not be taken");
+    };
+    assert!(why.contains("is refuted"), "{why}");
+    // Where the test is of an input, the same claim is refuted too, and
+    // the optimizer makes none (the test stays).
+    let of_input = recorded(&log("p9"));
+    let kept = optimize(&of_input, Passes::default()).unwrap();
+    assert!(kept.seen_classes.is_empty());
+    assert!(print_trace(&kept.trace).contains("guard_class(p9"));
+    assert!(matches!(
+        verify(&of_input, &[claim]).unwrap(),
+        Verdict::Unknown(why) if why.contains("is refuted")
+    ));
+    // A claim that names no class guard does not fit.
+    let misfit = traceopt_ir::SeenClass { site: 1, guard: 7 };
+    assert!(verify(&through_heap, &[misfit]).is_err());
+    // A bridge that knows facts of its inputs claims the same; the
+    // validator proves the claim from inputs with those facts (its ops
+    // come after their tests there).
+    let facts = vec![
+        traceopt_ir::Fact {
+            range: Some((0, 9)),
+            ..Default::default()
+        },
+        traceopt_ir::Fact {
+            nonnull: true,
+            ..Default::default()
+        },
+    ];
+    let bridge = traceopt_opt::optimize_assuming(&through_heap, Passes::default(), &facts).unwrap();
+    assert_eq!(bridge.seen_classes, vec![claim]);
+    let verdict = traceopt_verify::verify_assuming(
+        &through_heap,
+        &bridge.trace,
+        &bridge.provenance,
+        &facts,
+        &bridge.seen_classes,
+        &mut solver(),
+    );
+    assert_eq!(verdict.unwrap(), Verdict::Proved);
+    // Not recorded (a hand-written trace), nothing is claimed.
+    let mut written = through_heap.clone();
+    written.recorded = 0..0;
+    let kept = optimize(&written, Passes::default()).unwrap();
+    assert!(kept.seen_classes.is_empty());
+    assert!(print_trace(&kept.trace).contains("guard_class("));
 }

@@ -700,7 +700,15 @@ fn a_bridge_knows_what_its_parent_checked() {
         "[p0, i1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\ni3 = int_add(i1, i2)\nfinish(i3)\n"
     );
     let proved = |assumed: &[Fact]| {
-        verify_assuming(&bridge, &out.trace, &out.provenance, assumed, &mut solver()).unwrap()
+        verify_assuming(
+            &bridge,
+            &out.trace,
+            &out.provenance,
+            assumed,
+            &out.seen_classes,
+            &mut solver(),
+        )
+        .unwrap()
     };
     assert_eq!(proved(&facts), Verdict::Proved);
     // Without the facts, the dropped guard is a difference.
@@ -1310,4 +1318,57 @@ fn a_box_enters_the_loop_only_where_its_recording_shows_the_loops_class() {
     let untested = bridge("");
     let verdict = entered_verdict(&untested, &entered, (&loop_input, &looped));
     assert!(matches!(verdict, Verdict::Unknown(_)), "{verdict:?}");
+}
+
+#[test]
+fn a_class_the_preamble_sees_through_the_heap_holds_in_the_body() {
+    // The box goes through a fresh array before its class is tested:
+    // the preamble sees the test is of the box and claims the class of
+    // the op that makes it (`SeenClass`); the body takes it for granted
+    // of the box the previous pass made. The validator proves the claim
+    // of the loop's recording, then both comparisons with it.
+    let intval = "descr=<FieldS W_IntObject.inst_intval 8 pure>";
+    let text = format!(
+        "[p0]\nguard_class(p0, ConstClass(W_IntObject)) []\n\
+         i1 = getfield_gc_i(p0, {intval})\ni2 = int_add(i1, 1)\n\
+         i3 = int_lt(i2, 100)\nguard_true(i3) []\n\
+         p4 = new_with_vtable(descr=<SizeDescr 16>)\nsetfield_gc(p4, i2, {intval})\n\
+         p5 = new_array_clear(1, descr=<ArrayP 8>)\n\
+         setarrayitem_gc(p5, 0, p4, descr=<ArrayP 8>)\n\
+         p6 = getarrayitem_gc_r(p5, 0, descr=<ArrayP 8>)\n\
+         guard_class(p6, ConstClass(W_IntObject)) []\njump(p6)\n"
+    );
+    let mut input = traceopt_ir::parse_trace(&text, "loop").unwrap();
+    input.recorded = 0..input.ops.len();
+    assert!(input.recorded_classes().is_empty());
+    let peeled = peel(&input, Passes::default()).unwrap().expect("a loop");
+    let claim = traceopt_ir::SeenClass { site: 5, guard: 10 };
+    assert_eq!(peeled.state.seen_classes, vec![claim]);
+    assert_eq!(peeled.optimized.seen_classes, vec![claim]);
+    assert!(peeled.state.site_classes.is_empty());
+    let body = body_of(&peeled);
+    assert!(
+        !body.contains("guard_class") && !body.contains("new_with_vtable"),
+        "{body}"
+    );
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // Without the claim, the body's missing class test is a difference.
+    let mut untold = peeled.clone();
+    untold.state.seen_classes.clear();
+    assert_refuted(&input, &untold);
+    // A claim of another allocation is not proved: nothing is.
+    let mut wrong = peeled.clone();
+    wrong.state.seen_classes = vec![traceopt_ir::SeenClass { site: 7, guard: 10 }];
+    let out = &wrong.optimized;
+    let result = verify_peeled(
+        &input,
+        &out.trace,
+        &out.provenance,
+        &wrong.state,
+        &mut solver(),
+    );
+    assert!(
+        matches!(result, Err(_) | Ok(Verdict::Unknown(_))),
+        "{result:?}"
+    );
 }

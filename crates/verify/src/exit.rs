@@ -12,7 +12,7 @@
 //!   inputs that satisfy the facts. Both start with the facts' guards
 //!   (the same on both sides), then run as usual.
 
-use traceopt_ir::{Arg, Fact, Op, Opcode, Trace, ValueId};
+use traceopt_ir::{Arg, Fact, Op, Opcode, SeenClass, Trace, ValueId};
 use traceopt_smt::Solver;
 
 use crate::peel::{copy_ops, identity, inputs_of, mapped, new_trace};
@@ -103,14 +103,22 @@ pub(crate) fn assuming_in(
 }
 
 /// Proves `output` equivalent to `input` wherever the inputs satisfy
-/// `assumed` (one fact for each input, or none).
+/// `assumed` (one fact for each input, or none); the optimizer's claims
+/// of classes (`seen`, of `input`'s ops) too, from such inputs.
 pub fn verify_assuming(
     input: &Trace,
     output: &Trace,
     provenance: &[Option<usize>],
     assumed: &[Fact],
+    seen: &[SeenClass],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    let (before, after, provenance, _) = assuming(input, output, provenance, assumed);
-    verify_optimized(&before, &after, &provenance, solver)
+    let (before, after, provenance, guards) = assuming(input, output, provenance, assumed);
+    let moved: Vec<SeenClass> = (seen.iter())
+        .map(|c| SeenClass {
+            site: c.site + guards,
+            guard: c.guard + guards,
+        })
+        .collect();
+    verify_optimized(&before, &after, &provenance, &moved, solver)
 }

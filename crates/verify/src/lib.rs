@@ -51,7 +51,7 @@ use traceopt_interp::{
     Outcome as Ended, Run, Val, KNOWN_HELPERS,
 };
 use traceopt_ir::{
-    Arg, Const, Descr, Flags, Namespace, Op, Opcode, PureResult, Trace, Type, ValueId,
+    Arg, Const, Descr, Flags, Namespace, Op, Opcode, PureResult, SeenClass, Trace, Type, ValueId,
 };
 use traceopt_smt::encode::{encode, power_of_two_quotient, py_division_oopspec, truthy};
 
@@ -69,6 +69,7 @@ mod slice;
 mod strings;
 use reach::{allocates, Seen, Sight, Site, Unreached};
 mod resume;
+mod seen;
 mod sites;
 use heap::{class_of_size, constant_identity, encode_heap_op, replay_heap, Before, Memory, World};
 use resume::Resume;
@@ -222,6 +223,9 @@ pub struct Given<'g> {
     /// The optimizer's provenance where the check is end to end: it still
     /// says which allocation of BEFORE each of AFTER's stands for.
     pub provenance: Option<&'g [Option<usize>]>,
+    /// The classes of unnamed allocations of BEFORE (op, class) that
+    /// claims of the optimizer gave, proved (`seen.rs`).
+    pub seen_classes: &'g [(usize, Const)],
 }
 
 impl Given<'_> {
@@ -329,14 +333,24 @@ pub fn verify_aligned(
 /// own (its provenance); where that settles nothing (a timeout, a
 /// counterexample that does not replay, or guards that do not line up
 /// although the runs end alike), the end-to-end form. An undecided answer
-/// says why each form gave up.
+/// says why each form gave up. The optimizer's claims of the classes
+/// its recorded guards saw (`seen`) are proved first (`seen.rs`).
 pub fn verify_optimized(
     before: &Trace,
     after: &Trace,
     provenance: &[Option<usize>],
+    seen: &[SeenClass],
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
-    verify_optimized_given(before, after, provenance, Given::default(), solver)
+    let seen_classes = match seen::prove_seen_classes(before, seen, solver)? {
+        Ok(classes) => classes,
+        Err(not_proved) => return Ok(not_proved),
+    };
+    let given = Given {
+        seen_classes: &seen_classes,
+        ..Given::default()
+    };
+    verify_optimized_given(before, after, provenance, given, solver)
 }
 
 /// `verify_optimized`, given more (see `Given`).
@@ -606,10 +620,7 @@ fn begin(
     world.namespace = traces[0].namespace.clone();
     // What BEFORE's recording saw of the classes of its allocations.
     for (k, class) in traces[0].recorded_classes() {
-        let descr = traces[0].ops[k].descr.map(|d| traces[0].descr(d));
-        let allocated = world.allocated_class(solver, descr, sites.key(MadeBy::Op(k)))?;
-        let seen = constant(traces[0], &class, world, solver)?;
-        world.lemmas.push(allocated.eq(&seen));
+        class_lemma(traces[0], (k, &class), sites, world, solver)?;
     }
     // What its recording shows to be structs.
     recorded_structs(traces[0], &traces[0].recorded_structs(), world, solver)?;
@@ -622,6 +633,21 @@ fn begin(
             world.lemmas.push(heap::one_nan(&Term::var(name)));
         }
     }
+    Ok(())
+}
+
+/// States that BEFORE's op `k` makes objects of class `class`.
+fn class_lemma(
+    before: &Trace,
+    (k, class): (usize, &Const),
+    sites: &Sites,
+    world: &mut World,
+    solver: &mut Solver,
+) -> Result<(), VerifyError> {
+    let descr = before.ops[k].descr.map(|d| before.descr(d));
+    let allocated = world.allocated_class(solver, descr, sites.key(MadeBy::Op(k)))?;
+    let seen = constant(before, class, world, solver)?;
+    world.lemmas.push(allocated.eq(&seen));
     Ok(())
 }
 
@@ -879,6 +905,9 @@ fn check_once(
             solver,
         )?;
         recorded_structs(before, given.structs, &mut world, solver)?;
+        for (k, class) in given.seen_classes {
+            class_lemma(before, (*k, class), &b_sites, &mut world, solver)?;
+        }
         let mut shared = Shared::default();
         world.slots = Some((slots.count, slots.paired.clone()));
         let mut b = encode_side(

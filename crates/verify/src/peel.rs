@@ -64,6 +64,7 @@ use traceopt_ir::{
 use traceopt_smt::Solver;
 
 use crate::exit::assuming_in;
+use crate::seen::prove_seen_classes;
 use crate::{verify_optimized_given, Given, Verdict, VerifyError};
 
 /// Proves `output` (peeled from `looped`; `provenance` gives for each of
@@ -106,8 +107,13 @@ pub fn verify_peeled(
             "whose body reads values of the preamble, or whose label repeats one",
         ));
     }
+    let seen = match prove_seen_classes(looped, &state.seen_classes, solver)? {
+        Ok(classes) => classes,
+        Err(not_proved) => return Ok(named(not_proved, "the preamble")),
+    };
     let verdict = prove(
         first_pass(looped, output, provenance, label, state, jump),
+        &seen,
         solver,
     )?;
     if verdict != Verdict::Proved {
@@ -115,6 +121,7 @@ pub fn verify_peeled(
     }
     let verdict = prove(
         later_pass(looped, output, provenance, label, state, jump),
+        &seen,
         solver,
     )?;
     Ok(named(verdict, "a pass of the body"))
@@ -206,8 +213,13 @@ pub fn verify_entry(
         *alloc += guards;
     }
     let (jump, end) = (jump + guards, end + guards);
-    let (before, after, provenance, tests, _) =
-        entry_pass(&input, &output, &provenance, end, &state, jump);
+    let Pair {
+        before,
+        after,
+        provenance,
+        checks: tests,
+        ..
+    } = entry_pass(&input, &output, &provenance, end, &state, jump);
     let given = Given {
         checked_tail: tests,
         tail_guards_leave: true,
@@ -220,14 +232,19 @@ pub fn verify_entry(
 
 /// Proves one comparison: the checks at the end of its BEFORE must be
 /// defined wherever they are reached (proved, not assumed).
-fn prove(pair: Pair, solver: &mut Solver) -> Result<Verdict, VerifyError> {
-    let (before, after, provenance, checks, built) = pair;
+/// The loop's classes proved of its recording (`seen`, by its op) are
+/// lemmas of both, of BEFORE's copies of those ops.
+fn prove(pair: Pair, seen: &[(usize, Const)], solver: &mut Solver) -> Result<Verdict, VerifyError> {
+    let seen_classes: Vec<(usize, Const)> = (seen.iter())
+        .map(|(site, class)| (site + pair.at, class.clone()))
+        .collect();
     let given = Given {
-        checked_tail: checks,
-        built: &built,
+        checked_tail: pair.checks,
+        built: &pair.built,
+        seen_classes: &seen_classes,
         ..Given::default()
     };
-    verify_optimized_given(&before, &after, &provenance, given, solver)
+    verify_optimized_given(&pair.before, &pair.after, &pair.provenance, given, solver)
 }
 
 /// An output (AFTER) whose shape or witness the induction cannot take.
@@ -661,10 +678,19 @@ fn jump_like(
     push(to, jump, provenance, prov);
 }
 
-/// BEFORE, AFTER, AFTER's provenance, how many ops at BEFORE's end
-/// (before its jump) check the witness, and the ops of BEFORE that build
-/// what another makes (`Given::built`).
-type Pair = (Trace, Trace, Vec<Option<usize>>, usize, Vec<(usize, usize)>);
+/// One comparison of the induction.
+struct Pair {
+    before: Trace,
+    after: Trace,
+    /// AFTER's.
+    provenance: Vec<Option<usize>>,
+    /// How many ops at BEFORE's end (before its jump) check the witness.
+    checks: usize,
+    /// The ops of BEFORE that build what another makes (`Given::built`).
+    built: Vec<(usize, usize)>,
+    /// Where BEFORE's copy of the loop's (or the input's) ops starts.
+    at: usize,
+}
 
 /// Each value of `trace` as itself.
 pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
@@ -741,7 +767,14 @@ fn first_pass(
     let built = (probes.into_iter().chain(checked))
         .map(|(probe, site)| (probe, site + tests))
         .collect();
-    (before, after, prov, checks, built)
+    Pair {
+        before,
+        after,
+        provenance: prov,
+        checks,
+        built,
+        at: tests,
+    }
 }
 
 /// The types of the arguments of `trace`'s op `at` (a label, or a jump
@@ -893,7 +926,14 @@ fn entry_pass(
         (provenance, &moved),
         jump + tests,
     );
-    (before, after, prov, tests, Vec::new())
+    Pair {
+        before,
+        after,
+        provenance: prov,
+        checks: tests,
+        built: Vec::new(),
+        at: 0,
+    }
 }
 
 /// Computes the derived arguments from number `*done` up to (not
@@ -1020,5 +1060,12 @@ fn later_pass(
         .map(|(j, &alloc)| (start + j, alloc + offset))
         .chain((probes.into_iter().chain(checked)).map(|(probe, site)| (probe, site + offset)))
         .collect();
-    (before, after, prov, checks, built)
+    Pair {
+        before,
+        after,
+        provenance: prov,
+        checks,
+        built,
+        at: offset,
+    }
 }

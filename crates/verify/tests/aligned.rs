@@ -191,7 +191,7 @@ fn provenance_short_of_the_ops_is_read_no_further_under_assumed_facts() {
     // go by, and the end-to-end form decides.
     let (b, a) = traces(BEFORE, BEFORE);
     let facts = vec![traceopt_ir::Fact::default(); b.inputs.len()];
-    let verdict = verify_assuming(&b, &a, &[], &facts, &mut solver()).unwrap();
+    let verdict = verify_assuming(&b, &a, &[], &facts, &[], &mut solver()).unwrap();
     assert_eq!(verdict, Verdict::Proved);
 }
 

@@ -2086,7 +2086,7 @@ fn verdict_with_provenance(before: &str, after: &str, provenance: &[Option<usize
     let before = parse_trace_with(before, "before", ns.clone()).unwrap();
     let after = parse_trace_with(after, "after", ns).unwrap();
     let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
-    traceopt_verify::verify_optimized(&before, &after, provenance, &mut solver).unwrap()
+    traceopt_verify::verify_optimized(&before, &after, provenance, &[], &mut solver).unwrap()
 }
 
 #[test]

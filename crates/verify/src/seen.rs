@@ -1,0 +1,160 @@
+//! An optimizer's claims that a recorded class guard tests what one of
+//! the trace's unnamed allocations made (`SeenClass`), proved before the
+//! class is taken for granted.
+//!
+//! A log does not say which class `new_with_vtable(descr=<SizeDescr
+//! 32>)` makes; where a recorded guard tests the object straight after
+//! the op, `Trace::recorded_classes` reads the class off the text. Where
+//! the guard's argument is the object only through the heap (a frame's
+//! stack item read back), the optimizer sees it and claims it. Each claim
+//! is the question whether BEFORE, cut off at the guard and ended by a
+//! test that its argument is *not* the object, can never run to its end
+//! (`verify_never_ends`). Proved, it held on the recording too, whose run
+//! passed the guard: the op's class, the same for every object it makes,
+//! is the guard's, a lemma of every comparison of that BEFORE
+//! (`Given::seen_classes`).
+//!
+//! The proof assumes no claim (only what the text shows): a claim
+//! proved from another would be circular. A model that lets no run reach
+//! the guard would prove any claim; the CLI's check that a recorded trace
+//! can run to its end (`traceopt opt --verify`) rules that out.
+
+use traceopt_ir::{Arg, Const, Flags, Op, Opcode, Pos, SeenClass, Trace};
+use traceopt_smt::Solver;
+
+use crate::peel::{identity, inputs_of, mapped, new_trace};
+use crate::{verify_never_ends, Verdict, VerifyError};
+
+/// The class each claim gives its allocation (op index of `before`, the
+/// class), all proved; or the verdict of the first that is not.
+pub(crate) fn prove_seen_classes(
+    before: &Trace,
+    seen: &[SeenClass],
+    solver: &mut Solver,
+) -> Result<Result<Vec<(usize, Const)>, Verdict>, VerifyError> {
+    let mut proved = Vec::new();
+    for claim in seen {
+        let Some(class) = claim.class(before) else {
+            return Err(VerifyError::Unsupported {
+                side: "AFTER",
+                line: line(before, claim.guard.min(claim.site)),
+                what: format!(
+                    "a claim that op {} tests the class of what op {} makes, which does not fit \
+                     BEFORE (both recorded, the second an unnamed allocation, the first a class \
+                     guard after it)",
+                    claim.guard, claim.site
+                ),
+            });
+        };
+        let what = || {
+            format!(
+                "the claim that the class guard at line {} tests what line {} allocates",
+                line(before, claim.guard),
+                line(before, claim.site)
+            )
+        };
+        match verify_never_ends(&tested(before, claim), solver)? {
+            Verdict::Proved => proved.push((claim.site, before.constant(class).clone())),
+            Verdict::Refuted(cex) => {
+                return Ok(Err(Verdict::Unknown(format!(
+                    "{} is refuted: {cex}",
+                    what()
+                ))))
+            }
+            Verdict::Unknown(why) | Verdict::Unreplayed(why) => {
+                return Ok(Err(Verdict::Unknown(format!(
+                    "{} is not proved: {why}",
+                    what()
+                ))))
+            }
+        }
+    }
+    Ok(Ok(proved))
+}
+
+/// BEFORE up to the claim's guard, cut down to what the guard's
+/// argument and the claim's object depend on, then a guard that fails
+/// where the two are one, and the end: a run gets there only where the
+/// claim is false. The cut keeps every op with an effect (writes,
+/// calls) and what they read, and drops the recorded guards and the
+/// reads, pure ops and markers nothing kept uses: each dropped op only
+/// narrows the runs (a guard, or an op undefined on some), so the claim
+/// of the cut trace is the stronger one. (Guards before the recording,
+/// an entry's assumed facts, stay; so do those that a call did not
+/// raise or force a frame, which say what the call did not touch.)
+fn tested(before: &Trace, claim: &SeenClass) -> Trace {
+    let g = claim.guard;
+    let tested = before.ops[g].args[0];
+    let made = Arg::Value(before.value_of_op(claim.site));
+    let mut needed = vec![false; before.num_values()];
+    let need = |a: Arg, needed: &mut Vec<bool>| {
+        if let Arg::Value(v) = a {
+            needed[v.0 as usize] = true;
+        }
+    };
+    need(tested, &mut needed);
+    need(made, &mut needed);
+    let mut kept = vec![false; g];
+    for i in (0..g).rev() {
+        let op = &before.ops[i];
+        let recorded_guard =
+            op.opcode.is_guard() && !of_calls(op.opcode) && before.recorded.contains(&i);
+        let idle = op.opcode.removable_when_unused() || op.opcode.has(Flags::MARKER);
+        let wanted = needed[before.value_of_op(i).0 as usize];
+        if wanted || !(recorded_guard || idle) {
+            kept[i] = true;
+            op.args.iter().for_each(|&a| need(a, &mut needed));
+        }
+    }
+    let mut trace = new_trace(before, inputs_of(before));
+    let mut map = identity(before);
+    for (i, op) in before.ops[..g].iter().enumerate() {
+        if !kept[i] {
+            continue;
+        }
+        // (What a guard resumes with does not matter here.)
+        let mut copy = Op {
+            fail_args: op.fail_args.as_ref().map(|_| Vec::new()),
+            ..Op::new(op.opcode, op.args.clone())
+        };
+        copy.descr = op.descr;
+        copy.for_each_arg_mut(|a| *a = mapped(*a, &map));
+        let v = before.value_of_op(i);
+        let pos = before.op_pos.get(i).copied().unwrap_or_default();
+        map[v.0 as usize] = Arg::Value(trace.push(copy, before.name(v), pos));
+    }
+    // What the recording ran, it ran: constants whose fields it read are
+    // structs.
+    let first = kept.iter().position(|&k| k).unwrap_or(0);
+    if before.recorded.start <= first {
+        trace.recorded = 0..trace.ops.len();
+    }
+    let same = Op::new(
+        Opcode::PtrEq,
+        vec![mapped(tested, &map), mapped(made, &map)],
+    );
+    let same = trace.push(same, "", Pos::default());
+    let differs = Op {
+        fail_args: Some(Vec::new()),
+        ..Op::new(Opcode::GuardFalse, vec![Arg::Value(same)])
+    };
+    trace.push(differs, "", Pos::default());
+    trace.push(Op::new(Opcode::Finish, Vec::new()), "", Pos::default());
+    trace
+}
+
+/// Guards of what the call before them did: it raised nothing (or
+/// something), it forced no frame.
+fn of_calls(opcode: Opcode) -> bool {
+    matches!(
+        opcode,
+        Opcode::GuardNoException
+            | Opcode::GuardException
+            | Opcode::GuardNotForced
+            | Opcode::GuardNotForced2
+    )
+}
+
+fn line(trace: &Trace, op: usize) -> u32 {
+    trace.op_pos.get(op).map_or(0, |p| p.line)
+}

@@ -16,7 +16,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use traceopt_ir::log::{log_files, Section};
-use traceopt_ir::{parse_log, Trace};
+use traceopt_ir::{parse_log, Opcode, Trace};
 use traceopt_opt::{optimize, optimize_or_peel, Passes};
 
 fn recorded_traces() -> Vec<Trace> {
@@ -37,7 +37,10 @@ fn recorded_traces() -> Vec<Trace> {
 }
 
 fn per_op(c: &mut Criterion, name: &str, traces: &[Trace], passes: Passes) {
-    let ops: usize = traces.iter().map(|t| t.ops.len()).sum();
+    // Input ops as `--stats` counts them: a `debug_merge_point` is no op.
+    let ops: usize = (traces.iter().flat_map(|t| &t.ops))
+        .filter(|op| op.opcode != Opcode::DebugMergePoint)
+        .count();
     let ops = u32::try_from(ops).unwrap();
     c.bench_function(name, |b| {
         b.iter_custom(|iters| {

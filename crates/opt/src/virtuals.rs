@@ -247,16 +247,16 @@ impl Optimizer<'_> {
 
     /// Takes the class recorded guard `guard` tests of virtual `k` for
     /// the class its allocating op makes, where the optimizer may claim
-    /// so (`SeenClass`): `k` made in this pass by an op of the recording.
+    /// so (`SeenClass`): in a pass from the trace's start, which has no
+    /// label objects (every virtual is made by an op of the pass).
     fn see_class(&mut self, k: u32, guard: usize) {
-        let object = &self.virtuals.objects[k as usize];
-        let claim = SeenClass {
-            site: object.alloc,
-            guard,
-        };
-        if !self.may_see_classes || object.of_label.is_some() {
+        if !self.may_see_classes {
             return;
         }
+        let claim = SeenClass {
+            site: self.virtuals.objects[k as usize].alloc,
+            guard,
+        };
         if let Some(class) = claim.class(self.input) {
             let class = self.input.constant(class).clone();
             self.site_classes.insert(claim.site, class);

@@ -745,12 +745,17 @@ impl Optimizer<'_> {
             return Some(DescrId(i as u32));
         }
         let named = input.namespace.iter().flat_map(|ns| ns.descrs());
+        // (Parsed once per process: most traces have no vref of their own.)
+        static PRINTED: std::sync::OnceLock<Vec<Descr>> = std::sync::OnceLock::new();
         let printed = || {
-            let pypy = VrefLayout::default();
-            [pypy.class, pypy.token, pypy.forced]
-                .into_iter()
-                .filter_map(|t| Descr::parse(&t).ok())
-                .find(|d| wanted(d))
+            let descrs = PRINTED.get_or_init(|| {
+                let pypy = VrefLayout::default();
+                [pypy.class, pypy.token, pypy.forced]
+                    .into_iter()
+                    .filter_map(|t| Descr::parse(&t).ok())
+                    .collect()
+            });
+            descrs.iter().find(|d| wanted(d)).cloned()
         };
         let descr = (named.into_iter().find(|d| wanted(d)).cloned()).or_else(printed)?;
         Some(self.out.add_descr(descr))

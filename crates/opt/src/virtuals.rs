@@ -590,6 +590,10 @@ impl Optimizer<'_> {
                 self.bind(result, Mapped::Out(len));
             }
             (SameAsR, Some(object @ Mapped::Virtual(_))) => self.bind(result, object),
+            // A marker that a field of the object is quasi-immutable
+            // (PyPy's `record_quasiimmut_field`): of an object not yet
+            // allocated there is nothing to watch, and nothing to force.
+            (QuasiimmutField, Some(Mapped::Virtual(_))) => {}
             (CallR | CallI, _) if self.virtual_string_helper(index, op) => {
                 // Nothing called: nothing raised.
                 self.call_removed = true;

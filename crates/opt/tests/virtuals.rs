@@ -14,8 +14,9 @@ use traceopt_opt::{optimize, Passes};
 fn an_object_that_never_escapes_is_never_allocated() {
     // Its reads are what was written, or zero where nothing was; it is
     // not null (a guard or an assertion of it is void), has its class,
-    // and is no other object.
+    // and is no other object. A marker of its fields is void too.
     let before = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\nassert_not_none(p2)\n\
+        quasiimmut_field(p2, descr=valuedescr)\n\
         setfield_gc(p2, i1, descr=valuedescr)\ni3 = getfield_gc_i(p2, descr=valuedescr)\n\
         p4 = getfield_gc_r(p2, descr=nextdescr)\ni5 = ptr_eq(p4, NULL)\n\
         guard_nonnull_class(p2, ConstClass(node_vtable)) []\ni6 = ptr_eq(p2, p0)\n\

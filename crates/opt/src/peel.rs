@@ -413,11 +413,9 @@ impl Optimizer<'_> {
             let class = pool.constant(fact.class).clone();
             self.site_classes.insert(fact.site, class);
         }
-        for claim in &entry.state.seen_classes {
-            if let Some(class) = claim.class(self.input) {
-                let class = self.input.constant(class).clone();
-                self.site_classes.insert(claim.site, class);
-            }
+        for &claim in &entry.state.seen_classes {
+            // (One that does not fit, the validator does not take.)
+            self.take_seen_class(claim);
         }
         for (k, fact) in entry.state.facts.iter().enumerate() {
             self.assume(Arg::Value(ValueId(k as u32)), fact);

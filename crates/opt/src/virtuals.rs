@@ -257,11 +257,20 @@ impl Optimizer<'_> {
             site: self.virtuals.objects[k as usize].alloc,
             guard,
         };
-        if let Some(class) = claim.class(self.input) {
-            let class = self.input.constant(class).clone();
-            self.site_classes.insert(claim.site, class);
+        if self.take_seen_class(claim) {
             self.seen_classes.push(claim);
         }
+    }
+
+    /// Takes the class `claim` gives its allocating op for granted, if
+    /// the claim fits the input; whether it does.
+    pub(crate) fn take_seen_class(&mut self, claim: SeenClass) -> bool {
+        let Some(class) = claim.class(self.input) else {
+            return false;
+        };
+        let class = self.input.constant(class).clone();
+        self.site_classes.insert(claim.site, class);
+        true
     }
 
     /// An array index argument that is a constant inside virtual `k`.

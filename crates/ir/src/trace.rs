@@ -235,7 +235,7 @@ pub struct PendingWrite {
 #[derive(Clone, PartialEq, Debug)]
 pub struct Virtual {
     /// The name it is printed with (that of the removed allocation).
-    pub name: Box<str>,
+    pub name: CompactString,
     /// `new_with_vtable`, `new` (fields), `new_array`, `new_array_clear`
     /// (items, with an array descr), `newstr`, `newunicode` (characters,
     /// no descr).

@@ -442,8 +442,8 @@ impl Solver {
         Ok(())
     }
 
-    /// Notes what the defined `name` stands on, in the current scope;
-    /// `held`: its equation is held back (`define_for_smt`).
+    /// Notes the names the definition of `name` uses, in the current
+    /// scope; `held`: its equation is held back (`define_for_smt`).
     fn record_definition(
         &mut self,
         name: &(impl ToName + ?Sized),
@@ -451,16 +451,9 @@ impl Solver {
         held: bool,
     ) -> Name {
         let name = name.to_name();
-        let mut defined = self.stands_on(value);
-        if held {
-            defined.held.insert(name.as_str().to_string());
-        }
-        let defined = Defined {
-            leaves: Arc::new(defined.leaves),
-            held: Arc::new(defined.held),
-        };
+        let uses = value.names().iter().map(|n| n.as_str().into()).collect();
         let scope = self.definitions.last_mut().unwrap();
-        scope.insert(name.as_str().to_string(), defined);
+        scope.insert(name.as_str().to_string(), Defined { uses, held });
         name
     }
 
@@ -470,17 +463,32 @@ impl Solver {
         self.stands_on(term).leaves
     }
 
-    /// What `term` stands on: its declared names (each defined one
-    /// replaced by what its definition stands on), and the held
-    /// equations it reads.
+    /// What `term` stands on: the declared names it reaches through
+    /// definitions, and the held equations among the defined ones. Each
+    /// definition keeps only the names it uses, and the walk visits each
+    /// name once: a chain of definitions (one heap version on another)
+    /// costs its length, where a closure kept per definition would cost
+    /// the square of it.
     fn stands_on(&self, term: &Term) -> StandsOn {
+        let names = term.names();
+        self.reached_from(names.iter().map(|n| n.as_str()))
+    }
+
+    /// What the names `from` stand on (`stands_on`).
+    fn reached_from<'a>(&'a self, from: impl Iterator<Item = &'a str>) -> StandsOn {
         let mut on = StandsOn::default();
-        for name in term.names() {
-            let name = name.as_str();
+        let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+        let mut stack: Vec<&str> = from.collect();
+        while let Some(name) = stack.pop() {
+            if !seen.insert(name) {
+                continue;
+            }
             match self.defined(name) {
-                Some(under) => {
-                    on.leaves.extend(under.leaves.iter().cloned());
-                    on.held.extend(under.held.iter().cloned());
+                Some(definition) => {
+                    if definition.held {
+                        on.held.insert(name.to_string());
+                    }
+                    stack.extend(definition.uses.iter().map(|n| &**n));
                 }
                 None => {
                     on.leaves.insert(name.to_string());
@@ -517,10 +525,7 @@ impl Solver {
 
     /// The held equations the values of `vars` read.
     fn held_by(&self, vars: &[Name]) -> HashSet<String> {
-        (vars.iter())
-            .filter_map(|v| self.defined(v.as_str()))
-            .flat_map(|d| d.held.iter().cloned())
-            .collect()
+        self.reached_from(vars.iter().map(|v| v.as_str())).held
     }
 
     pub fn assert(&mut self, fact: &Term) -> Result<(), SolverError> {
@@ -969,13 +974,11 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Process, SolverError> {
     })
 }
 
-/// What a definition stands on.
+/// A definition: the names its value uses, and whether its equation is
+/// held back (`Solver::define_for_smt`).
 struct Defined {
-    /// The declared names (`Solver::leaves`).
-    leaves: Arc<HashSet<String>>,
-    /// The held equations it reads (`Solver::define_for_smt`), its own
-    /// included.
-    held: Arc<HashSet<String>>,
+    uses: Box<[Box<str>]>,
+    held: bool,
 }
 
 #[derive(Default)]
@@ -1173,6 +1176,40 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         assert!(query.contains("(assert (= i.m (lambda "), "{query}");
         assert!(!query.contains("(assert (= i.unread"), "{query}");
+    }
+
+    #[test]
+    fn a_chain_of_definitions_stands_on_the_declared_names_at_its_root() {
+        let Ok(mut solver) = Solver::start(Some(SolverKind::Z3), Duration::from_secs(10)) else {
+            panic!("z3 is needed (scripts/install-solvers)");
+        };
+        for name in ["x", "y", "z"] {
+            solver.declare(name, Sort::Bv(8)).unwrap();
+        }
+        let (x, y) = (Term::var("x"), Term::var("y"));
+        solver
+            .define("d0", Sort::Bv(8), &x.bv(Fun::BvAdd, &y))
+            .unwrap();
+        solver.push().unwrap();
+        // A heap's versions: each on the one before.
+        for k in 1..2000 {
+            let previous = Term::var(&format!("d{}", k - 1));
+            let value = previous.bv(Fun::BvAdd, &Term::Bv { value: 1, width: 8 });
+            solver
+                .define(&format!("d{k}"), Sort::Bv(8), &value)
+                .unwrap();
+        }
+        let last = Term::var("d1999").bv(Fun::BvAdd, &Term::var("z"));
+        let names = |solver: &Solver, term: &Term| {
+            let mut names: Vec<String> = solver.leaves(term).into_iter().collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names(&solver, &last), ["i.x", "i.y", "i.z"]);
+        // Gone with their scope: a name of it is a name of its own again.
+        solver.pop().unwrap();
+        assert_eq!(names(&solver, &Term::var("d1999")), ["i.d1999"]);
+        assert_eq!(names(&solver, &Term::var("d0")), ["i.x", "i.y"]);
     }
 
     #[test]

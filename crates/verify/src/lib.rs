@@ -1764,6 +1764,15 @@ impl Point<'_> {
         if let Some(resume) = self.resume {
             resume.with_pending(&mut heap, &cells);
         }
+        // Named once: each term `reached` defines reads the heap, and a
+        // heap written inline would be printed again in every one of
+        // them (a 2,000-op trace's guard: 1,500 of them, 200 kB each).
+        let heap = (heap.into_iter().zip(&cells).enumerate())
+            .map(|(k, (array, cell))| {
+                let name = format!("{}_heap{k}", self.name);
+                shared.define(solver, name, cell.sort(), array)
+            })
+            .collect::<Result<Vec<Term>, _>>()?;
         let unreached = Unreached {
             reach: &reach,
             handed_out: &handed_out,
@@ -1776,9 +1785,9 @@ impl Point<'_> {
             slots: world.slots.as_ref().map_or(0, |(count, _)| *count),
         };
         let mut k = 0;
-        let reached = unreached.reached(self.seen, &mut |term| {
+        let reached = unreached.reached(self.seen, &mut |term, sort| {
             k += 1;
-            shared.define(solver, format!("{}_{k}", self.name), Sort::Bool, term)
+            shared.define(solver, format!("{}_{k}", self.name), sort, term)
         })?;
         // Each object by its name and by the term it names (a store as it
         // is allocated uses the latter).

@@ -296,7 +296,7 @@ impl Unreached<'_> {
     pub fn reached<E>(
         &self,
         seen: &[Term],
-        name: &mut impl FnMut(Term) -> Result<Term, E>,
+        name: &mut impl FnMut(Term, Sort) -> Result<Term, E>,
     ) -> Result<Vec<Term>, E> {
         // Seen by a call before, or handed out as what a read gave.
         let seen_or_handed = |v: usize| {
@@ -309,6 +309,10 @@ impl Unreached<'_> {
             });
             Term::or_all(std::iter::once(seen).chain(handed))
         };
+        let stored: Vec<usize> = (0..self.reach.len())
+            .filter(|&v| self.reach[v] == Some(Reach::Stored))
+            .collect();
+        let rounds = self.rounds(&stored);
         let mut reached: Vec<Term> = (self.reach.iter().enumerate())
             .map(|(v, r)| match r {
                 Some(Reach::Escaped) => Term::Bool(true),
@@ -316,15 +320,31 @@ impl Unreached<'_> {
                 _ => Term::Bool(false),
             })
             .collect();
-        let stored: Vec<usize> = (0..self.reach.len())
-            .filter(|&v| self.reach[v] == Some(Reach::Stored))
-            .collect();
+        // Named once where every round reads it.
+        if rounds > 0 {
+            for &v in &stored {
+                reached[v] = name(reached[v].clone(), Sort::Bool)?;
+            }
+        }
+        let first = reached.clone();
+        let unknown_owner = (self.sites.iter())
+            .filter(|s| stored.contains(&s.value))
+            .any(|s| matches!(s.owner, Arg::Value(u) if self.reach[u.0 as usize].is_none()));
         // Each round follows one more store.
-        for _ in 0..self.rounds(&stored) {
+        for _ in 0..rounds {
+            // Which of our objects are reached, as one array named once
+            // a round, where an owner may be any object: spelled out in
+            // each store into such an owner instead, a 2,000-op trace's
+            // 45 stored objects made 45 rounds of 45 terms, each with an
+            // alternative per object, at each of its guards.
+            let ours = match unknown_owner {
+                true => Some(name(self.ours_reached(&reached), OURS_REACHED)?),
+                false => None,
+            };
             let mut next = Vec::with_capacity(stored.len());
             for &v in &stored {
-                let term = seen_or_handed(v).or(&self.reached_through_stores(v, &reached));
-                next.push((v, name(term)?));
+                let through = self.reached_through_stores(v, &reached, ours.as_ref());
+                next.push((v, name(first[v].or(&through), Sort::Bool)?));
             }
             for (v, term) in next {
                 reached[v] = term;
@@ -362,7 +382,7 @@ impl Unreached<'_> {
     }
 
     /// Some store of `v` holds it, in an owner that is `reached`.
-    fn reached_through_stores(&self, v: usize, reached: &[Term]) -> Term {
+    fn reached_through_stores(&self, v: usize, reached: &[Term], ours: Option<&Term>) -> Term {
         let Some(obj) = self.values[v]
             .as_ref()
             .filter(|_| !self.unsited.contains(&v))
@@ -375,13 +395,21 @@ impl Unreached<'_> {
                 return Term::Bool(true);
             };
             let holds = self.heap[k].read(&site.key).eq(obj);
-            ways.push(holds.and(&self.owner_reached(&site.owner, &site.owner_word, reached)));
+            ways.push(holds.and(&self.owner_reached(&site.owner, &site.owner_word, reached, ours)));
         }
         Term::or_all(ways)
     }
 
     /// Whether the object `owner` (the trace's argument `arg`) is reached.
-    fn owner_reached(&self, arg: &Arg, owner: &Term, reached: &[Term]) -> Term {
+    /// `ours` is `ours_reached` of `reached`, named: needed where the
+    /// owner may be any object.
+    fn owner_reached(
+        &self,
+        arg: &Arg,
+        owner: &Term,
+        reached: &[Term],
+        ours: Option<&Term>,
+    ) -> Term {
         match arg {
             Arg::Const(_) => Term::Bool(true),
             Arg::Value(v) if self.reach[v.0 as usize].is_some() => reached[v.0 as usize].clone(),
@@ -391,16 +419,37 @@ impl Unreached<'_> {
                     .base
                     .bv(Fun::BvAdd, &Term::word(i64::from(self.slots)))
                     .bv(Fun::BvUlt, owner));
-                let ours = (0..self.reach.len())
-                    .filter(|&o| matches!(self.reach[o], Some(Reach::Escaped | Reach::Stored)))
-                    .filter_map(|o| {
-                        let term = self.values.get(o).cloned().flatten()?;
-                        Some(owner.eq(&term).and(&reached[o]))
-                    });
-                Term::or_all(std::iter::once(outside).chain(ours))
+                let ours = ours.cloned().unwrap_or_else(|| self.ours_reached(reached));
+                outside.or(&ours.select(owner).eq(&bit(1)))
             }
         }
     }
+
+    /// The array from each of our escaped and stored objects to whether
+    /// it is reached (1 where it is, 0 elsewhere). Each object's entry
+    /// keeps what an earlier one of the same word gave, so that the
+    /// array is the disjunction over our objects however they alias.
+    fn ours_reached(&self, reached: &[Term]) -> Term {
+        let none = Term::lambda("o", Sort::Bv(64), &bit(0));
+        (0..self.reach.len())
+            .filter(|&o| matches!(self.reach[o], Some(Reach::Escaped | Reach::Stored)))
+            .filter_map(|o| Some((self.values.get(o).cloned().flatten()?, &reached[o])))
+            .fold(none, |array, (object, reached)| {
+                let before = array.select(&object).eq(&bit(1));
+                let entry = Term::ite(&reached.or(&before), &bit(1), &bit(0));
+                array.store(&object, &entry)
+            })
+    }
+}
+
+/// The sort of `Unreached::ours_reached`.
+const OURS_REACHED: Sort = Sort::Array {
+    index: 64,
+    value: 1,
+};
+
+fn bit(value: u128) -> Term {
+    Term::Bv { value, width: 1 }
 }
 
 /// What something outside a trace can see of the fresh objects at a

@@ -121,7 +121,7 @@ impl Sites {
         let mut named: Option<[Named; 2]> = None;
         let vref = before.map(|(b, _)| b.vref_layout().class);
         for (v, text) in unnamed {
-            let id = (v.name.clone(), v.site);
+            let id: (Box<str>, _) = (v.name.as_str().into(), v.site);
             if self.virtuals.contains_key(&id) {
                 continue;
             }

@@ -129,6 +129,11 @@ pub enum SolverError {
     Died { binary: String, message: String },
     #[error("cannot write the query to {path}: {message}")]
     Dump { path: String, message: String },
+    #[error(
+        "the encoding passed {limit} bytes of solver input kept at once, and was stopped\n  \
+         hint: the trace is too large or too tangled for the validator; verify a shorter one"
+    )]
+    TooLarge { limit: usize },
 }
 
 /// Values the solver gave to the asked-for variables, as 64-bit words,
@@ -210,7 +215,16 @@ pub struct Solver {
     /// Solver time left for the current piece of work (`set_budget`):
     /// once it is spent, every query is `Unknown` without being asked.
     budget: Option<Duration>,
+    /// Bytes of commands and held equations kept for the open scopes, and
+    /// how many may be (`set_size_limit`): past it, a command is an
+    /// error, not a process that fills the machine's memory.
+    kept: usize,
+    size_limit: usize,
 }
+
+/// The default `Solver::set_size_limit`: 2 GiB of text (the terms behind
+/// it take about as much again).
+const SIZE_LIMIT: usize = 2 << 30;
 
 /// A solver's own limit is not exact (it checks the clock now and then):
 /// it may answer this late.
@@ -276,6 +290,8 @@ impl Solver {
             second_opinions: true,
             fresh_after_work: true,
             budget: None,
+            kept: 0,
+            size_limit: SIZE_LIMIT,
         };
         for line in kind.preamble(timeout) {
             solver.write(&line);
@@ -291,6 +307,23 @@ impl Solver {
 
     pub fn kind(&self) -> SolverKind {
         self.kind
+    }
+
+    /// How many bytes of commands and held equations the open scopes may
+    /// keep: a command past that is `SolverError::TooLarge`.
+    pub fn set_size_limit(&mut self, bytes: usize) {
+        self.size_limit = bytes;
+    }
+
+    /// Counts `bytes` more kept, within the size limit.
+    fn keep(&mut self, bytes: usize) -> Result<(), SolverError> {
+        self.kept += bytes;
+        if self.kept > self.size_limit {
+            return Err(SolverError::TooLarge {
+                limit: self.size_limit,
+            });
+        }
+        Ok(())
     }
 
     /// Whether queries this solver gives up on may be asked of another.
@@ -370,6 +403,7 @@ impl Solver {
 
     /// Queues a command and remembers it in the current scope.
     fn command(&mut self, command: String) -> Result<(), SolverError> {
+        self.keep(command.len())?;
         self.write(&command);
         self.scopes.last_mut().unwrap().push(command);
         Ok(())
@@ -437,6 +471,7 @@ impl Solver {
         let name = self.record_definition(name, value, true);
         self.command(format!("(declare-const {name} {sort})"))?;
         let equation = format!("(assert (= {name} {text}))");
+        self.keep(equation.len())?;
         let scope = self.held.last_mut().unwrap();
         scope.insert(name.as_str().to_string(), equation);
         Ok(())
@@ -546,9 +581,11 @@ impl Solver {
     pub fn pop(&mut self) -> Result<(), SolverError> {
         if self.scopes.len() > 1 {
             self.write("(pop 1)");
-            self.scopes.pop();
+            let commands = self.scopes.pop().into_iter().flatten();
+            let equations = self.held.pop().into_iter().flat_map(|h| h.into_values());
+            let freed: usize = commands.chain(equations).map(|c| c.len()).sum();
+            self.kept = self.kept.saturating_sub(freed);
             self.definitions.pop();
-            self.held.pop();
             self.held_given.pop();
         }
         if self.scopes.len() == 1 && self.given > 0 && self.fresh_after_work {
@@ -1210,6 +1247,32 @@ mod tests {
         solver.pop().unwrap();
         assert_eq!(names(&solver, &Term::var("d1999")), ["i.d1999"]);
         assert_eq!(names(&solver, &Term::var("d0")), ["i.x", "i.y"]);
+    }
+
+    #[test]
+    fn an_encoding_past_the_size_limit_is_an_error_and_a_pop_frees_its_scope() {
+        let Ok(mut solver) = Solver::start(Some(SolverKind::Z3), Duration::from_secs(10)) else {
+            panic!("z3 is needed (scripts/install-solvers)");
+        };
+        solver.set_size_limit(2_000);
+        solver.declare("x", Sort::Bv(8)).unwrap();
+        let fill = |solver: &mut Solver, from: usize| -> Result<(), SolverError> {
+            for k in from..from + 100 {
+                solver.define(&format!("d{k}"), Sort::Bv(8), &Term::var("x"))?;
+            }
+            Ok(())
+        };
+        solver.push().unwrap();
+        let error = fill(&mut solver, 0).unwrap_err();
+        assert!(
+            matches!(error, SolverError::TooLarge { limit: 2_000 }),
+            "{error}"
+        );
+        // What the popped scope kept is no longer counted.
+        solver.pop().unwrap();
+        solver.push().unwrap();
+        solver.define("d0", Sort::Bv(8), &Term::var("x")).unwrap();
+        solver.pop().unwrap();
     }
 
     #[test]

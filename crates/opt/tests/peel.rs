@@ -1161,13 +1161,18 @@ fn a_constant_the_body_never_uses_is_not_taken_for_granted() {
 /// recorded: the box it makes goes through `round_trip` (ops that end
 /// with it as `tested`) before its class is tested, and on to the jump.
 fn recorded_box_counter(round_trip: &str, tested: &str) -> Trace {
+    box_counter_of_class("ConstClass(W_IntObject)", round_trip, tested)
+}
+
+/// `recorded_box_counter`, its class tests of the constant `class`.
+fn box_counter_of_class(class: &str, round_trip: &str, tested: &str) -> Trace {
     let intval = "descr=<FieldS W_IntObject.inst_intval 8 pure>";
     let text = format!(
-        "[p0]\nguard_class(p0, ConstClass(W_IntObject)) []\n\
+        "[p0]\nguard_class(p0, {class}) []\n\
          i1 = getfield_gc_i(p0, {intval})\ni2 = int_add(i1, 1)\n\
          i3 = int_lt(i2, 100)\nguard_true(i3) []\n\
          p4 = new_with_vtable(descr=<SizeDescr 16>)\nsetfield_gc(p4, i2, {intval})\n\
-         {round_trip}guard_class({tested}, ConstClass(W_IntObject)) []\njump({tested})\n"
+         {round_trip}guard_class({tested}, {class}) []\njump({tested})\n"
     );
     let mut input = traceopt_ir::parse_trace(&text, "loop").unwrap();
     input.recorded = 0..input.ops.len();
@@ -1202,6 +1207,18 @@ fn a_box_of_a_class_its_recording_saw_crosses_the_label_unchecked() {
     );
     // What the recording saw needs no test in the preamble.
     assert!(peeled.state.site_classes.is_empty());
+}
+
+#[test]
+fn a_class_a_log_prints_as_an_address_is_tested_in_the_preamble_alike() {
+    // `guard_class(p7, 140737336165720)`: the class as its address.
+    let mut input = box_counter_of_class("140737336165720", "", "p4");
+    input.recorded = 0..0;
+    let peeled = peel(&input, Passes::default()).unwrap().expect("a loop");
+    assert_eq!(peeled.state.site_classes.len(), 1);
+    let body = body_of(&peeled);
+    assert!(!body.contains("new_with_vtable"), "{body}");
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
 }
 
 #[test]

@@ -309,14 +309,15 @@ fn witness_fits(state: &LabelState, looped: &Trace, jump: usize, pool: &Trace) -
     }) && (state.known.iter())
         .all(|k| source_fits(&k.source, &|_| true) && constant(&k.value));
     // A class fact is of an unnamed allocation of the loop, and a
-    // class constant.
+    // class constant: by name, or the address a log prints for one
+    // (`guard_class(p7, 140737336165720)`).
     let site_classes = state.site_classes.iter().all(|fact| {
         let allocates = (looped.ops.get(fact.site))
             .is_some_and(|op| looped.makes_unnamed_class(op.opcode, op.descr));
         allocates
             && fact.site < jump
             && constant(&fact.class)
-            && matches!(pool.constant(fact.class), Const::Class(_))
+            && matches!(pool.constant(fact.class), Const::Class(_) | Const::Int(_))
     });
     if !(state.inputs.iter().all(|x| item(x, false))
         && site_classes

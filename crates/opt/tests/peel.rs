@@ -1219,6 +1219,11 @@ fn a_class_a_log_prints_as_an_address_is_tested_in_the_preamble_alike() {
     let body = body_of(&peeled);
     assert!(!body.contains("new_with_vtable"), "{body}");
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // The body takes the address for granted: a witness without it is
+    // refuted.
+    let mut untold = peeled.clone();
+    untold.state.site_classes.clear();
+    assert_refuted(&input, &untold);
 }
 
 #[test]

@@ -317,12 +317,12 @@ impl Solver {
 
     /// Counts `bytes` more kept, within the size limit.
     fn keep(&mut self, bytes: usize) -> Result<(), SolverError> {
-        self.kept += bytes;
-        if self.kept > self.size_limit {
+        if self.kept + bytes > self.size_limit {
             return Err(SolverError::TooLarge {
                 limit: self.size_limit,
             });
         }
+        self.kept += bytes;
         Ok(())
     }
 
@@ -1256,14 +1256,10 @@ mod tests {
         };
         solver.set_size_limit(2_000);
         solver.declare("x", Sort::Bv(8)).unwrap();
-        let fill = |solver: &mut Solver, from: usize| -> Result<(), SolverError> {
-            for k in from..from + 100 {
-                solver.define(&format!("d{k}"), Sort::Bv(8), &Term::var("x"))?;
-            }
-            Ok(())
-        };
         solver.push().unwrap();
-        let error = fill(&mut solver, 0).unwrap_err();
+        let error = (0..100)
+            .try_for_each(|k| solver.define(&format!("d{k}"), Sort::Bv(8), &Term::var("x")))
+            .unwrap_err();
         assert!(
             matches!(error, SolverError::TooLarge { limit: 2_000 }),
             "{error}"

@@ -327,23 +327,18 @@ impl Unreached<'_> {
             }
         }
         let first = reached.clone();
-        let unknown_owner = (self.sites.iter())
-            .filter(|s| stored.contains(&s.value))
-            .any(|s| matches!(s.owner, Arg::Value(u) if self.reach[u.0 as usize].is_none()));
         // Each round follows one more store.
         for _ in 0..rounds {
             // Which of our objects are reached, as one array named once
-            // a round, where an owner may be any object: spelled out in
-            // each store into such an owner instead, a 2,000-op trace's
-            // 45 stored objects made 45 rounds of 45 terms, each with an
+            // a round, for the stores into owners that may be any object
+            // (the solver is given it only where one reads it): spelled
+            // out in each such store instead, a 2,000-op trace's 45
+            // stored objects made 45 rounds of 45 terms, each with an
             // alternative per object, at each of its guards.
-            let ours = match unknown_owner {
-                true => Some(name(self.ours_reached(&reached), OURS_REACHED)?),
-                false => None,
-            };
+            let ours = name(self.ours_reached(&reached), OURS_REACHED)?;
             let mut next = Vec::with_capacity(stored.len());
             for &v in &stored {
-                let through = self.reached_through_stores(v, &reached, ours.as_ref());
+                let through = self.reached_through_stores(v, &reached, &ours);
                 next.push((v, name(first[v].or(&through), Sort::Bool)?));
             }
             for (v, term) in next {
@@ -382,7 +377,7 @@ impl Unreached<'_> {
     }
 
     /// Some store of `v` holds it, in an owner that is `reached`.
-    fn reached_through_stores(&self, v: usize, reached: &[Term], ours: Option<&Term>) -> Term {
+    fn reached_through_stores(&self, v: usize, reached: &[Term], ours: &Term) -> Term {
         let Some(obj) = self.values[v]
             .as_ref()
             .filter(|_| !self.unsited.contains(&v))
@@ -401,15 +396,9 @@ impl Unreached<'_> {
     }
 
     /// Whether the object `owner` (the trace's argument `arg`) is reached.
-    /// `ours` is `ours_reached` of `reached`, named: needed where the
-    /// owner may be any object.
-    fn owner_reached(
-        &self,
-        arg: &Arg,
-        owner: &Term,
-        reached: &[Term],
-        ours: Option<&Term>,
-    ) -> Term {
+    /// `ours` is `ours_reached` of `reached`, named: where the owner may
+    /// be any object, it is one of ours that is reached, or older.
+    fn owner_reached(&self, arg: &Arg, owner: &Term, reached: &[Term], ours: &Term) -> Term {
         match arg {
             Arg::Const(_) => Term::Bool(true),
             Arg::Value(v) if self.reach[v.0 as usize].is_some() => reached[v.0 as usize].clone(),
@@ -419,7 +408,6 @@ impl Unreached<'_> {
                     .base
                     .bv(Fun::BvAdd, &Term::word(i64::from(self.slots)))
                     .bv(Fun::BvUlt, owner));
-                let ours = ours.cloned().unwrap_or_else(|| self.ours_reached(reached));
                 outside.or(&ours.select(owner).eq(&bit(1)))
             }
         }

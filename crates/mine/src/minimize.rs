@@ -1,0 +1,218 @@
+//! Cutting a hit down to a small trace that still shows it.
+//!
+//! First without the solver: the lines after the hit go; of the guards,
+//! only those whose inputs meet the hit's inputs (directly or through
+//! other such guards) can matter, since the rest constrain other inputs
+//! only; then every op nothing uses goes. The result is asked once, and
+//! kept only if the hit still holds (an op that goes takes its
+//! "defined" condition along, which may have mattered).
+//!
+//! Then greedily, from the end: drop a guard, or make an op's result a
+//! new input (its arguments may then go too), keeping each step that
+//! leaves the hit standing, until no step helps or the query budget is
+//! spent.
+
+use std::collections::HashSet;
+
+use traceopt_smt::{Outcome, Solver, SolverError, Term};
+
+use crate::encoding::Encoding;
+use crate::slice::{is_overflow_guard, Operand, Slice};
+use crate::{Finding, Tally};
+
+/// The hit at the last line of `slice` (with `finding`), as a smaller
+/// slice whose last line shows the same finding; at most `budget`
+/// queries.
+pub fn minimize(
+    slice: &Slice,
+    line: usize,
+    finding: Finding,
+    solver: &mut Solver,
+    budget: usize,
+    tally: &mut Tally,
+) -> Result<Slice, SolverError> {
+    let mut best = slice.clone();
+    best.lines.truncate(line + 1);
+    remove_dead(&mut best, finding);
+    let mut spent = 0;
+    let mut holds = |candidate: &Slice, solver: &mut Solver, tally: &mut Tally| {
+        spent += 1;
+        tally.queries += 1;
+        still_holds(candidate, finding, solver).map(|holds| (holds, spent))
+    };
+    let mut cut = best.clone();
+    keep_related_guards(&mut cut, finding);
+    remove_dead(&mut cut, finding);
+    if cut != best && holds(&cut, solver, tally)?.0 {
+        best = cut;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (0..best.lines.len().saturating_sub(1)).rev() {
+            let Some(mut candidate) = without_line(&best, k) else {
+                continue;
+            };
+            remove_dead(&mut candidate, finding);
+            let (kept, spent) = holds(&candidate, solver, tally)?;
+            if kept {
+                best = candidate;
+                changed = true;
+            }
+            if spent >= budget {
+                return Ok(best);
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// Whether the last line of `slice` shows `finding`.
+pub fn still_holds(
+    slice: &Slice,
+    finding: Finding,
+    solver: &mut Solver,
+) -> Result<bool, SolverError> {
+    let Some(last) = slice.lines.last() else {
+        return Ok(false);
+    };
+    solver.push()?;
+    let result = (|| {
+        let encoding = Encoding::whole(slice, solver)?;
+        let goal = match (finding, last.result) {
+            (Finding::Implied, None) => encoding.condition(last),
+            (Finding::Constant(c), Some(r)) => encoding.term(Operand::Value(r)).eq(&Term::word(c)),
+            (Finding::Same(v), Some(r)) if encoding.is_declared(v) => {
+                let earlier = encoding.term(Operand::Value(v));
+                encoding.term(Operand::Value(r)).eq(&earlier)
+            }
+            _ => return Ok(false),
+        };
+        let outcome = solver.prove_bv_names(&goal, &encoding.inputs)?;
+        Ok(outcome == Outcome::Proved)
+    })();
+    solver.pop()?;
+    result
+}
+
+/// `slice` without line `k`: a guard dropped, or an op's result made an
+/// input (with the overflow guard that tests it, if any). `None` if
+/// that would leave it as it is.
+fn without_line(slice: &Slice, k: usize) -> Option<Slice> {
+    if k + 1 >= slice.lines.len() {
+        return None;
+    }
+    let mut smaller = slice.clone();
+    let line = smaller.lines.remove(k);
+    if let Some(result) = line.result {
+        let tested = |l: &crate::slice::Line| {
+            is_overflow_guard(l.opcode) && l.args == [Operand::Value(result)]
+        };
+        if smaller.lines.last().is_some_and(tested) {
+            // The hit is about this op's overflow: it must stay.
+            return None;
+        }
+        smaller.lines.retain(|l| !tested(l));
+        let at = (smaller.inputs.iter())
+            .position(|&v| v > result)
+            .unwrap_or(smaller.inputs.len());
+        smaller.inputs.insert(at, result);
+    }
+    Some(smaller)
+}
+
+/// The values a finding names besides the last line's.
+fn partner(finding: Finding) -> Option<usize> {
+    match finding {
+        Finding::Same(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// Drops ops whose results nothing uses (nor the finding), and inputs
+/// no line uses.
+fn remove_dead(slice: &mut Slice, finding: Finding) {
+    loop {
+        let last = slice.lines.len().saturating_sub(1);
+        let dead = (0..last).rev().find(|&k| {
+            let line = &slice.lines[k];
+            line.result
+                .is_some_and(|r| !slice.is_used(r) && partner(finding) != Some(r))
+        });
+        match dead {
+            Some(k) => {
+                slice.lines.remove(k);
+            }
+            None => break,
+        }
+    }
+    let used: Vec<bool> = (0..slice.names.len())
+        .map(|v| slice.is_used(v) || partner(finding) == Some(v))
+        .collect();
+    slice.inputs.retain(|&v| used[v]);
+}
+
+/// The inputs value `v` is computed from.
+fn inputs_below(slice: &Slice, v: usize, into: &mut HashSet<usize>) {
+    let mut stack = vec![v];
+    let mut seen = HashSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        match slice.definition(v) {
+            None => {
+                into.insert(v);
+            }
+            Some(k) => stack.extend(slice.lines[k].args.iter().filter_map(|a| match a {
+                Operand::Value(w) => Some(*w),
+                Operand::Int(_) => None,
+            })),
+        }
+    }
+}
+
+/// Drops the guards that constrain only inputs the last line (and the
+/// finding's other value) do not depend on, directly or through other
+/// guards.
+fn keep_related_guards(slice: &mut Slice, finding: Finding) {
+    let Some(last) = slice.lines.last() else {
+        return;
+    };
+    let of_line = |line: &crate::slice::Line| {
+        let mut inputs = HashSet::new();
+        for arg in &line.args {
+            if let Operand::Value(v) = arg {
+                inputs_below(slice, *v, &mut inputs);
+            }
+        }
+        inputs
+    };
+    let mut related = of_line(last);
+    if let Some(v) = partner(finding) {
+        inputs_below(slice, v, &mut related);
+    }
+    let last_index = slice.lines.len() - 1;
+    let guards: Vec<(usize, HashSet<usize>)> = (slice.lines.iter().enumerate())
+        .filter(|(k, l)| l.is_guard() && *k != last_index)
+        .map(|(k, l)| (k, of_line(l)))
+        .collect();
+    let mut kept = vec![false; slice.lines.len()];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (k, inputs) in &guards {
+            if !kept[*k] && !inputs.is_disjoint(&related) {
+                kept[*k] = true;
+                related.extend(inputs.iter().copied());
+                grew = true;
+            }
+        }
+    }
+    let mut k = 0;
+    slice.lines.retain(|l| {
+        let keep = !l.is_guard() || k == last_index || kept[k];
+        k += 1;
+        keep
+    });
+}

@@ -1,0 +1,149 @@
+//! The miner on small traces: what it finds, how small it cuts each hit,
+//! and what it must not claim.
+
+use std::time::Duration;
+
+use traceopt_ir::{check, parse_trace, CheckOptions};
+use traceopt_mine::{mine, Finding, Mined, Options};
+use traceopt_smt::Solver;
+
+fn mined(text: &str) -> Vec<Mined> {
+    let trace = parse_trace(text, "test").unwrap();
+    let mut solver = Solver::start(None, Duration::from_secs(10)).unwrap();
+    let (mined, tally) = mine(&trace, &mut solver, Options::default()).unwrap();
+    assert_eq!(tally.unknown, 0, "{tally:?}");
+    // Every example is a well-formed trace of the test format.
+    for hit in &mined {
+        let example = parse_trace(&hit.example, "example").unwrap();
+        let errors = check(&example, "example", CheckOptions::default());
+        assert!(errors.is_empty(), "{errors:?}\n{}", hit.example);
+    }
+    mined
+}
+
+fn ops_of(example: &str) -> usize {
+    let body = example
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with('['));
+    body.filter(|l| *l != "finish()").count()
+}
+
+#[test]
+fn transitivity_of_less_than_is_found_and_cut_to_its_three_comparisons() {
+    let found = mined(
+        "[i0, i1, i2, i9]
+         i3 = int_lt(i0, i1)
+         guard_true(i3) []
+         i10 = int_add(i9, 5)
+         i11 = int_gt(i10, 3)
+         guard_true(i11) []
+         i4 = int_lt(i1, i2)
+         guard_true(i4) []
+         i5 = int_lt(i0, i2)
+         guard_true(i5) []
+         finish()",
+    );
+    // The comparison is always 1, and so its guard always passes.
+    let kinds: Vec<Finding> = found.iter().map(|m| m.finding).collect();
+    assert_eq!(
+        kinds,
+        [Finding::Constant(1), Finding::Implied],
+        "{found:#?}"
+    );
+    let constant = &found[0];
+    assert_eq!(constant.op, 7);
+    assert_eq!(
+        constant.example,
+        "# i5 is always 1\n[i0, i1, i2]\ni3 = int_lt(i0, i1)\nguard_true(i3) []\n\
+         i4 = int_lt(i1, i2)\nguard_true(i4) []\ni5 = int_lt(i0, i2)\nfinish()\n"
+    );
+}
+
+#[test]
+fn a_value_computed_again_another_way_is_the_earlier_one() {
+    // PyPy's hash pattern: x ^ 2048 - 2048 is x when bit 11 is clear.
+    let found = mined(
+        "[i0]
+         i1 = int_and(i0, 1345)
+         i2 = int_xor(i1, 2048)
+         i3 = int_sub(i2, 2048)
+         finish(i3)",
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(matches!(found[0].finding, Finding::Same(_)));
+    assert_eq!(found[0].what, "i3 is always i1");
+    assert_eq!(ops_of(&found[0].example), 3);
+}
+
+#[test]
+fn an_overflow_that_cannot_happen_is_a_guard_that_always_passes() {
+    let found = mined(
+        "[i0]
+         i1 = int_and(i0, 255)
+         i2 = int_add_ovf(i1, 1)
+         guard_no_overflow() []
+         finish(i2)",
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].finding, Finding::Implied);
+    assert_eq!(found[0].what, "guard_no_overflow always passes");
+    assert!(found[0]
+        .example
+        .contains("i2 = int_add_ovf(i1, 1)\nguard_no_overflow() []"));
+}
+
+#[test]
+fn nothing_is_claimed_of_ops_that_vary() {
+    // Each op takes at least two values on runs that pass the guards; a
+    // weaker guard (i0 > 0 only) must not make `i0 & 1` look constant.
+    let found = mined(
+        "[i0, i1]
+         i2 = int_gt(i0, 0)
+         guard_true(i2) []
+         i3 = int_and(i0, 1)
+         i4 = int_add(i3, i1)
+         i5 = int_lt(i4, 100)
+         guard_true(i5) []
+         i6 = int_sub(i4, i1)
+         finish(i6)",
+    );
+    // Only i6 = i3 holds; cut down, it is (a + b) - b.
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(
+        found[0].example,
+        "# i3 is always i0\n[i0, i1]\ni2 = int_add(i0, i1)\ni3 = int_sub(i2, i1)\nfinish()\n"
+    );
+}
+
+#[test]
+fn a_label_starts_over_knowing_nothing() {
+    // After the label, i4 is a new value: the guard before it says
+    // nothing of it.
+    let found = mined(
+        "[i0]
+         i1 = int_gt(i0, 10)
+         guard_true(i1) []
+         label(i0, descr=TargetToken(1))
+         i2 = int_gt(i0, 10)
+         guard_true(i2) []
+         jump(i0, descr=TargetToken(1))",
+    );
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn a_guard_the_earlier_guards_imply_is_found() {
+    let found = mined(
+        "[i0]
+         guard_value(i0, 7) []
+         i1 = int_lt(i0, 3)
+         guard_false(i1) []
+         finish()",
+    );
+    let kinds: Vec<Finding> = found.iter().map(|m| m.finding).collect();
+    assert_eq!(
+        kinds,
+        [Finding::Constant(0), Finding::Implied],
+        "{found:#?}"
+    );
+}

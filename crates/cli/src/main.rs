@@ -9,6 +9,7 @@
 mod fuzz;
 mod input;
 mod opt;
+mod parallel;
 mod rules;
 mod run;
 mod seconds;

@@ -27,15 +27,15 @@
 //! miscompilation; every output then says so: a comment atop the traces,
 //! the summary, and an `injected_bug` field in JSON.
 
-use crate::input::{read_inputs, Failure};
+use crate::input::{read_inputs, Failure, Input};
+use crate::parallel::in_parallel;
 use crate::seconds::positive_seconds;
 use crate::verify::{judge_exit_facts, judge_output, judged, Judged};
 use clap::Args;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::Duration;
 use traceopt_ir::{
     check, print_trace, CheckOptions, DescrKind, Fact, Header, LabelState, OpCounts, Opcode, Trace,
@@ -184,96 +184,17 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     let mut figure7 = Figure7::default();
     let mut json_traces = Vec::new();
     let (mut ops_before, mut ops_after, mut traces, mut infeasible) = (0, 0, 0, 0);
-    let mut malformed = 0;
     // The optimizer's results first (fast); then each is verified, by
     // `--jobs` workers, and reported in order as its verdict comes.
-    let mut work = Vec::new();
-    // Traces reported, to tell a line that starts none.
-    let mut found = 0;
-    for input in &inputs {
-        // Peer-set cases are test fragments that may stop before the end.
-        let options = CheckOptions {
-            require_fail_args: false,
-            partial: matches!(input.parsed, TraceFile::Peer(_)),
-        };
-        // The loops of this file we peeled, by PyPy's loop number: a trace
-        // that jumps to one of them may enter it at its label.
-        let mut peeled_loops: HashMap<i64, (Arc<Peeled>, &Trace)> = HashMap::new();
-        for (label, trace, pypy, bridge, number, exit) in
-            traces_to_optimize(&input.file, &input.parsed)
-        {
-            // The optimizer takes well-formed traces only.
-            let errors = check(trace, &input.file, options);
-            if !errors.is_empty() {
-                malformed += 1;
-                for error in errors {
-                    eprintln!("{error}");
-                }
-                continue;
-            }
-            // A bridge knows what its parent established of what it
-            // takes (`facts_on_exit`), where that is proved.
-            let exit = exit.and_then(|exit| {
-                let facts = facts_on_exit(&exit, passes)?;
-                let known = facts.iter().any(|f| *f != Fact::default());
-                known.then(|| Arc::new(Exit { trace: exit, facts }))
-            });
-            let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
-            let target = (passes.peel.then(|| jumps_to_loop(trace)).flatten())
-                .and_then(|n| peeled_loops.get(&n).map(|(p, t)| (n, p.clone(), *t)));
-            let mut refused = None;
-            let entered = target.and_then(|(n, looped, loop_input)| {
-                match enter_peeled(trace, passes, assumed, &looped).ok()? {
-                    Ok(e) => Some((e.optimized, How::Entered(e.state, n, looped, loop_input))),
-                    Err(why) => {
-                        refused = Some((n, why));
-                        None
-                    }
-                }
-            });
-            let straight = || match refused.clone() {
-                Some((n, why)) => How::Refused(n, why),
-                None => How::Straight,
-            };
-            // Knowing the facts, a bridge optimized as it is; a trace that
-            // can never get to its end by them is optimized without them.
-            let known = (entered.is_none() && !assumed.is_empty())
-                .then(|| optimize_assuming(trace, passes, assumed).ok())
-                .flatten()
-                .map(|o| (o, straight()));
-            let used_facts = entered.is_some() || known.is_some();
-            let optimized = match entered.or(known) {
-                Some(done) => Ok(done),
-                None => optimize_or_peel(trace, passes).map(|outcome| match outcome {
-                    Output::Straight(o) => (o, straight()),
-                    Output::Peeled(p) => {
-                        if let Some(n) = number {
-                            peeled_loops.insert(n, (Arc::new(p.clone()), trace));
-                        }
-                        (p.optimized, How::Peeled(p.state, p.forced))
-                    }
-                }),
-            };
-            let exit = exit.filter(|_| used_facts);
-            if !is_picked(&picked, &input.file, &label) {
-                continue;
-            }
-            found += 1;
-            work.push(((label, trace, pypy, bridge), optimized, exit));
-        }
-    }
+    let (work, malformed) = optimize_inputs(&inputs, passes, &picked);
+    let found = work.len();
     if found == 0 && !picked.is_empty() {
         return Err(Failure::input(
             "no trace starts at the line(s) given (FILE:LINE takes the line of a trace's \
              `{jit-log-noopt` section, or of a peer case's name; `traceopt opt FILE` lists them)",
         ));
     }
-    type Item<'a> = (
-        WorkItem<'a>,
-        Result<(Optimized, How<'a>), Infeasible>,
-        Option<Arc<Exit>>,
-    );
-    let judge = |((_, trace, _, _), optimized, exit): &Item, solver: &mut Solver| {
+    let judge = |((_, trace, _, _), optimized, exit): &Optimization, solver: &mut Solver| {
         let started = std::time::Instant::now();
         let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
         // PyPy recorded a run of the trace to its end: where the
@@ -532,9 +453,104 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     }
 }
 
+/// A trace `traceopt opt` optimized: the trace (with PyPy's form of it),
+/// its result and how it was reached, and the parent's exit it started
+/// from (a bridge knowing what its parent established).
+pub(crate) type Optimization<'a> = (
+    WorkItem<'a>,
+    Result<(Optimized, How<'a>), Infeasible>,
+    Option<Arc<Exit>>,
+);
+
+/// Optimizes every trace of `inputs` with `passes` (bridges knowing what
+/// their parents established; with `passes.peel`, loops peeled and the
+/// bridges that jump to them entering at their labels where they can);
+/// returns those of the lines `picked` (all, if none of a file was), and
+/// how many traces did not pass the checker (reported on standard error).
+pub(crate) fn optimize_inputs<'a>(
+    inputs: &'a [Input],
+    passes: Passes,
+    picked: &HashMap<String, Vec<u64>>,
+) -> (Vec<Optimization<'a>>, usize) {
+    let mut malformed = 0;
+    let mut work = Vec::new();
+    for input in inputs {
+        // Peer-set cases are test fragments that may stop before the end.
+        let options = CheckOptions {
+            require_fail_args: false,
+            partial: matches!(input.parsed, TraceFile::Peer(_)),
+        };
+        // The loops of this file we peeled, by PyPy's loop number: a trace
+        // that jumps to one of them may enter it at its label.
+        let mut peeled_loops: HashMap<i64, (Arc<Peeled>, &Trace)> = HashMap::new();
+        for (label, trace, pypy, bridge, number, exit) in
+            traces_to_optimize(&input.file, &input.parsed)
+        {
+            // The optimizer takes well-formed traces only.
+            let errors = check(trace, &input.file, options);
+            if !errors.is_empty() {
+                malformed += 1;
+                for error in errors {
+                    eprintln!("{error}");
+                }
+                continue;
+            }
+            // A bridge knows what its parent established of what it
+            // takes (`facts_on_exit`), where that is proved.
+            let exit = exit.and_then(|exit| {
+                let facts = facts_on_exit(&exit, passes)?;
+                let known = facts.iter().any(|f| *f != Fact::default());
+                known.then(|| Arc::new(Exit { trace: exit, facts }))
+            });
+            let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
+            let target = (passes.peel.then(|| jumps_to_loop(trace)).flatten())
+                .and_then(|n| peeled_loops.get(&n).map(|(p, t)| (n, p.clone(), *t)));
+            let mut refused = None;
+            let entered = target.and_then(|(n, looped, loop_input)| {
+                match enter_peeled(trace, passes, assumed, &looped).ok()? {
+                    Ok(e) => Some((e.optimized, How::Entered(e.state, n, looped, loop_input))),
+                    Err(why) => {
+                        refused = Some((n, why));
+                        None
+                    }
+                }
+            });
+            let straight = || match refused.clone() {
+                Some((n, why)) => How::Refused(n, why),
+                None => How::Straight,
+            };
+            // Knowing the facts, a bridge optimized as it is; a trace that
+            // can never get to its end by them is optimized without them.
+            let known = (entered.is_none() && !assumed.is_empty())
+                .then(|| optimize_assuming(trace, passes, assumed).ok())
+                .flatten()
+                .map(|o| (o, straight()));
+            let used_facts = entered.is_some() || known.is_some();
+            let optimized = match entered.or(known) {
+                Some(done) => Ok(done),
+                None => optimize_or_peel(trace, passes).map(|outcome| match outcome {
+                    Output::Straight(o) => (o, straight()),
+                    Output::Peeled(p) => {
+                        if let Some(n) = number {
+                            peeled_loops.insert(n, (Arc::new(p.clone()), trace));
+                        }
+                        (p.optimized, How::Peeled(p.state, p.forced))
+                    }
+                }),
+            };
+            let exit = exit.filter(|_| used_facts);
+            if !is_picked(&picked, &input.file, &label) {
+                continue;
+            }
+            work.push(((label, trace, pypy, bridge), optimized, exit));
+        }
+    }
+    (work, malformed)
+}
+
 /// The files named, with `FILE:LINE` read as FILE, and the lines picked
 /// so of each file (a file named whole has none).
-fn picked_lines(args: &[String]) -> (Vec<String>, HashMap<String, Vec<u64>>) {
+pub(crate) fn picked_lines(args: &[String]) -> (Vec<String>, HashMap<String, Vec<u64>>) {
     let mut files = Vec::new();
     let mut picked: HashMap<String, Vec<u64>> = HashMap::new();
     for arg in args {
@@ -569,53 +585,9 @@ fn is_picked(picked: &HashMap<String, Vec<u64>>, file: &str, label: &str) -> boo
     line.is_some_and(|l| lines.contains(&l))
 }
 
-/// A verdict of --verify and the seconds it took.
-type Timed = (Result<Judged, VerifyError>, f64);
-
-/// Judges every item of `work` with `judge`, one worker thread per
-/// solver (none: nothing is judged), and hands each item's index and
-/// verdict to `report` in the items' order, as soon as the verdicts of
-/// it and of the items before it are in.
-fn in_parallel<T: Sync>(
-    work: &[T],
-    solvers: Vec<Solver>,
-    judge: impl Fn(&T, &mut Solver) -> Timed + Sync,
-    mut report: impl FnMut(usize, Option<Timed>),
-) {
-    if solvers.is_empty() {
-        (0..work.len()).for_each(|k| report(k, None));
-        return;
-    }
-    let next = AtomicUsize::new(0);
-    let (send, verdicts) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for mut solver in solvers {
-            let (send, next, judge) = (send.clone(), &next, &judge);
-            scope.spawn(move || loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = work.get(k) else { break };
-                if send.send((k, judge(item, &mut solver))).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(send);
-        let mut waiting: BTreeMap<usize, Timed> = BTreeMap::new();
-        for k in 0..work.len() {
-            while !waiting.contains_key(&k) {
-                let (j, verdict) = verdicts
-                    .recv()
-                    .expect("a worker per solver until all are judged");
-                waiting.insert(j, verdict);
-            }
-            report(k, waiting.remove(&k));
-        }
-    });
-}
-
 /// A trace to optimize, PyPy's optimized form of it if known, and
 /// whether that is a bridge (PyPy optimized it without loop peeling).
-type WorkItem<'a> = (String, &'a Trace, Option<&'a Trace>, bool);
+pub(crate) type WorkItem<'a> = (String, &'a Trace, Option<&'a Trace>, bool);
 
 /// The same, PyPy's number for the loop it is (if it is one), and the
 /// run of its parent up to the guard it leaves (if it is a bridge of a
@@ -632,7 +604,7 @@ type Work<'a> = (
 /// A bridge's parent's run up to the guard it leaves
 /// (`Trace::exit_at`), and what holds there of each value the bridge
 /// takes.
-struct Exit {
+pub(crate) struct Exit {
     trace: Trace,
     facts: Vec<Fact>,
 }
@@ -662,7 +634,7 @@ fn parent_exit(log: &traceopt_ir::Log, address: u64) -> Option<Trace> {
 /// objects were allocated after all if they were), or entering the
 /// peeled loop of that number at its label (the witness, the loop, and
 /// the loop's input).
-enum How<'a> {
+pub(crate) enum How<'a> {
     Straight,
     /// Optimized straight, as it does not enter the peeled loop it jumps
     /// to (its number), for this reason.

@@ -158,10 +158,10 @@ impl Search<'_> {
             return Ok(None);
         };
         let c = first[result];
-        if runs.iter().all(|run| run[result] == c) {
-            if self.prove(&r.eq(&Term::word(c)), Some(k + 1))? {
-                return Ok(Some(Finding::Constant(c)));
-            }
+        if runs.iter().all(|run| run[result] == c)
+            && self.prove(&r.eq(&Term::word(c)), Some(k + 1))?
+        {
+            return Ok(Some(Finding::Constant(c)));
         }
         // (Run again only when a counterexample added a sample.)
         let mut runs = self.sampled(k);

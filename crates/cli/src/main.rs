@@ -8,6 +8,7 @@
 
 mod fuzz;
 mod input;
+mod mine;
 mod opt;
 mod parallel;
 mod rules;
@@ -90,6 +91,10 @@ enum Command {
     Opt(opt::OptArgs),
     /// The peephole rules: check them, prove them, list them.
     Rules(rules::RulesArgs),
+    /// Find the integer optimizations optimized traces missed (an op that
+    /// is always a constant or an earlier value, a guard that always
+    /// passes), cut each to a small trace, and rank them by shape.
+    Mine(mine::MineArgs),
     /// Fuzz the optimizer: random traces, differential runs and the SMT
     /// validator; failures are shrunk into reproducer files.
     Fuzz(fuzz::FuzzArgs),
@@ -114,6 +119,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(&mut out, args),
         Command::Opt(args) => opt::run(&mut out, args),
         Command::Rules(args) => rules::run(&mut out, args),
+        Command::Mine(args) => mine::run(&mut out, args),
         Command::Fuzz(args) => fuzz::run(&mut out, args),
         Command::Ops { json } => {
             list_ops(&mut out, json);

@@ -58,6 +58,7 @@ pub fn search(
 impl Search<'_> {
     fn run(&mut self) -> Result<Vec<Hit>, SolverError> {
         let mut hits = Vec::new();
+        let mut constants = Vec::new();
         for (k, line) in self.slice.lines.iter().enumerate() {
             self.tally.lines += 1;
             self.encoding.add(line, self.solver)?;
@@ -65,7 +66,9 @@ impl Search<'_> {
                 None => {
                     let condition = self.encoding.condition(line);
                     let passes = self.samples.iter().all(|s| s.passes(line) == Some(true));
-                    let implied = passes && self.prove(&condition, None)?;
+                    // (A guard on a value found constant says nothing new.)
+                    let on_constant = constants.contains(&line.args[0]);
+                    let implied = passes && !on_constant && self.prove(&condition, None)?;
                     self.solver.assert(&condition)?;
                     implied.then_some(Finding::Implied)
                 }
@@ -79,6 +82,9 @@ impl Search<'_> {
                 }
             };
             self.samples.retain_mut(|s| s.step(line));
+            if let (Some(Finding::Constant(_)), Some(r)) = (finding, line.result) {
+                constants.push(Operand::Value(r));
+            }
             if let Some(finding) = finding {
                 self.tally.hits += 1;
                 hits.push(Hit { line: k, finding });

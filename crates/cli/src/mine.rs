@@ -52,6 +52,10 @@ pub struct MineArgs {
     /// counted, and finds nothing).
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = positive_seconds, allow_negative_numbers = true)]
     timeout: Duration,
+    /// Write every solver query as a self-contained .smt2 file into DIR
+    /// (into DIR/job-N, one per worker, with --jobs above 1).
+    #[arg(long, value_name = "DIR")]
+    dump_smt: Option<std::path::PathBuf>,
     /// Show each hit in its segment of the trace instead of cutting it
     /// down.
     #[arg(long)]
@@ -108,7 +112,16 @@ pub fn run(out: &mut String, args: MineArgs) -> Result<(), Failure> {
     passes.peel = true;
     let kind = args.solver.as_deref().and_then(SolverKind::from_name);
     let solvers = (0..args.jobs)
-        .map(|_| Solver::start(kind, args.timeout))
+        .map(|job| {
+            let mut solver = Solver::start(kind, args.timeout)?;
+            if let Some(dir) = &args.dump_smt {
+                match args.jobs {
+                    1 => solver.dump_to(dir)?,
+                    _ => solver.dump_to(&dir.join(format!("job-{job}")))?,
+                }
+            }
+            Ok(solver)
+        })
         .collect::<Result<Vec<_>, SolverError>>()
         .map_err(|e| Failure::input(e.to_string()))?;
     let (files, picked) = picked_lines(&args.files);

@@ -867,3 +867,58 @@ fn a_recorded_trace_the_model_cannot_run_through_is_not_proved() {
     assert!(verdict.contains("vacuous"), "{verdict}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn mine_finds_in_a_trace_as_given_what_our_optimizer_removes() {
+    let trace = "../../examples/countdown.trace";
+    let out = traceopt(&["mine", "--source", "as-is", "--json", trace], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = (json["hits"].as_array().unwrap().iter())
+        .map(|h| h["kind"].as_str().unwrap())
+        .collect();
+    // The second mask, the add that cannot overflow, the sign test
+    // after `i2 > 0` (the guard on it is no finding of its own).
+    assert_eq!(kinds, ["same", "implied", "constant"], "{json:#}");
+    assert_eq!(json["hits"][0]["at"], format!("{trace}:10"));
+    assert_eq!(json["hits"][0]["what"], "i2 is always i1");
+    assert_eq!(json["groups"].as_array().unwrap().len(), 3);
+    // Our optimizer's output of the same trace leaves none of them.
+    let out = traceopt(&["mine", "--json", trace], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["hits"], serde_json::json!([]), "{json:#}");
+    assert!(json["queries"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn mine_text_report_ranks_shapes_and_shows_the_minimized_trace() {
+    let trace = "[i0, i1]
+i2 = int_and(i0, 255)
+i3 = int_and(i2, 255)
+i4 = int_and(i1, 15)
+i5 = int_and(i4, 15)
+i6 = int_and(i0, 7)
+i7 = int_and(i6, 3)
+i8 = int_and(i7, 3)
+finish()
+";
+    let out = traceopt(&["mine", "--source", "as-is", "--top", "1", "-"], trace);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    // Three masks applied twice: one shape (constants hidden), and a
+    // mask of a mask's bits that is a second finding of the same shape.
+    assert!(
+        report.starts_with("mined 1 trace(s) (as-is): 7 integer op(s) and guard(s),"),
+        "{report}"
+    );
+    assert!(report.contains("3 hit(s) of 1 shape(s)"), "{report}");
+    assert!(
+        report.contains(
+            "1. 3 hit(s), same: at <stdin>:3, <stdin>:5, <stdin>:8\n    \
+             # i2 is always i1\n    [i0]\n    i1 = int_and(i0, 255)\n    \
+             i2 = int_and(i1, 255)\n    finish()\n"
+        ),
+        "{report}"
+    );
+}

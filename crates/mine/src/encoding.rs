@@ -119,15 +119,29 @@ impl Encoding {
         }
     }
 
-    /// Encodes all of `slice` but its last line, asserting its guards,
-    /// then the last line (a guard's condition is not asserted).
-    pub fn whole(slice: &Slice, solver: &mut Solver) -> Result<Encoding, SolverError> {
+    /// Encodes `lines` of `slice` (in order), asserting the conditions
+    /// of its guards, then line `target` (a guard's condition is not
+    /// asserted: it is the question).
+    /// The values `also` are declared too, if no line there defines them.
+    pub fn of_lines(
+        slice: &Slice,
+        lines: &[usize],
+        target: usize,
+        also: &[usize],
+        solver: &mut Solver,
+    ) -> Result<Encoding, SolverError> {
         let mut encoding = Encoding::new(slice);
-        let last = slice.lines.len().saturating_sub(1);
-        for (k, line) in slice.lines.iter().enumerate() {
+        for &k in lines {
+            let line = &slice.lines[k];
             encoding.add(line, solver)?;
-            if line.is_guard() && k != last {
+            if line.is_guard() {
                 solver.assert(&encoding.condition(line))?;
+            }
+        }
+        encoding.add(&slice.lines[target], solver)?;
+        for &v in also {
+            if !encoding.declared[v] {
+                encoding.declare_input(v, solver)?;
             }
         }
         Ok(encoding)
@@ -143,17 +157,24 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// The run on the inputs `model` gives (others: a fixed pattern),
-    /// through `slice.lines[..upto]`; `None` if it fails a guard or an op
-    /// is undefined there.
-    pub fn replay(slice: &Slice, upto: usize, model: &Model) -> Option<Sample> {
+    /// The run on the inputs `model` gives (others: as in `base`, else a
+    /// fixed pattern), through `slice.lines[..upto]`; `None` if it fails
+    /// a guard or an op is undefined there.
+    pub fn replay(
+        slice: &Slice,
+        upto: usize,
+        model: &Model,
+        base: Option<&Sample>,
+    ) -> Option<Sample> {
         let mut sample = Sample {
             values: vec![None; slice.names.len()],
             overflowed: HashMap::new(),
         };
         for &input in &slice.inputs {
             let fallback = (input as i64).wrapping_mul(0x9e37_79b9_7f4a_7c15u64 as i64);
-            sample.values[input] = Some(model.i64(&value_name(input)).unwrap_or(fallback));
+            let known = model.i64(&value_name(input));
+            let based = base.and_then(|b| b.values[input]);
+            sample.values[input] = Some(known.or(based).unwrap_or(fallback));
         }
         for line in &slice.lines[..upto] {
             if !sample.step(line) {

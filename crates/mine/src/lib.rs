@@ -15,6 +15,7 @@
 //! therefore holds on every run the trace can make; what the miner does
 //! not find may still be true through the heap.
 
+pub mod cone;
 pub mod encoding;
 pub mod minimize;
 pub mod search;
@@ -106,6 +107,23 @@ pub struct Mined {
 
 /// Mines `trace`: every hit, in order, with what it cost.
 pub fn mine(
+    trace: &Trace,
+    solver: &mut Solver,
+    options: Options,
+) -> Result<(Vec<Mined>, Tally), SolverError> {
+    // Many small queries, each in a scope of its own: a fresh solver
+    // process for each, or a second solver where one gives up, would cost
+    // more than it saves.
+    let settings = (solver.fresh_after_work(), solver.second_opinions());
+    solver.set_fresh_after_work(false);
+    solver.set_second_opinions(false);
+    let result = mine_segments(trace, solver, options);
+    solver.set_fresh_after_work(settings.0);
+    solver.set_second_opinions(settings.1);
+    result
+}
+
+fn mine_segments(
     trace: &Trace,
     solver: &mut Solver,
     options: Options,

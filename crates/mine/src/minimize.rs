@@ -1,9 +1,7 @@
 //! Cutting a hit down to a small trace that still shows it.
 //!
-//! First without the solver: the lines after the hit go; of the guards,
-//! only those whose inputs meet the hit's inputs (directly or through
-//! other such guards) can matter, since the rest constrain other inputs
-//! only; then every op nothing uses goes. The result is asked once, and
+//! First without the solver: the lines after the hit go, and those it
+//! does not depend on (`cone`); then every op nothing uses goes. The result is asked once, and
 //! kept only if the hit still holds (an op that goes takes its
 //! "defined" condition along, which may have mattered).
 //!
@@ -12,10 +10,9 @@
 //! leaves the hit standing, until no step helps or the query budget is
 //! spent.
 
-use std::collections::HashSet;
-
 use traceopt_smt::{Outcome, Solver, SolverError, Term};
 
+use crate::cone::Cones;
 use crate::encoding::Encoding;
 use crate::slice::{is_overflow_guard, Operand, Slice};
 use crate::{Finding, Tally};
@@ -73,16 +70,18 @@ pub fn still_holds(
     finding: Finding,
     solver: &mut Solver,
 ) -> Result<bool, SolverError> {
-    let Some(last) = slice.lines.last() else {
+    let Some(last) = slice.lines.len().checked_sub(1) else {
         return Ok(false);
     };
+    let partner: Vec<usize> = partner(finding).into_iter().collect();
+    let before: Vec<usize> = (0..last).collect();
     solver.push()?;
     let result = (|| {
-        let encoding = Encoding::whole(slice, solver)?;
-        let goal = match (finding, last.result) {
-            (Finding::Implied, None) => encoding.condition(last),
+        let encoding = Encoding::of_lines(slice, &before, last, &partner, solver)?;
+        let goal = match (finding, slice.lines[last].result) {
+            (Finding::Implied, None) => encoding.condition(&slice.lines[last]),
             (Finding::Constant(c), Some(r)) => encoding.term(Operand::Value(r)).eq(&Term::word(c)),
-            (Finding::Same(v), Some(r)) if encoding.is_declared(v) => {
+            (Finding::Same(v), Some(r)) => {
                 let earlier = encoding.term(Operand::Value(v));
                 encoding.term(Operand::Value(r)).eq(&earlier)
             }
@@ -152,67 +151,15 @@ fn remove_dead(slice: &mut Slice, finding: Finding) {
     slice.inputs.retain(|&v| used[v]);
 }
 
-/// The inputs value `v` is computed from.
-fn inputs_below(slice: &Slice, v: usize, into: &mut HashSet<usize>) {
-    let mut stack = vec![v];
-    let mut seen = HashSet::new();
-    while let Some(v) = stack.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        match slice.definition(v) {
-            None => {
-                into.insert(v);
-            }
-            Some(k) => stack.extend(slice.lines[k].args.iter().filter_map(|a| match a {
-                Operand::Value(w) => Some(*w),
-                Operand::Int(_) => None,
-            })),
-        }
-    }
-}
-
-/// Drops the guards that constrain only inputs the last line (and the
-/// finding's other value) do not depend on, directly or through other
-/// guards.
+/// Keeps only the lines the last line (and the finding's other value)
+/// depend on (`Cones::relevant`).
 fn keep_related_guards(slice: &mut Slice, finding: Finding) {
-    let Some(last) = slice.lines.last() else {
+    let Some(last) = slice.lines.len().checked_sub(1) else {
         return;
     };
-    let of_line = |line: &crate::slice::Line| {
-        let mut inputs = HashSet::new();
-        for arg in &line.args {
-            if let Operand::Value(v) = arg {
-                inputs_below(slice, *v, &mut inputs);
-            }
-        }
-        inputs
-    };
-    let mut related = of_line(last);
-    if let Some(v) = partner(finding) {
-        inputs_below(slice, v, &mut related);
-    }
-    let last_index = slice.lines.len() - 1;
-    let guards: Vec<(usize, HashSet<usize>)> = (slice.lines.iter().enumerate())
-        .filter(|(k, l)| l.is_guard() && *k != last_index)
-        .map(|(k, l)| (k, of_line(l)))
-        .collect();
-    let mut kept = vec![false; slice.lines.len()];
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for (k, inputs) in &guards {
-            if !kept[*k] && !inputs.is_disjoint(&related) {
-                kept[*k] = true;
-                related.extend(inputs.iter().copied());
-                grew = true;
-            }
-        }
-    }
-    let mut k = 0;
-    slice.lines.retain(|l| {
-        let keep = !l.is_guard() || k == last_index || kept[k];
-        k += 1;
-        keep
-    });
+    let partner: Vec<usize> = partner(finding).into_iter().collect();
+    let kept = Cones::new(slice).relevant(slice, last, &partner, Some(last));
+    let mut lines: Vec<_> = kept.iter().map(|&k| slice.lines[k].clone()).collect();
+    lines.push(slice.lines[last].clone());
+    slice.lines = lines;
 }

@@ -1,16 +1,18 @@
 //! The search: one pass over a slice, asking of each line what an
 //! optimizer could have known there.
 //!
-//! The solver holds what the lines before mean and the guards before
-//! them (in a linear trace every earlier guard dominates). For an op's
-//! result `r` it asks whether `r` is always one constant, else whether
-//! it is always an earlier value; for a guard, whether it always passes.
+//! Each question is asked knowing what the lines before mean and that
+//! the guards before passed (in a linear trace every earlier guard
+//! dominates), of the lines it depends on (`cone`). For an op's result
+//! `r` it asks whether `r` is always one constant, else whether it is
+//! always an earlier value; for a guard, whether it always passes.
 //! A candidate is asked only if every sample agrees with it (see
 //! `encoding::Sample`); each counterexample the solver gives becomes a
 //! sample, so each way a candidate fails is paid for once.
 
-use traceopt_smt::{Outcome, Sat, Solver, SolverError, Term};
+use traceopt_smt::{Model, Outcome, Sat, Solver, SolverError, Term};
 
+use crate::cone::Cones;
 use crate::encoding::{Encoding, Sample};
 use crate::slice::{Operand, Slice};
 use crate::{Finding, Tally};
@@ -30,10 +32,20 @@ pub struct Hit {
 
 struct Search<'s> {
     slice: &'s Slice,
+    cones: Cones,
     solver: &'s mut Solver,
-    encoding: Encoding,
     samples: Vec<Sample>,
+    /// The newest sample a guard ruled out: its inputs still fit the
+    /// guards of other inputs.
+    dropped: Option<Sample>,
     tally: &'s mut Tally,
+}
+
+/// What a query gave.
+enum Answer {
+    Proved,
+    Model(Model),
+    Unknown,
 }
 
 /// Every hit of `slice`, in line order.
@@ -42,17 +54,15 @@ pub fn search(
     solver: &mut Solver,
     tally: &mut Tally,
 ) -> Result<Vec<Hit>, SolverError> {
-    solver.push()?;
     let mut search = Search {
         slice,
-        encoding: Encoding::new(slice),
+        cones: Cones::new(slice),
         solver,
         samples: Vec::new(),
+        dropped: None,
         tally,
     };
-    let hits = search.run();
-    search.solver.pop()?;
-    hits
+    search.run()
 }
 
 impl Search<'_> {
@@ -61,15 +71,14 @@ impl Search<'_> {
         let mut constants = Vec::new();
         for (k, line) in self.slice.lines.iter().enumerate() {
             self.tally.lines += 1;
-            self.encoding.add(line, self.solver)?;
             let finding = match line.result {
                 None => {
-                    let condition = self.encoding.condition(line);
                     let passes = self.samples.iter().all(|s| s.passes(line) == Some(true));
                     // (A guard on a value found constant says nothing new.)
                     let on_constant = constants.contains(&line.args[0]);
-                    let implied = passes && !on_constant && self.prove(&condition, None)?;
-                    self.solver.assert(&condition)?;
+                    let implied = passes
+                        && !on_constant
+                        && self.prove(k, &[], |e| e.condition(line), false)?;
                     implied.then_some(Finding::Implied)
                 }
                 Some(result) => {
@@ -81,7 +90,19 @@ impl Search<'_> {
                     self.about_value(k, result)?
                 }
             };
-            self.samples.retain_mut(|s| s.step(line));
+            let before = self.samples.len();
+            let mut dropped = None;
+            // (A step that fails leaves the sample as it was.)
+            self.samples.retain_mut(|s| {
+                let kept = s.step(line);
+                if !kept {
+                    dropped = Some(s.clone());
+                }
+                kept
+            });
+            if self.samples.len() < before {
+                self.dropped = dropped;
+            }
             if let (Some(Finding::Constant(_)), Some(r)) = (finding, line.result) {
                 constants.push(Operand::Value(r));
             }
@@ -93,52 +114,102 @@ impl Search<'_> {
         Ok(hits)
     }
 
-    /// Asks whether `goal` always holds; a counterexample becomes a
-    /// sample of the lines before `sample_upto` (if given).
-    fn prove(&mut self, goal: &Term, sample_upto: Option<usize>) -> Result<bool, SolverError> {
-        self.tally.queries += 1;
-        match self.solver.prove_bv_names(goal, &self.encoding.inputs)? {
-            Outcome::Proved => Ok(true),
-            Outcome::Counterexample(model) => {
-                if let Some(upto) = sample_upto {
-                    self.add_sample(upto, &model);
+    /// Asks of line `k` (with the lines it and `values` depend on)
+    /// whether `goal` always holds. On a counterexample, if `sample`, it
+    /// becomes a sample of the lines through `k`.
+    fn prove(
+        &mut self,
+        k: usize,
+        values: &[usize],
+        goal: impl FnOnce(&Encoding) -> Term,
+        sample: bool,
+    ) -> Result<bool, SolverError> {
+        let lines = self.cones.relevant(self.slice, k, values, Some(k));
+        match self.ask(&lines, k, values, Some(goal))? {
+            Answer::Proved => Ok(true),
+            Answer::Model(model) => {
+                if sample {
+                    self.add_sample(k + 1, &model);
                 }
                 Ok(false)
             }
-            Outcome::Unknown(_) => {
-                self.tally.unknown += 1;
-                Ok(false)
-            }
+            Answer::Unknown => Ok(false),
         }
     }
 
-    fn add_sample(&mut self, upto: usize, model: &traceopt_smt::Model) {
-        if let Some(sample) = Sample::replay(self.slice, upto, model) {
-            if self.samples.len() == SAMPLES {
-                self.samples.remove(0);
-            }
-            self.samples.push(sample);
+    /// One query, in a scope of its own: `lines` and line `k` encoded;
+    /// is `goal` valid (or, without one, is there a run)?
+    fn ask(
+        &mut self,
+        lines: &[usize],
+        k: usize,
+        values: &[usize],
+        goal: Option<impl FnOnce(&Encoding) -> Term>,
+    ) -> Result<Answer, SolverError> {
+        self.tally.queries += 1;
+        self.solver.push()?;
+        let answer = (|| {
+            let encoding = Encoding::of_lines(self.slice, lines, k, values, self.solver)?;
+            Ok(match goal {
+                Some(goal) => {
+                    let goal = goal(&encoding);
+                    match self.solver.prove_bv_names(&goal, &encoding.inputs)? {
+                        Outcome::Proved => Answer::Proved,
+                        Outcome::Counterexample(model) => Answer::Model(model),
+                        Outcome::Unknown(_) => Answer::Unknown,
+                    }
+                }
+                None => match self.solver.check_names(&encoding.inputs)? {
+                    Sat::Sat(model) => Answer::Model(model),
+                    Sat::Unsat => Answer::Proved,
+                    Sat::Unknown(_) => Answer::Unknown,
+                },
+            })
+        })();
+        self.solver.pop()?;
+        if matches!(answer, Ok(Answer::Unknown)) {
+            self.tally.unknown += 1;
         }
+        answer
     }
 
-    /// Makes sure some sample runs the lines before `k` (and line `k`,
-    /// an op): false if the solver finds no such run, or cannot tell.
+    /// Adds the run of the lines before `upto` on `model`'s inputs
+    /// (the others as in the first sample, or the last one dropped);
+    /// false if that run fails a guard.
+    fn add_sample(&mut self, upto: usize, model: &Model) -> bool {
+        let base = self.samples.first().or(self.dropped.as_ref());
+        let Some(sample) = Sample::replay(self.slice, upto, model, base) else {
+            return false;
+        };
+        if self.samples.len() == SAMPLES {
+            self.samples.remove(0);
+        }
+        self.samples.push(sample);
+        true
+    }
+
+    /// Makes sure some sample runs the lines before `k` and line `k` (an
+    /// op): false if the solver finds no such run, or cannot tell. A run
+    /// of the lines `k` depends on, completed by the last sample
+    /// dropped, is asked first; else one of every line before.
     fn ensure_sample(&mut self, k: usize) -> Result<bool, SolverError> {
         if !self.samples.is_empty() {
             return Ok(true);
         }
-        self.tally.queries += 1;
-        match self.solver.check_names(&self.encoding.inputs)? {
-            Sat::Sat(model) => {
-                self.add_sample(k, &model);
-                Ok(!self.samples.is_empty())
-            }
-            Sat::Unsat => Ok(false),
-            Sat::Unknown(_) => {
-                self.tally.unknown += 1;
-                Ok(false)
+        let no_goal: Option<fn(&Encoding) -> Term> = None;
+        let near = self.cones.relevant(self.slice, k, &[], Some(k));
+        let everything: Vec<usize> = (0..k).collect();
+        for lines in [near, everything] {
+            match self.ask(&lines, k, &[], no_goal)? {
+                Answer::Model(model) => {
+                    if self.add_sample(k + 1, &model) {
+                        return Ok(true);
+                    }
+                }
+                Answer::Proved | Answer::Unknown => return Ok(false),
             }
         }
+        Ok(false)
     }
 
     /// The value of op line `k`'s result on each sample (running it).
@@ -158,30 +229,35 @@ impl Search<'_> {
 
     /// Is the result of op line `k` a constant, or an earlier value?
     fn about_value(&mut self, k: usize, result: usize) -> Result<Option<Finding>, SolverError> {
-        let r = self.encoding.term(Operand::Value(result));
+        let r = Term::name(&crate::encoding::value_name(result));
         let runs = self.sampled(k);
         let Some(first) = runs.first() else {
             return Ok(None);
         };
         let c = first[result];
         if runs.iter().all(|run| run[result] == c)
-            && self.prove(&r.eq(&Term::word(c)), Some(k + 1))?
+            && self.prove(k, &[], |_| r.eq(&Term::word(c)), true)?
         {
             return Ok(Some(Finding::Constant(c)));
         }
         // (Run again only when a counterexample added a sample.)
         let mut runs = self.sampled(k);
         let mut asked = 0;
-        for v in 0..result {
+        // Earlier values: those defined before line `k`.
+        let earlier = self.slice.lines[..k].iter().filter_map(|l| l.result);
+        let inputs = self.slice.inputs.iter().copied().filter(|&v| v < result);
+        let mut candidates: Vec<usize> = inputs.chain(earlier).collect();
+        candidates.sort_unstable();
+        for v in candidates {
             if asked == CANDIDATES_PER_OP {
                 break;
             }
-            if !self.encoding.is_declared(v) || !runs.iter().all(|run| run[v] == run[result]) {
+            if !runs.iter().all(|run| run[v] == run[result]) {
                 continue;
             }
             asked += 1;
-            let earlier = self.encoding.term(Operand::Value(v));
-            if self.prove(&r.eq(&earlier), Some(k + 1))? {
+            let earlier = Term::name(&crate::encoding::value_name(v));
+            if self.prove(k, &[v], |_| r.eq(&earlier), true)? {
                 return Ok(Some(Finding::Same(v)));
             }
             runs = self.sampled(k);

@@ -152,3 +152,21 @@ fn a_guard_the_earlier_guards_imply_is_found() {
          guard_true(i0) []\nfinish()\n"
     );
 }
+
+#[test]
+fn a_guard_that_matters_through_a_later_guard_is_kept() {
+    // `i4` depends on i1 only; the first guard, on i0, matters through
+    // the second (i0 < i1), which comes after it.
+    let found = mined(
+        "[i0, i1]
+         i2 = int_gt(i0, 10)
+         guard_true(i2) []
+         i3 = int_lt(i0, i1)
+         guard_true(i3) []
+         i4 = int_gt(i1, 11)
+         finish(i4)",
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].what, "i4 is always 1");
+    assert_eq!(ops_of(&found[0].example), 5);
+}

@@ -346,6 +346,10 @@ impl Solver {
 
     /// Whether a popped top-level scope that did work makes the next
     /// query start a fresh process (on by default).
+    pub fn fresh_after_work(&self) -> bool {
+        self.fresh_after_work
+    }
+
     pub fn set_fresh_after_work(&mut self, on: bool) {
         self.fresh_after_work = on;
     }

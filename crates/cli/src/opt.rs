@@ -539,7 +539,7 @@ pub(crate) fn optimize_inputs<'a>(
                 }),
             };
             let exit = exit.filter(|_| used_facts);
-            if !is_picked(&picked, &input.file, &label) {
+            if !is_picked(picked, &input.file, &label) {
                 continue;
             }
             work.push(((label, trace, pypy, bridge), optimized, exit));

@@ -194,76 +194,6 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
              `{jit-log-noopt` section, or of a peer case's name; `traceopt opt FILE` lists them)",
         ));
     }
-    let judge = |((_, trace, _, _), optimized, exit): &Optimization, solver: &mut Solver| {
-        let started = std::time::Instant::now();
-        let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
-        // PyPy recorded a run of the trace to its end: where the
-        // validator's model of it lets no run get there, what it proves
-        // of the trace is vacuous (a guard it takes to fail always hides
-        // what follows), and nothing is claimed.
-        // (The same question proves an infeasible trace's claim.)
-        let recorded = !trace.recorded.is_empty();
-        let mut never_ends =
-            (recorded || optimized.is_err()).then(|| verify_never_ends(trace, solver));
-        if recorded && matches!(never_ends, Some(Ok(traceopt_verify::Verdict::Proved))) {
-            let why = "the validator's model of this trace lets no run reach its end, yet \
-                       PyPy recorded one: a proof would be vacuous (an encoding gap)";
-            return (
-                Ok(Judged::Unknown(why.into())),
-                started.elapsed().as_secs_f64(),
-            );
-        }
-        let facts_hold = match exit {
-            Some(exit) => judge_exit_facts(&exit.trace, &exit.facts, solver),
-            None => Ok(Judged::Proved),
-        };
-        let judged = match (facts_hold, optimized) {
-            (Ok(Judged::Proved), Err(_)) => judged(
-                never_ends
-                    .take()
-                    .unwrap_or_else(|| verify_never_ends(trace, solver)),
-            ),
-            // Guard by guard, then end to end where that settles nothing;
-            // from inputs that satisfy what the bridge knows, if it does.
-            (Ok(Judged::Proved), Ok((result, How::Straight | How::Refused(..)))) => {
-                let seen = &result.seen_classes;
-                judge_output(trace, result, |before, after, provenance| match assumed {
-                    [] => verify_optimized(before, after, provenance, seen, solver),
-                    _ => verify_assuming(before, after, provenance, assumed, seen, solver),
-                })
-            }
-            // By induction on the state at its label.
-            (Ok(Judged::Proved), Ok((result, How::Peeled(state, _)))) => {
-                judge_output(trace, result, |before, after, provenance| {
-                    verify_peeled(before, after, provenance, state, solver)
-                })
-            }
-            // As the first step of the entered loop's induction, which is
-            // proved too: the entry holds only with it.
-            (Ok(Judged::Proved), Ok((result, How::Entered(state, n, looped, loop_input)))) => {
-                let the_loop = judge_output(loop_input, &looped.optimized, |b, a, p| {
-                    verify_peeled(b, a, p, &looped.state, &mut *solver)
-                });
-                match the_loop {
-                    Ok(Judged::Proved) => {
-                        judge_output(trace, result, |before, after, provenance| {
-                            let target = (*loop_input, &looped.optimized.trace, &looped.state);
-                            verify_entry(before, after, provenance, state, target, assumed, solver)
-                        })
-                    }
-                    Ok(Judged::Refuted(why)) => {
-                        Ok(Judged::Refuted(format!("the loop {n} it enters: {why}")))
-                    }
-                    Ok(Judged::Unknown(why)) => {
-                        Ok(Judged::Unknown(format!("the loop {n} it enters: {why}")))
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            (not_proved, _) => not_proved,
-        };
-        (judged, started.elapsed().as_secs_f64())
-    };
     in_parallel(&work, solvers, judge, |k, verdict| {
         let ((label, trace, pypy, bridge), optimized, exit) = &work[k];
         let (label, trace, pypy, bridge) = (label, *trace, *pypy, *bridge);
@@ -451,6 +381,79 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     } else {
         Ok(())
     }
+}
+
+/// Verifies one optimized trace as `traceopt opt --verify` does, with
+/// the seconds it took.
+pub(crate) fn judge(
+    ((_, trace, _, _), optimized, exit): &Optimization,
+    solver: &mut Solver,
+) -> (Result<Judged, VerifyError>, f64) {
+    let started = std::time::Instant::now();
+    let assumed = exit.as_ref().map_or(&[][..], |e| &e.facts[..]);
+    // PyPy recorded a run of the trace to its end: where the
+    // validator's model of it lets no run get there, what it proves
+    // of the trace is vacuous (a guard it takes to fail always hides
+    // what follows), and nothing is claimed.
+    // (The same question proves an infeasible trace's claim.)
+    let recorded = !trace.recorded.is_empty();
+    let mut never_ends = (recorded || optimized.is_err()).then(|| verify_never_ends(trace, solver));
+    if recorded && matches!(never_ends, Some(Ok(traceopt_verify::Verdict::Proved))) {
+        let why = "the validator's model of this trace lets no run reach its end, yet \
+                   PyPy recorded one: a proof would be vacuous (an encoding gap)";
+        return (
+            Ok(Judged::Unknown(why.into())),
+            started.elapsed().as_secs_f64(),
+        );
+    }
+    let facts_hold = match exit {
+        Some(exit) => judge_exit_facts(&exit.trace, &exit.facts, solver),
+        None => Ok(Judged::Proved),
+    };
+    let judged = match (facts_hold, optimized) {
+        (Ok(Judged::Proved), Err(_)) => judged(
+            never_ends
+                .take()
+                .unwrap_or_else(|| verify_never_ends(trace, solver)),
+        ),
+        // Guard by guard, then end to end where that settles nothing;
+        // from inputs that satisfy what the bridge knows, if it does.
+        (Ok(Judged::Proved), Ok((result, How::Straight | How::Refused(..)))) => {
+            let seen = &result.seen_classes;
+            judge_output(trace, result, |before, after, provenance| match assumed {
+                [] => verify_optimized(before, after, provenance, seen, solver),
+                _ => verify_assuming(before, after, provenance, assumed, seen, solver),
+            })
+        }
+        // By induction on the state at its label.
+        (Ok(Judged::Proved), Ok((result, How::Peeled(state, _)))) => {
+            judge_output(trace, result, |before, after, provenance| {
+                verify_peeled(before, after, provenance, state, solver)
+            })
+        }
+        // As the first step of the entered loop's induction, which is
+        // proved too: the entry holds only with it.
+        (Ok(Judged::Proved), Ok((result, How::Entered(state, n, looped, loop_input)))) => {
+            let the_loop = judge_output(loop_input, &looped.optimized, |b, a, p| {
+                verify_peeled(b, a, p, &looped.state, &mut *solver)
+            });
+            match the_loop {
+                Ok(Judged::Proved) => judge_output(trace, result, |before, after, provenance| {
+                    let target = (*loop_input, &looped.optimized.trace, &looped.state);
+                    verify_entry(before, after, provenance, state, target, assumed, solver)
+                }),
+                Ok(Judged::Refuted(why)) => {
+                    Ok(Judged::Refuted(format!("the loop {n} it enters: {why}")))
+                }
+                Ok(Judged::Unknown(why)) => {
+                    Ok(Judged::Unknown(format!("the loop {n} it enters: {why}")))
+                }
+                Err(e) => Err(e),
+            }
+        }
+        (not_proved, _) => not_proved,
+    };
+    (judged, started.elapsed().as_secs_f64())
 }
 
 /// A trace `traceopt opt` optimized: the trace (with PyPy's form of it),

@@ -13,8 +13,8 @@
 //! terminal. Exit codes: 0 done (hits or none), 2 usage or input error.
 
 use crate::input::{read_inputs, Failure, Input};
-use crate::opt::{optimize_inputs, picked_lines};
-use crate::parallel::in_parallel;
+use crate::opt::{optimize_inputs, picked_lines, Optimization};
+use crate::parallel::{in_parallel, start_solvers};
 use crate::seconds::positive_seconds;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -25,7 +25,7 @@ use traceopt_ir::log::Section;
 use traceopt_ir::{Trace, TraceFile};
 use traceopt_mine::{mine, Mined, Options, Tally};
 use traceopt_opt::Passes;
-use traceopt_smt::{Solver, SolverError, SolverKind};
+use traceopt_smt::{Solver, SolverKind};
 
 #[derive(Args)]
 pub struct MineArgs {
@@ -72,18 +72,103 @@ pub struct MineArgs {
 }
 
 /// A trace to mine: where it is from, for people, and the file.
-struct Work<'a> {
-    file: String,
-    label: String,
-    trace: &'a Trace,
+pub(crate) struct Work<'a> {
+    pub file: String,
+    pub label: String,
+    pub trace: &'a Trace,
 }
 
 /// Hits of one shape.
-struct Group {
-    kind: &'static str,
-    example: String,
+pub(crate) struct Group {
+    pub kind: &'static str,
+    pub example: String,
     /// `file:line` of each hit.
-    at: Vec<String>,
+    pub at: Vec<String>,
+}
+
+/// What mining a list of traces found.
+pub(crate) struct Mining {
+    pub tally: Tally,
+    /// Each hit, with the index of its trace in the work.
+    pub hits: Vec<(usize, Mined)>,
+    /// `file:line` of each hit.
+    pub places: Vec<String>,
+    /// By shape, the largest group first.
+    pub groups: Vec<Group>,
+    /// Traces the solver failed on.
+    pub errors: Vec<String>,
+}
+
+/// Our optimized traces, to mine.
+pub(crate) fn our_traces<'a>(optimized: &'a [Optimization]) -> Vec<Work<'a>> {
+    let mut work = Vec::new();
+    for ((label, _, _, _), result, _) in optimized {
+        if let Ok((result, _)) = result {
+            let file = label.split(':').next().unwrap_or(label).to_string();
+            let label = label.clone();
+            let trace = &result.trace;
+            work.push(Work { file, label, trace });
+        }
+    }
+    work
+}
+
+/// Mines every trace of `work`, one worker per solver, with a progress
+/// bar on standard error (if it is a terminal).
+pub(crate) fn mine_all(work: &[Work], solvers: Vec<Solver>, options: Options) -> Mining {
+    let bar = ProgressBar::new(work.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} traces {elapsed} {msg}").unwrap(),
+    );
+    let mut tally = Tally::default();
+    let mut hits: Vec<(usize, Mined)> = Vec::new();
+    let mut errors = Vec::new();
+    in_parallel(
+        work,
+        solvers,
+        |item, solver| mine(item.trace, solver, options),
+        |k, result| {
+            bar.inc(1);
+            match result {
+                Some(Ok((mined, cost))) => {
+                    tally += cost;
+                    hits.extend(mined.into_iter().map(|m| (k, m)));
+                    bar.set_message(format!("{} hit(s)", hits.len()));
+                }
+                Some(Err(e)) => errors.push(format!("{}: {e}", work[k].label)),
+                None => {}
+            }
+        },
+    );
+    bar.finish_and_clear();
+    let places: Vec<String> = (hits.iter())
+        .map(|(k, m)| {
+            let line = work[*k].trace.op_pos.get(m.op).map_or(0, |p| p.line);
+            format!("{}:{line}", work[*k].file)
+        })
+        .collect();
+    // Groups in order of size, then of first hit.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for ((_, m), place) in hits.iter().zip(&places) {
+        let g = *index.entry(&m.shape).or_insert_with(|| {
+            groups.push(Group {
+                kind: m.finding.kind(),
+                example: m.example.clone(),
+                at: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        groups[g].at.push(place.clone());
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.at.len()));
+    Mining {
+        tally,
+        hits,
+        places,
+        groups,
+        errors,
+    }
 }
 
 /// PyPy's optimized traces of `input`: a log's loops and bridges, a peer
@@ -111,19 +196,7 @@ pub fn run(out: &mut String, args: MineArgs) -> Result<(), Failure> {
     let mut passes = Passes::parse(&args.passes).map_err(Failure::input)?;
     passes.peel = true;
     let kind = args.solver.as_deref().and_then(SolverKind::from_name);
-    let solvers = (0..args.jobs)
-        .map(|job| {
-            let mut solver = Solver::start(kind, args.timeout)?;
-            if let Some(dir) = &args.dump_smt {
-                match args.jobs {
-                    1 => solver.dump_to(dir)?,
-                    _ => solver.dump_to(&dir.join(format!("job-{job}")))?,
-                }
-            }
-            Ok(solver)
-        })
-        .collect::<Result<Vec<_>, SolverError>>()
-        .map_err(|e| Failure::input(e.to_string()))?;
+    let solvers = start_solvers(kind, args.timeout, args.jobs, args.dump_smt.as_deref())?;
     let (files, picked) = picked_lines(&args.files);
     let inputs = read_inputs(&files)?;
     let optimized = match args.source.as_str() {
@@ -132,19 +205,7 @@ pub fn run(out: &mut String, args: MineArgs) -> Result<(), Failure> {
     };
     let mut work: Vec<Work> = Vec::new();
     match args.source.as_str() {
-        "ours" => {
-            for ((label, _, _, _), result, _) in &optimized {
-                if let Ok((result, _)) = result {
-                    let file = label.split(':').next().unwrap_or(label).to_string();
-                    let label = label.clone();
-                    work.push(Work {
-                        file,
-                        label,
-                        trace: &result.trace,
-                    });
-                }
-            }
-        }
+        "ours" => work = our_traces(&optimized),
         source => {
             for input in &inputs {
                 let traces = match source {
@@ -164,53 +225,16 @@ pub fn run(out: &mut String, args: MineArgs) -> Result<(), Failure> {
         minimize: !args.no_minimize,
         budget: args.budget,
     };
-    let bar = ProgressBar::new(work.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} traces {elapsed} {msg}").unwrap(),
-    );
-    let mut tally = Tally::default();
-    let mut hits: Vec<(usize, Mined)> = Vec::new();
-    let mut errors = Vec::new();
-    in_parallel(
-        &work,
-        solvers,
-        |item, solver| mine(item.trace, solver, options),
-        |k, result| {
-            bar.inc(1);
-            match result {
-                Some(Ok((mined, cost))) => {
-                    tally += cost;
-                    hits.extend(mined.into_iter().map(|m| (k, m)));
-                    bar.set_message(format!("{} hit(s)", hits.len()));
-                }
-                Some(Err(e)) => errors.push(format!("{}: {e}", work[k].label)),
-                None => {}
-            }
-        },
-    );
-    bar.finish_and_clear();
+    let Mining {
+        tally,
+        hits,
+        places,
+        groups,
+        errors,
+    } = mine_all(&work, solvers, options);
     for error in &errors {
         eprintln!("{error}");
     }
-    let place = |k: usize, m: &Mined| {
-        let line = work[k].trace.op_pos.get(m.op).map_or(0, |p| p.line);
-        format!("{}:{line}", work[k].file)
-    };
-    // Groups in order of size, then of first hit.
-    let mut groups: Vec<Group> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    for (k, m) in &hits {
-        let g = *index.entry(&m.shape).or_insert_with(|| {
-            groups.push(Group {
-                kind: m.finding.kind(),
-                example: m.example.clone(),
-                at: Vec::new(),
-            });
-            groups.len() - 1
-        });
-        groups[g].at.push(place(*k, m));
-    }
-    groups.sort_by_key(|g| std::cmp::Reverse(g.at.len()));
     let summary = format!(
         "mined {} trace(s) ({}): {} integer op(s) and guard(s), {} solver queries ({} undecided), \
          {} hit(s) of {} shape(s)",
@@ -223,10 +247,10 @@ pub fn run(out: &mut String, args: MineArgs) -> Result<(), Failure> {
         groups.len()
     );
     if args.json {
-        let hits: Vec<serde_json::Value> = (hits.iter())
-            .map(|(k, m)| {
+        let hits: Vec<serde_json::Value> = (hits.iter().zip(&places))
+            .map(|((k, m), place)| {
                 serde_json::json!({
-                    "trace": work[*k].label, "at": place(*k, m), "op": m.op,
+                    "trace": work[*k].label, "at": place, "op": m.op,
                     "kind": m.finding.kind(), "what": m.what, "example": m.example,
                 })
             })

@@ -28,7 +28,7 @@
 //! the summary, and an `injected_bug` field in JSON.
 
 use crate::input::{read_inputs, Failure, Input};
-use crate::parallel::in_parallel;
+use crate::parallel::{in_parallel, start_solvers};
 use crate::seconds::positive_seconds;
 use crate::verify::{judge_exit_facts, judge_output, judged, Judged};
 use clap::Args;
@@ -45,7 +45,7 @@ use traceopt_opt::{
     enter_peeled, facts_on_exit, optimize_assuming, optimize_or_peel, Bug, Infeasible, NoEntry,
     Optimized, Output, Passes, Peeled, RULES,
 };
-use traceopt_smt::{Solver, SolverError, SolverKind};
+use traceopt_smt::{Solver, SolverKind};
 use traceopt_verify::{
     verify_assuming, verify_entry, verify_never_ends, verify_optimized, verify_peeled, VerifyError,
 };
@@ -148,19 +148,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     });
     let solvers = if args.verify {
         let kind = args.solver.as_deref().and_then(SolverKind::from_name);
-        (0..args.jobs)
-            .map(|job| {
-                let mut solver = Solver::start(kind, args.timeout)?;
-                if let Some(dir) = &args.dump_smt {
-                    match args.jobs {
-                        1 => solver.dump_to(dir)?,
-                        _ => solver.dump_to(&dir.join(format!("job-{job}")))?,
-                    }
-                }
-                Ok(solver)
-            })
-            .collect::<Result<Vec<_>, SolverError>>()
-            .map_err(|e| Failure::input(e.to_string()))?
+        start_solvers(kind, args.timeout, args.jobs, args.dump_smt.as_deref())?
     } else {
         Vec::new()
     };

@@ -1,10 +1,37 @@
 //! Work shared out to solver-holding worker threads, with results handed
 //! back in the work's order (`traceopt opt --verify`, `traceopt mine`).
 
+use crate::input::Failure;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use traceopt_smt::Solver;
+use std::time::Duration;
+use traceopt_smt::{Solver, SolverError, SolverKind};
+
+/// `jobs` solvers of `kind` (default: z3), each with `timeout` per
+/// query; with `dump`, each writes its queries there (into `dump/job-N`
+/// when there are several).
+pub fn start_solvers(
+    kind: Option<SolverKind>,
+    timeout: Duration,
+    jobs: u16,
+    dump: Option<&Path>,
+) -> Result<Vec<Solver>, Failure> {
+    (0..jobs)
+        .map(|job| {
+            let mut solver = Solver::start(kind, timeout)?;
+            if let Some(dir) = dump {
+                match jobs {
+                    1 => solver.dump_to(dir)?,
+                    _ => solver.dump_to(&dir.join(format!("job-{job}")))?,
+                }
+            }
+            Ok(solver)
+        })
+        .collect::<Result<Vec<_>, SolverError>>()
+        .map_err(|e| Failure::input(e.to_string()))
+}
 
 /// Judges every item of `work` with `judge`, one worker thread per
 /// solver (none: nothing is judged), and hands each item's index and

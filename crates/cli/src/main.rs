@@ -11,6 +11,7 @@ mod input;
 mod mine;
 mod opt;
 mod parallel;
+mod report;
 mod rules;
 mod run;
 mod seconds;
@@ -95,6 +96,10 @@ enum Command {
     /// is always a constant or an earlier value, a guard that always
     /// passes), cut each to a small trace, and rank them by shape.
     Mine(mine::MineArgs),
+    /// Seed 001's Figure 7 per program, traceopt next to PyPy: an HTML
+    /// page with charts, or a Markdown table; with verdicts (--verify) and
+    /// the miner's top findings (--mine) if asked.
+    Report(report::ReportArgs),
     /// Fuzz the optimizer: random traces, differential runs and the SMT
     /// validator; failures are shrunk into reproducer files.
     Fuzz(fuzz::FuzzArgs),
@@ -120,6 +125,7 @@ fn main() -> ExitCode {
         Command::Opt(args) => opt::run(&mut out, args),
         Command::Rules(args) => rules::run(&mut out, args),
         Command::Mine(args) => mine::run(&mut out, args),
+        Command::Report(args) => report::run(&mut out, args),
         Command::Fuzz(args) => fuzz::run(&mut out, args),
         Command::Ops { json } => {
             list_ops(&mut out, json);

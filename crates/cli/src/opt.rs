@@ -110,11 +110,11 @@ pub struct OptArgs {
 
 /// Verdict counts of --verify.
 #[derive(Default)]
-struct Tally {
-    proved: usize,
-    refuted: usize,
-    unknown: usize,
-    unsupported: usize,
+pub(crate) struct Tally {
+    pub proved: usize,
+    pub refuted: usize,
+    pub unknown: usize,
+    pub unsupported: usize,
     /// Seconds each validation took.
     seconds: Vec<f64>,
 }
@@ -748,7 +748,7 @@ fn real_ops(trace: &Trace) -> usize {
 }
 
 /// The verdict of `judge` as a line for standard error, counted.
-fn verdict_text(result: Result<Judged, VerifyError>, tally: &mut Tally) -> String {
+pub(crate) fn verdict_text(result: Result<Judged, VerifyError>, tally: &mut Tally) -> String {
     match result {
         Ok(judged) => {
             match judged {

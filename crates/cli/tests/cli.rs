@@ -922,3 +922,51 @@ finish()
         "{report}"
     );
 }
+
+#[test]
+fn report_has_a_row_and_a_chart_per_program_with_the_counts_of_opt_stats() {
+    let logs = [
+        format!("{CORPUS}/collatz.log"),
+        format!("{CORPUS}/xorshift_prng.log"),
+    ];
+    let mut args = vec!["report"];
+    args.extend(logs.iter().map(String::as_str));
+    let out = traceopt(&args, "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = text(&out.stdout);
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    // A chart for each program, and one of the totals.
+    for name in ["collatz", "xorshift_prng", "total"] {
+        assert!(page.contains(&format!("<tr><td>{name}</td>")) || name == "total");
+        let chart = format!("<figure id=\"chart-{name}\"><svg");
+        assert!(page.contains(&chart), "no chart of {name}");
+    }
+    assert_eq!(page.matches("<svg").count(), 3);
+    // The totals are those `traceopt opt --stats` counts.
+    let mut args = vec!["opt", "--peel", "--stats", "--json", "--quiet"];
+    args.extend(logs.iter().map(String::as_str));
+    let out = traceopt(&args, "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &json["figure7"];
+    let cell = |field: &str| {
+        let [r, o, p] = [&f["recorded"], &f["optimized"], &f["pypy"]].map(|c| c[field].clone());
+        format!("<td>{r} / {o} / {p}</td>")
+    };
+    let cells: String = ["ops", "allocations", "reads", "writes", "guards"]
+        .into_iter()
+        .map(cell)
+        .collect();
+    let traces = json["traces"].as_array().unwrap().len();
+    let row = format!("<tr class=\"total\"><td>total</td><td>{traces}</td>{cells}<td>");
+    assert!(page.contains(&row), "{row}\n{page}");
+    // As a Markdown table: a line per program and the totals.
+    let mut args = vec!["report", "--markdown"];
+    args.extend(logs.iter().map(String::as_str));
+    let out = traceopt(&args, "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows.len(), 4, "{table}");
+    assert!(rows[1].starts_with("| collatz | 19 | 1485 / "), "{table}");
+}

@@ -49,8 +49,9 @@ pub struct MineArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs: u16,
     /// Seconds the solver may spend on one query (an undecided query is
-    /// counted, and finds nothing).
-    #[arg(long, value_name = "SECS", default_value = "2", value_parser = positive_seconds, allow_negative_numbers = true)]
+    /// counted, and finds nothing). The slow ones are products and
+    /// quotients of two unknowns, which a longer limit seldom settles.
+    #[arg(long, value_name = "SECS", default_value = "0.5", value_parser = positive_seconds, allow_negative_numbers = true)]
     timeout: Duration,
     /// Write every solver query as a self-contained .smt2 file into DIR
     /// (into DIR/job-N, one per worker, with --jobs above 1).

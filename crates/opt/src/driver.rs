@@ -233,7 +233,7 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) lazy: Vec<crate::lazy::LazyWrite>,
     /// Rules switched off (by index in `RULES`) until the first rule
     /// fires, for analyses.
-    pub(crate) disabled: &'a [bool],
+    pub(crate) disabled: Disabled<'a>,
     pub(crate) any_rule_fired: bool,
     /// The input op being optimized.
     pub(crate) current: usize,
@@ -293,8 +293,36 @@ pub fn optimize_without(
     passes: Passes,
     disabled: &[bool],
 ) -> Result<Optimized, Infeasible> {
+    let disabled = Disabled {
+        rules: disabled,
+        for_good: false,
+    };
     let start = Start::Inputs(&[]);
     optimize_knowing(input, passes, disabled, start, End::Plain).map(|(optimized, _)| optimized)
+}
+
+/// `optimize` as if the rules `removed[i]` (rule `i` of `RULES`) were
+/// not in the rule set: what the rest of the optimizer does without
+/// them (`traceopt synth` asks it).
+pub fn optimize_without_rules(
+    input: &Trace,
+    passes: Passes,
+    removed: &[bool],
+) -> Result<Optimized, Infeasible> {
+    let disabled = Disabled {
+        rules: removed,
+        for_good: true,
+    };
+    let start = Start::Inputs(&[]);
+    optimize_knowing(input, passes, disabled, start, End::Plain).map(|(optimized, _)| optimized)
+}
+
+/// Rules switched off (`disabled[i]` for rule `i` of `RULES`, missing
+/// entries enabled): until a rule fires, or for good.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Disabled<'a> {
+    pub rules: &'a [bool],
+    pub for_good: bool,
 }
 
 /// Where a peeled loop's body starts (`peel`): its inputs are the
@@ -372,7 +400,7 @@ pub(crate) enum End<'a> {
 pub(crate) fn optimize_knowing(
     input: &Trace,
     passes: Passes,
-    disabled: &[bool],
+    disabled: Disabled,
     start: Start,
     end: End,
 ) -> Result<(Optimized, Option<Ending>), Infeasible> {

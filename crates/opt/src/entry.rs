@@ -60,7 +60,8 @@ pub struct Entered {
 /// finds the run can never get there.
 pub fn facts_on_exit(exit: &Trace, passes: Passes) -> Option<Vec<Fact>> {
     let start = Start::Inputs(&[]);
-    let (_, ending) = optimize_knowing(exit, passes, &[], start, End::Describe).ok()?;
+    let (_, ending) =
+        optimize_knowing(exit, passes, Default::default(), start, End::Describe).ok()?;
     let facts = ending?.state.facts;
     let arity = exit.ops.last().map_or(0, |jump| jump.args.len());
     (facts.len() == arity).then_some(facts)
@@ -74,7 +75,8 @@ pub fn optimize_assuming(
     assumed: &[Fact],
 ) -> Result<Optimized, Infeasible> {
     let start = Start::Inputs(assumed);
-    optimize_knowing(input, passes, &[], start, End::Plain).map(|(optimized, _)| optimized)
+    optimize_knowing(input, passes, Default::default(), start, End::Plain)
+        .map(|(optimized, _)| optimized)
 }
 
 /// Why a trace that jumps to a peeled loop does not enter it at its
@@ -165,7 +167,7 @@ pub fn enter_peeled(
     structs.dedup();
     let end = End::Enter(&target.state, pool, &structs);
     let start = Start::Inputs(assumed);
-    let (mut optimized, ending) = optimize_knowing(input, passes, &[], start, end)?;
+    let (mut optimized, ending) = optimize_knowing(input, passes, Default::default(), start, end)?;
     let Some(ending) = ending else {
         return Ok(Err(NoEntry::NoJump));
     };

@@ -22,7 +22,9 @@ pub mod rules;
 mod values;
 mod virtuals;
 
-pub use driver::{optimize, optimize_without, Infeasible, Optimized, Passes};
+pub use driver::{
+    optimize, optimize_without, optimize_without_rules, Infeasible, Optimized, Passes,
+};
 pub use entry::{enter_peeled, facts_on_exit, optimize_assuming, Entered, NoEntry};
 pub use inject::Bug;
 pub use peel::{optimize_or_peel, peel, Output, Peeled};

@@ -182,7 +182,13 @@ fn peel_once(
 ) -> Result<Attempt, Infeasible> {
     let site_classes = SiteClass::of_loop(input);
     let start = Start::Loop(&site_classes);
-    let (preamble, ending) = optimize_knowing(input, passes, &[], start, end(carry, widened))?;
+    let (preamble, ending) = optimize_knowing(
+        input,
+        passes,
+        Default::default(),
+        start,
+        end(carry, widened),
+    )?;
     let Some(Ending {
         state: mut label_state,
         mut leaves,
@@ -215,7 +221,8 @@ fn peel_once(
         // so (the preamble is the trace's first pass, and may well run to
         // its end).
         let start = Start::Label(&entry);
-        let Ok((body, ending)) = optimize_knowing(input, passes, &[], start, end(carry, &fresh))
+        let Ok((body, ending)) =
+            optimize_knowing(input, passes, Default::default(), start, end(carry, &fresh))
         else {
             if !label_state.known.is_empty() {
                 label_state.known.clear();

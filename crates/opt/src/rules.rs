@@ -66,7 +66,8 @@ impl Subject for Optimizer<'_> {
     }
 
     fn enabled(&self, index: usize) -> bool {
-        self.any_rule_fired || !self.disabled.get(index).copied().unwrap_or(false)
+        let disabled = self.disabled.rules.get(index).copied().unwrap_or(false);
+        !disabled || (self.any_rule_fired && !self.disabled.for_good)
     }
 
     fn same(&self, a: Arg, b: Arg) -> bool {
@@ -116,5 +117,27 @@ mod tests {
         // Switched on, it fires.
         let out = optimize_without(&trace, Passes::default(), &[]).unwrap();
         assert_eq!(out.rule_counts[add_zero], 1);
+    }
+
+    /// A rule removed stays off after another rule fired; switched off
+    /// until a rule fires, it fires then.
+    #[test]
+    fn a_rule_removed_stays_off_for_good() {
+        let index = |name: &str| RULES.iter().position(|r| r.name == name).unwrap();
+        let (add_zero, sub_x_x) = (index("add_zero"), index("sub_x_x"));
+        let mut off = vec![false; RULES.len()];
+        off[add_zero] = true;
+        let text = "[i0, i1]\ni2 = int_sub(i1, i1)\ni3 = int_add(i0, 0)\nfinish(i2, i3)\n";
+        let trace = parse_trace(text, "t").unwrap();
+        let out = optimize_without(&trace, Passes::default(), &off).unwrap();
+        assert_eq!(
+            (out.rule_counts[sub_x_x], out.rule_counts[add_zero]),
+            (1, 1)
+        );
+        let out = crate::optimize_without_rules(&trace, Passes::default(), &off).unwrap();
+        assert_eq!(
+            (out.rule_counts[sub_x_x], out.rule_counts[add_zero]),
+            (1, 0)
+        );
     }
 }

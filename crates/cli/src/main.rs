@@ -16,6 +16,7 @@ mod rules;
 mod run;
 mod seconds;
 mod stats;
+mod synth;
 mod verify;
 mod watch;
 
@@ -100,6 +101,10 @@ enum Command {
     /// page with charts, or a Markdown table; with verdicts (--verify) and
     /// the miner's top findings (--mine) if asked.
     Report(report::ReportArgs),
+    /// Propose peephole rules the rule set lacks: enumerated patterns of
+    /// one or two ops, cheaper equivalents found on samples and proved by
+    /// the rule prover, ranked by how often they occur in the traces given.
+    Synth(synth::SynthArgs),
     /// Fuzz the optimizer: random traces, differential runs and the SMT
     /// validator; failures are shrunk into reproducer files.
     Fuzz(fuzz::FuzzArgs),
@@ -126,6 +131,7 @@ fn main() -> ExitCode {
         Command::Rules(args) => rules::run(&mut out, args),
         Command::Mine(args) => mine::run(&mut out, args),
         Command::Report(args) => report::run(&mut out, args),
+        Command::Synth(args) => synth::run(&mut out, args),
         Command::Fuzz(args) => fuzz::run(&mut out, args),
         Command::Ops { json } => {
             list_ops(&mut out, json);

@@ -103,6 +103,9 @@ const EXTRA_TRACES: &[&str] = &[
     "[i0]\ni1 = int_mul(i0, 3)\ni2 = int_mul(i1, 5)\nfinish(i2)\n",
     "[i0]\ni1 = int_pydiv(i0, 8)\nfinish(i1)\n",
     "[i0]\ni1 = int_pymod(i0, 8)\nfinish(i1)\n",
+    // rshift_lshift_fits: the solver's example may shift by 0, which
+    // lshift_zero takes first; as the miner found it in popcount_bits.
+    "[i0]\ni1 = int_and(i0, 1431655765)\ni2 = int_lshift(i1, 1)\ni3 = int_rshift(i2, 1)\nfinish(i3)\n",
     // lt_square, ge_square: the solver's examples for them depend on how
     // long z3 takes (its strategy switches on time), and some let the
     // bounds fold the comparison first; an unbounded x leaves it to the

@@ -7,9 +7,9 @@
 //! guards on integers (`guard_true`, `guard_false`, `guard_value` with an
 //! integer constant, and the overflow guard right after an `*_ovf` op).
 //! Every other integer value a kept line uses (a field read, a call's
-//! result, an input of the trace) becomes an input of the slice, free to
-//! be anything: the miner only finds what follows from integer
-//! arithmetic and the guards.
+//! result, an input of the trace, a `same_as_i` copy) becomes an input
+//! of the slice, free to be anything: the miner only finds what follows
+//! from integer arithmetic and the guards.
 //!
 //! A slice prints as a trace of PyPy's test format, with the values
 //! renamed `i0, i1, ...` in order, so that the same pattern found in two
@@ -103,7 +103,9 @@ pub fn segments(trace: &Trace) -> Vec<Slice> {
         }
         let previous = index.checked_sub(1).map(|k| trace.value_of_op(k));
         let keep = match op.opcode {
-            Opcode::CallI | Opcode::CallPureI => false,
+            // (A copy before a label is how a peeled loop passes a
+            // constant along; the label rebinds it. No finding.)
+            Opcode::CallI | Opcode::CallPureI | Opcode::SameAsI => false,
             Opcode::GuardTrue | Opcode::GuardFalse => {
                 matches!(op.args[..], [Arg::Value(v)] if int_value(v))
             }

@@ -170,3 +170,16 @@ fn a_guard_that_matters_through_a_later_guard_is_kept() {
     assert_eq!(found[0].what, "i4 is always 1");
     assert_eq!(ops_of(&found[0].example), 5);
 }
+
+#[test]
+fn a_copy_of_a_constant_for_a_label_is_no_finding() {
+    // How a peeled loop passes a constant to its label, as PyPy does.
+    let found = mined(
+        "[i0]
+         i1 = same_as_i(5)
+         guard_value(i1, 5) []
+         label(i0, i1, descr=TargetToken(1))
+         jump(i0, i1, descr=TargetToken(1))",
+    );
+    assert!(found.is_empty(), "{found:#?}");
+}

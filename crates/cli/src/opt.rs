@@ -120,6 +120,14 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
+    /// Adds `other`'s verdict counts (not its times).
+    pub(crate) fn add_counts(&mut self, other: &Tally) {
+        self.proved += other.proved;
+        self.refuted += other.refuted;
+        self.unknown += other.unknown;
+        self.unsupported += other.unsupported;
+    }
+
     /// Total, median and slowest seconds of the validations.
     fn times(&self) -> (f64, f64, f64) {
         let mut sorted = self.seconds.clone();

@@ -183,10 +183,7 @@ fn total(programs: &[Program]) -> Program {
         total.pypy += p.pypy;
         total.with_pypy += p.with_pypy;
         total.seconds += p.seconds;
-        total.verdicts.proved += p.verdicts.proved;
-        total.verdicts.refuted += p.verdicts.refuted;
-        total.verdicts.unknown += p.verdicts.unknown;
-        total.verdicts.unsupported += p.verdicts.unsupported;
+        total.verdicts.add_counts(&p.verdicts);
     }
     total
 }

@@ -122,12 +122,18 @@ fn rules_taken_out_of_the_rule_set_are_found_again() {
         Opcode::IntLt,
     ];
     let options = Options { roots, removed };
-    let (found, summary) = synthesize(&options, None, Duration::from_secs(20)).unwrap();
-    let proposed: HashSet<String> = found.iter().map(|f| canonical(&f.pattern.text())).collect();
-    let again: Vec<&str> = (patterns.iter())
-        .filter(|(_, spellings)| !spellings.is_disjoint(&proposed))
-        .map(|(name, _)| name.as_str())
-        .collect();
+    // The rules taken out whose pattern synthesis proposes.
+    let proposed_again = |options: &Options| {
+        let (found, summary) = synthesize(options, None, Duration::from_secs(20)).unwrap();
+        let proposed: HashSet<String> =
+            found.iter().map(|f| canonical(&f.pattern.text())).collect();
+        let again: Vec<&str> = (patterns.iter())
+            .filter(|(_, spellings)| !spellings.is_disjoint(&proposed))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        (again, found, summary)
+    };
+    let (again, found, summary) = proposed_again(&options);
     eprintln!("found again: {again:?}\n{summary:?}");
     assert!(
         again.len() >= 20,
@@ -144,12 +150,7 @@ fn rules_taken_out_of_the_rule_set_are_found_again() {
         roots: options.roots.clone(),
         removed: Vec::new(),
     };
-    let (found, _) = synthesize(&kept, None, Duration::from_secs(20)).unwrap();
-    let proposed: HashSet<String> = found.iter().map(|f| canonical(&f.pattern.text())).collect();
-    let still: Vec<&str> = (patterns.iter())
-        .filter(|(_, spellings)| !spellings.is_disjoint(&proposed))
-        .map(|(name, _)| name.as_str())
-        .collect();
+    let (still, _, _) = proposed_again(&kept);
     assert!(
         still.is_empty(),
         "proposed though in the rule set: {still:?}"

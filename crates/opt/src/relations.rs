@@ -72,8 +72,15 @@ impl Relations {
 }
 
 impl Optimizer<'_> {
-    /// A signed comparison decided by the relational facts.
+    /// A signed comparison, or an equality, decided by the relational
+    /// facts (two values one of which is below the other are not equal:
+    /// `traceopt mine` found `x < y` then `y == x` in `list_sort`).
     pub(crate) fn compare_by_relations(&self, opcode: Opcode, args: &[Arg]) -> Option<bool> {
+        if let Opcode::IntEq | Opcode::IntNe = opcode {
+            let below = |a, b| self.relations.known(a, b) == Some(true);
+            let apart = below(args[0], args[1]) || below(args[1], args[0]);
+            return apart.then_some(opcode == Opcode::IntNe);
+        }
         let (a, b, strict_wanted) = match opcode {
             Opcode::IntLt => (args[0], args[1], true),
             Opcode::IntLe => (args[0], args[1], false),

@@ -142,6 +142,19 @@ fn order_is_transitive() {
 }
 
 #[test]
+fn values_in_strict_order_are_not_equal() {
+    // As `traceopt mine` found in list_sort: x < y, then y == x.
+    let before = "[i0, i1]\ni2 = int_ge(i0, i1)\nguard_false(i2) []\ni3 = int_eq(i1, i0)\n\
+                  i4 = int_ne(i0, i1)\nfinish(i3, i4)\n";
+    let after = "[i0, i1]\ni2 = int_ge(i0, i1)\nguard_false(i2) []\nfinish(0, 1)\n";
+    optimizes_to(before, after);
+    // Only x <= y: they may be equal, and both tests stay.
+    let weak = "[i0, i1]\ni2 = int_gt(i0, i1)\nguard_false(i2) []\ni3 = int_eq(i1, i0)\n\
+                i4 = int_ne(i0, i1)\nfinish(i3, i4)\n";
+    optimizes_to(weak, weak);
+}
+
+#[test]
 fn a_constant_added_without_wrapping_orders_the_sum() {
     // x >= 1, so x - 1 cannot wrap and is below x (either order of the
     // addition, and through the order's other facts); the guard that

@@ -101,12 +101,14 @@ pub fn run(out: &mut String, args: SynthArgs) -> Result<(), Failure> {
     ranked.sort_by_key(|(count, _)| std::cmp::Reverse(*count));
     let line = format!(
         "{} pattern(s), {} candidate(s) agreeing on the samples: {} covered by the optimizer, \
-         {} refuted and {} undecided by the prover, {} rule(s) proved and proposed",
+         {} refuted and {} undecided by the prover, {} whose check never holds, {} rule(s) \
+         proved and proposed",
         summary.patterns,
         summary.candidates,
         summary.covered,
         summary.refuted,
         summary.unknown,
+        summary.unchecked,
         found.len()
     );
     if args.json {
@@ -114,7 +116,8 @@ pub fn run(out: &mut String, args: SynthArgs) -> Result<(), Failure> {
             .map(|((ours, given), f)| {
                 serde_json::json!({
                     "pattern": f.pattern.text(), "target": f.target.text(),
-                    "check": f.condition.map(|c| c.text), "in_ours": ours,
+                    "check": f.condition.map(|c| c.text),
+                    "C": f.target.fun().map(|c| c.text), "in_ours": ours,
                     "in_given": given, "rule": f.text,
                 })
             })
@@ -122,7 +125,8 @@ pub fn run(out: &mut String, args: SynthArgs) -> Result<(), Failure> {
         let doc = serde_json::json!({
             "patterns": summary.patterns, "candidates": summary.candidates,
             "covered": summary.covered, "refuted": summary.refuted,
-            "unknown": summary.unknown, "traces": traces.len(), "rules": rules,
+            "unknown": summary.unknown, "unchecked": summary.unchecked,
+            "traces": traces.len(), "rules": rules,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     } else {

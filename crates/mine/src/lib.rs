@@ -163,7 +163,12 @@ fn report(small: &Slice, op: usize, finding: Finding) -> Mined {
         _ => format!("{} always passes", last.opcode.name()),
     };
     let example = print(small, Some(&what), Constants::Shown);
-    let shape = print(small, Some(finding.kind()), Constants::Hidden);
+    // (A value the op equals is part of the pattern.)
+    let kind = match finding {
+        Finding::Same(v) => format!("same as {}", names[&v]),
+        other => other.kind().to_string(),
+    };
+    let shape = print(small, Some(&kind), Constants::Hidden);
     Mined {
         op,
         finding,

@@ -1,9 +1,10 @@
 //! Cutting a hit down to a small trace that still shows it.
 //!
-//! First without the solver: the lines after the hit go, and those it
-//! does not depend on (`cone`); then every op nothing uses goes. The result is asked once, and
-//! kept only if the hit still holds (an op that goes takes its
-//! "defined" condition along, which may have mattered).
+//! First without the solver: the lines after the hit go, then every op
+//! nothing uses (such an op is in no question the search asked of the
+//! hit: its cone left it out). Then the lines the hit does not depend on
+//! (`cone`) go; that cut is asked once, and kept only if the hit still
+//! holds.
 //!
 //! Then greedily, from the end: drop a guard, or make an op's result a
 //! new input (its arguments may then go too), keeping each step that
@@ -35,7 +36,11 @@ pub fn minimize(
     let mut holds = |candidate: &Slice, solver: &mut Solver, tally: &mut Tally| {
         spent += 1;
         tally.queries += 1;
-        still_holds(candidate, finding, solver).map(|holds| (holds, spent))
+        let outcome = asked(candidate, finding, solver)?;
+        if matches!(outcome, Some(Outcome::Unknown(_))) {
+            tally.unknown += 1;
+        }
+        Ok((outcome == Some(Outcome::Proved), spent))
     };
     let mut cut = best.clone();
     keep_related_guards(&mut cut, finding);
@@ -70,8 +75,18 @@ pub fn still_holds(
     finding: Finding,
     solver: &mut Solver,
 ) -> Result<bool, SolverError> {
+    Ok(asked(slice, finding, solver)? == Some(Outcome::Proved))
+}
+
+/// What the solver says of `finding` at the last line of `slice` (`None`:
+/// the finding does not fit the line).
+fn asked(
+    slice: &Slice,
+    finding: Finding,
+    solver: &mut Solver,
+) -> Result<Option<Outcome>, SolverError> {
     let Some(last) = slice.lines.len().checked_sub(1) else {
-        return Ok(false);
+        return Ok(None);
     };
     let partner: Vec<usize> = partner(finding).into_iter().collect();
     let before: Vec<usize> = (0..last).collect();
@@ -85,10 +100,9 @@ pub fn still_holds(
                 let earlier = encoding.term(Operand::Value(v));
                 encoding.term(Operand::Value(r)).eq(&earlier)
             }
-            _ => return Ok(false),
+            _ => return Ok(None),
         };
-        let outcome = solver.prove_bv_names(&goal, &encoding.inputs)?;
-        Ok(outcome == Outcome::Proved)
+        Ok(Some(solver.prove_bv_names(&goal, &encoding.inputs)?))
     })();
     solver.pop()?;
     result

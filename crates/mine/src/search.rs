@@ -14,7 +14,7 @@ use traceopt_smt::{Model, Outcome, Sat, Solver, SolverError, Term};
 
 use crate::cone::Cones;
 use crate::encoding::{Encoding, Sample};
-use crate::slice::{Operand, Slice};
+use crate::slice::{is_overflow_guard, Operand, Slice};
 use crate::{Finding, Tally};
 
 /// At most this many earlier values are asked about per op: each that
@@ -73,16 +73,23 @@ impl Search<'_> {
             self.tally.lines += 1;
             let finding = match line.result {
                 None => {
+                    // Some run must get here, or "always passes" says
+                    // nothing (the guards before contradict each other).
+                    if !self.ensure_sample(k, false)? {
+                        break;
+                    }
                     let passes = self.samples.iter().all(|s| s.passes(line) == Some(true));
-                    // (A guard on a value found constant says nothing new.)
-                    let on_constant = constants.contains(&line.args[0]);
+                    // (A guard on a value found constant says nothing
+                    // new; an overflow guard tests the op, not its value.)
+                    let on_constant =
+                        !is_overflow_guard(line.opcode) && constants.contains(&line.args[0]);
                     let implied = passes
                         && !on_constant
                         && self.prove(k, &[], |e| e.condition(line), false)?;
                     implied.then_some(Finding::Implied)
                 }
                 Some(result) => {
-                    if !self.ensure_sample(k)? {
+                    if !self.ensure_sample(k, true)? {
                         // The solver found no run that gets here (or could
                         // not tell): nothing below can be asked.
                         break;
@@ -188,11 +195,12 @@ impl Search<'_> {
         true
     }
 
-    /// Makes sure some sample runs the lines before `k` and line `k` (an
-    /// op): false if the solver finds no such run, or cannot tell. A run
-    /// of the lines `k` depends on, completed by the last sample
-    /// dropped, is asked first; else one of every line before.
-    fn ensure_sample(&mut self, k: usize) -> Result<bool, SolverError> {
+    /// Makes sure some sample runs the lines before `k` (and line `k`
+    /// too, if `through`: an op): false if the solver finds no such run,
+    /// or cannot tell. A run of the lines `k` depends on, completed by
+    /// the last sample dropped, is asked first; else one of every line
+    /// before.
+    fn ensure_sample(&mut self, k: usize, through: bool) -> Result<bool, SolverError> {
         if !self.samples.is_empty() {
             return Ok(true);
         }
@@ -202,7 +210,7 @@ impl Search<'_> {
         for lines in [near, everything] {
             match self.ask(&lines, k, &[], no_goal)? {
                 Answer::Model(model) => {
-                    if self.add_sample(k + 1, &model) {
+                    if self.add_sample(k + usize::from(through), &model) {
                         return Ok(true);
                     }
                 }

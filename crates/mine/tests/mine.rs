@@ -183,3 +183,50 @@ fn a_copy_of_a_constant_for_a_label_is_no_finding() {
     );
     assert!(found.is_empty(), "{found:#?}");
 }
+
+#[test]
+fn nothing_is_claimed_past_guards_no_run_passes() {
+    // i0 < 0, then i0 > 10: no run gets past the second guard, so that
+    // the guard after it "always passes" would say nothing.
+    let found = mined(
+        "[i0]
+         i1 = int_lt(i0, 0)
+         guard_true(i1) []
+         i2 = int_gt(i0, 10)
+         guard_true(i2) []
+         guard_value(i0, 5) []
+         finish()",
+    );
+    let kinds: Vec<Finding> = found.iter().map(|m| m.finding).collect();
+    assert_eq!(kinds, [Finding::Constant(0)], "{found:#?}");
+}
+
+#[test]
+fn an_op_equal_to_another_value_is_another_shape() {
+    // With constants hidden, the two `int_or`s look alike; one is always
+    // its second input, the other its first.
+    let shape = |text: &str| {
+        let found = mined(text);
+        let or = found.iter().find(|m| m.example.contains("int_or"));
+        or.unwrap_or_else(|| panic!("{found:#?}")).shape.clone()
+    };
+    let left = shape(
+        "[i0, i1]\ni2 = int_and(i0, 0)\ni3 = int_and(i1, -1)\ni4 = int_or(i2, i3)\nfinish(i4)\n",
+    );
+    let right = shape(
+        "[i0, i1]\ni2 = int_and(i0, -1)\ni3 = int_and(i1, 0)\ni4 = int_or(i2, i3)\nfinish(i4)\n",
+    );
+    assert_ne!(left, right);
+}
+
+#[test]
+fn an_overflow_guard_after_a_constant_result_is_still_asked() {
+    // x - x is 0 (a finding), and it cannot overflow (another).
+    let found = mined("[i0]\ni1 = int_sub_ovf(i0, i0)\nguard_no_overflow() []\nfinish(i1)\n");
+    let kinds: Vec<Finding> = found.iter().map(|m| m.finding).collect();
+    assert_eq!(
+        kinds,
+        [Finding::Constant(0), Finding::Implied],
+        "{found:#?}"
+    );
+}

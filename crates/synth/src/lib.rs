@@ -66,6 +66,9 @@ pub struct Summary {
     /// Candidates the prover refuted, or could not decide.
     pub refuted: usize,
     pub unknown: usize,
+    /// Candidates whose rule does not check, or whose check can never
+    /// hold (the prover's `NeverApplies`).
+    pub unchecked: usize,
 }
 
 const LITERALS: [i64; 3] = [0, 1, -1];
@@ -152,9 +155,7 @@ fn targets(pattern: &Term) -> Vec<Term> {
         }
         for &b in &BINARY {
             for a in &atoms {
-                if a != v || matches!(a, Term::X | Term::Y) {
-                    out.push(Term::op(b, vec![v.clone(), a.clone()]));
-                }
+                out.push(Term::op(b, vec![v.clone(), a.clone()]));
                 if !term::is_commutative(b) && !matches!(a, Term::X | Term::Y) {
                     out.push(Term::op(b, vec![a.clone(), v.clone()]));
                 }
@@ -458,7 +459,8 @@ pub fn synthesize(
                     break;
                 }
                 Some(Verdict::Unknown(_)) => summary.unknown += 1,
-                _ => summary.refuted += 1,
+                Some(Verdict::Wrong(_)) => summary.refuted += 1,
+                _ => summary.unchecked += 1,
             }
         }
     }
@@ -477,7 +479,7 @@ pub fn occurrences(found: &Found, traces: &[&Trace]) -> usize {
         .sum()
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Bindings {
     x: Option<Arg>,
     y: Option<Arg>,
@@ -523,9 +525,17 @@ fn matches(trace: &Trace, pattern: &Term, arg: Arg, env: &mut Bindings) -> bool 
             let Some(op) = trace.op_index(v).map(|k| &trace.ops[k]) else {
                 return false;
             };
-            op.opcode == *opcode
-                && op.args.len() == args.len()
-                && (args.iter().zip(&op.args)).all(|(p, a)| matches(trace, p, *a, env))
+            if op.opcode != *opcode || op.args.len() != args.len() {
+                return false;
+            }
+            let (before, given) = (env.clone(), op.args.clone());
+            if (args.iter().zip(&given)).all(|(p, a)| matches(trace, p, *a, env)) {
+                return true;
+            }
+            // The other order of a commutative op's arguments.
+            *env = before;
+            term::is_commutative(*opcode)
+                && (args.iter().zip(given.iter().rev())).all(|(p, a)| matches(trace, p, *a, env))
         }
     }
 }

@@ -69,15 +69,6 @@ pub fn minimize(
     Ok(best)
 }
 
-/// Whether the last line of `slice` shows `finding`.
-pub fn still_holds(
-    slice: &Slice,
-    finding: Finding,
-    solver: &mut Solver,
-) -> Result<bool, SolverError> {
-    Ok(asked(slice, finding, solver)? == Some(Outcome::Proved))
-}
-
 /// What the solver says of `finding` at the last line of `slice` (`None`:
 /// the finding does not fit the line).
 fn asked(

@@ -230,3 +230,55 @@ fn an_overflow_guard_after_a_constant_result_is_still_asked() {
         "{found:#?}"
     );
 }
+
+#[test]
+fn a_question_is_asked_of_the_lines_it_depends_on() {
+    use traceopt_mine::cone::Cones;
+    let trace = parse_trace(
+        "[i0, i1, i2]
+         i3 = int_gt(i0, 10)
+         guard_true(i3) []
+         i4 = int_gt(i1, 10)
+         guard_true(i4) []
+         i5 = int_lt(i0, i2)
+         guard_true(i5) []
+         i6 = int_gt(i2, 11)
+         finish(i6)",
+        "test",
+    )
+    .unwrap();
+    let slice = &traceopt_mine::segments(&trace)[0];
+    let last = slice.lines.len() - 1;
+    let lines = Cones::new(slice).relevant(slice, last, &[], Some(last));
+    // i2 meets i0 through the third guard, which brings the first; the
+    // guard on i1 stays out.
+    let origins: Vec<usize> = lines.iter().map(|&k| slice.lines[k].origin).collect();
+    assert_eq!(origins, [0, 1, 4, 5]);
+}
+
+#[test]
+fn minimizing_stops_at_its_query_budget() {
+    // The guard shares the hit's input, so only a greedy step (asked of
+    // the solver) drops it: the first step, from the end, tries to make
+    // the first mask an input, which fails, and a budget of one query
+    // stops there.
+    let text = "[i0]
+                i1 = int_gt(i0, 3)
+                guard_true(i1) []
+                i2 = int_and(i0, 255)
+                i3 = int_and(i2, 255)
+                finish(i3)";
+    let trace = parse_trace(text, "test").unwrap();
+    let mut solver = Solver::start(None, Duration::from_secs(10)).unwrap();
+    let mut lines = |budget| {
+        let options = Options {
+            minimize: true,
+            budget,
+        };
+        let (found, _) = mine(&trace, &mut solver, options).unwrap();
+        assert_eq!(found.len(), 1, "{found:#?}");
+        ops_of(&found[0].example)
+    };
+    assert_eq!(lines(200), 2);
+    assert_eq!(lines(1), 4);
+}

@@ -42,8 +42,10 @@ use traceopt_ir::{check, print_trace_with, CheckOptions, PrintOptions, TraceFile
                   format or as PYPYLOG files (jit-log-noopt, jit-log-opt-loop, \
                   jit-log-opt-bridge sections), optimizes them with rules and an integer \
                   domain proved correct by an SMT solver, verifies optimized traces \
-                  against their inputs, runs them, and counts what they do. A FILE of \
-                  '-' is read from standard input."
+                  against their inputs, runs them, and counts what they do; it also finds \
+                  the integer optimizations optimized traces missed (mine), proposes \
+                  proved rules the rule set lacks (synth) and draws seed 001's Figure 7 \
+                  (report). A FILE of '-' is read from standard input."
 )]
 struct Cli {
     #[command(subcommand)]

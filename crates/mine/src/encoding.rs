@@ -46,10 +46,6 @@ impl Encoding {
         }
     }
 
-    pub fn is_declared(&self, value: usize) -> bool {
-        self.declared[value]
-    }
-
     pub fn term(&self, operand: Operand) -> Term {
         match operand {
             Operand::Value(v) => Term::name(&value_name(v)),

@@ -7,7 +7,8 @@
 //! guards on integers (`guard_true`, `guard_false`, `guard_value` with an
 //! integer constant, and the overflow guard right after an `*_ovf` op).
 //! Every other integer value a kept line uses (a field read, a call's
-//! result, an input of the trace, a `same_as_i` copy) becomes an input
+//! result, an input of the trace, a `same_as_i` copy, a named constant
+//! such as `ConstClass(..)`) becomes an input
 //! of the slice, free to be anything: the miner only finds what follows
 //! from integer arithmetic and the guards.
 //!
@@ -18,7 +19,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use traceopt_ir::{Arg, Const, Opcode, Trace, Type, ValueId};
+use traceopt_ir::{Arg, Const, ConstId, Opcode, Trace, Type, ValueId};
 use traceopt_smt::encode::is_integer_op;
 
 /// An argument of a slice line: a value of the slice, or an integer.
@@ -63,11 +64,6 @@ impl Slice {
         self.names.len() - 1
     }
 
-    /// The line defining `value`, if it is no input.
-    pub fn definition(&self, value: usize) -> Option<usize> {
-        self.lines.iter().position(|l| l.result == Some(value))
-    }
-
     /// Whether some line uses `value`.
     pub fn is_used(&self, value: usize) -> bool {
         let used = |a: &Operand| *a == Operand::Value(value);
@@ -94,11 +90,15 @@ pub fn segments(trace: &Trace) -> Vec<Slice> {
     let mut slice = Slice::default();
     // The slice value each trace value became, in this segment.
     let mut values: HashMap<ValueId, usize> = HashMap::new();
+    // A named integer constant (`ConstClass(..)`, `ConstInt(..)`) has a
+    // value the trace does not give: an input, the same for each use.
+    let mut named: HashMap<ConstId, usize> = HashMap::new();
     let int_value = |v: ValueId| trace.value_type(v) == Type::Int;
     for (index, op) in trace.ops.iter().enumerate() {
         if op.opcode == Opcode::Label {
             segments.push(std::mem::take(&mut slice));
             values.clear();
+            named.clear();
             continue;
         }
         let previous = index.checked_sub(1).map(|k| trace.value_of_op(k));
@@ -129,16 +129,21 @@ pub fn segments(trace: &Trace) -> Vec<Slice> {
         let args = if is_overflow_guard(op.opcode) {
             vec![Operand::Value(values[&previous.unwrap()])]
         } else {
-            let mut operand = |arg: &Arg, slice: &mut Slice| match *arg {
-                Arg::Const(c) => match trace.constant(c) {
-                    Const::Int(x) => Operand::Int(*x),
-                    other => unreachable!("an integer argument, not {other:?}"),
-                },
-                Arg::Value(v) => Operand::Value(*values.entry(v).or_insert_with(|| {
-                    let input = slice.new_value(trace.name(v));
+            let mut operand = |arg: &Arg, slice: &mut Slice| {
+                let mut input = |name: &str| {
+                    let input = slice.new_value(name);
                     slice.inputs.push(input);
                     input
-                })),
+                };
+                match *arg {
+                    Arg::Const(c) => match trace.constant(c) {
+                        Const::Int(x) => Operand::Int(*x),
+                        _ => Operand::Value(*named.entry(c).or_insert_with(|| input(""))),
+                    },
+                    Arg::Value(v) => {
+                        Operand::Value(*values.entry(v).or_insert_with(|| input(trace.name(v))))
+                    }
+                }
             };
             op.args.iter().map(|a| operand(a, &mut slice)).collect()
         };

@@ -282,3 +282,18 @@ fn minimizing_stops_at_its_query_budget() {
     assert_eq!(lines(200), 2);
     assert_eq!(lines(1), 4);
 }
+
+#[test]
+fn a_named_integer_constant_is_one_unknown_value() {
+    // `ConstClass(Foo)` is some integer the trace does not give: the
+    // second test of it is the first, and nothing else is claimed.
+    let found = mined(
+        "[i0]
+         i1 = int_eq(i0, ConstClass(Foo))
+         i2 = int_eq(i0, ConstClass(Foo))
+         i3 = int_eq(i0, ConstClass(Bar))
+         finish()",
+    );
+    let what: Vec<&str> = found.iter().map(|m| m.what.as_str()).collect();
+    assert_eq!(what, ["i3 is always i2"], "{found:#?}");
+}

@@ -139,5 +139,11 @@ mod tests {
             (out.rule_counts[sub_x_x], out.rule_counts[add_zero]),
             (1, 0)
         );
+        // What is left is still the input's meaning.
+        let mut solver = traceopt_smt::Solver::start(None, std::time::Duration::from_secs(10))
+            .expect("an SMT solver");
+        let verdict =
+            traceopt_verify::verify_aligned(&trace, &out.trace, &out.provenance, &mut solver);
+        assert_eq!(verdict.unwrap(), traceopt_verify::Verdict::Proved);
     }
 }

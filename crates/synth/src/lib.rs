@@ -235,8 +235,8 @@ fn samples() -> (Vec<Pair>, Vec<Pair>) {
 fn agreement(
     pattern: &Term,
     target: &Term,
-    constants: &[(i64, i64)],
-    values: &[(i64, i64)],
+    constants: &[Pair],
+    values: &[Pair],
 ) -> Vec<Option<bool>> {
     constants
         .iter()
@@ -263,7 +263,7 @@ fn agreement(
 fn condition_for(
     pattern: &Term,
     agree: &[Option<bool>],
-    constants: &[(i64, i64)],
+    constants: &[Pair],
 ) -> Option<Option<Condition>> {
     let tested = |keep: &dyn Fn(i64, i64) -> bool| {
         let mut any = false;
@@ -310,68 +310,51 @@ fn ops_left(trace: &Trace, removed: &[bool]) -> Option<usize> {
     )
 }
 
-/// Whether the optimizer (without the rules `removed`) leaves no more
-/// ops of `pattern` than `target` has, on each of up to three samples of
-/// constants meeting the condition.
-fn covered(pattern: &Term, target: &Term, meets: &[(i64, i64)], removed: &[bool]) -> bool {
-    let wanted = target.ops().len();
+/// Whether `holds` of `pattern`'s instance (as a trace) on each of up
+/// to three samples of constants that meet the condition (the last:
+/// random ones, see `samples`).
+fn on_samples(pattern: &Term, meets: &[Pair], holds: impl Fn(&Trace) -> bool) -> bool {
     meets.iter().rev().take(3).all(|&(c1, c2)| {
         let env = Env {
             c1,
             c2,
             ..Env::default()
         };
-        instance(pattern, &env)
-            .and_then(|trace| ops_left(&trace, removed))
-            .is_some_and(|left| left <= wanted)
+        instance(pattern, &env).is_some_and(|trace| holds(&trace))
     })
 }
 
-/// Whether the optimizer leaves `pattern`'s inner ops as they are (on
-/// a sample of constants): a pattern built on an op it rewrites is no
-/// form it produces.
-fn is_normal_form(pattern: &Term, meets: &[(i64, i64)], removed: &[bool]) -> bool {
+/// Whether the optimizer (without the rules `removed`) leaves no more
+/// ops of `pattern` than `target` has.
+fn covered(pattern: &Term, target: &Term, meets: &[Pair], removed: &[bool]) -> bool {
+    let wanted = target.ops().len();
+    on_samples(pattern, meets, |trace| {
+        ops_left(trace, removed).is_some_and(|left| left <= wanted)
+    })
+}
+
+/// Whether the optimizer leaves `pattern`'s inner ops as they are: a
+/// pattern built on an op it rewrites is no form it produces.
+fn is_normal_form(pattern: &Term, meets: &[Pair], removed: &[bool]) -> bool {
     let Term::Op(_, args) = pattern else {
         return true;
-    };
-    let Some(&(c1, c2)) = meets.last() else {
-        return false;
-    };
-    let env = Env {
-        c1,
-        c2,
-        ..Env::default()
     };
     args.iter().all(|arg| {
         let inner_ops = arg.ops().len();
         inner_ops == 0
-            || instance(arg, &env)
-                .and_then(|trace| ops_left(&trace, removed))
-                .is_some_and(|left| left == inner_ops)
+            || on_samples(arg, &meets[meets.len().saturating_sub(1)..], |trace| {
+                ops_left(trace, removed) == Some(inner_ops)
+            })
     })
 }
 
-/// Whether a rule found before fires on `pattern` (on its samples of
-/// constants): then it is an instance of that rule.
-fn subsumed(pattern: &Term, meets: &[(i64, i64)], found: &[Found]) -> bool {
-    meets.iter().rev().take(3).all(|&(c1, c2)| {
-        let env = Env {
-            c1,
-            c2,
-            ..Env::default()
-        };
-        instance(pattern, &env).is_some_and(|trace| {
-            let refs = [&trace];
-            found.iter().any(|f| fires_at_end(f, &refs))
-        })
-    })
-}
-
-/// Whether `found` matches the last op of the trace.
-fn fires_at_end(found: &Found, traces: &[&Trace]) -> bool {
-    traces.iter().all(|trace| {
-        let last = trace.ops.len().saturating_sub(2);
-        fires(found, trace, last)
+/// Whether a rule found before fires on `pattern`: then it is an
+/// instance of that rule.
+fn subsumed(pattern: &Term, meets: &[Pair], found: &[Found]) -> bool {
+    on_samples(pattern, meets, |trace| {
+        // (The instance's root is the op before its `finish`.)
+        let root = trace.ops.len().saturating_sub(2);
+        found.iter().any(|f| fires(f, trace, root))
     })
 }
 

@@ -280,7 +280,7 @@ fn html(programs: &[Program], mining: Option<&Mining>, args: &ReportArgs) -> Str
          <th>set</th><th>guard</th><th>ns per op</th><th>verified</th></tr>\n",
     );
     for p in programs.iter().chain([&total]) {
-        let class = if p.name == "total" && std::ptr::eq(p, &total) {
+        let class = if std::ptr::eq(p, &total) {
             " class=\"total\""
         } else {
             ""

@@ -169,7 +169,7 @@ fn random_trace(rng: &mut Rng) -> (Trace, Vec<Val>) {
         } else {
             wanted
         };
-        let args = (0..count).map(|_| random_arg(rng, &mut trace)).collect();
+        let args: Vec<_> = (0..count).map(|_| random_arg(rng, &mut trace)).collect();
         let mut op = Op::new(info.opcode, args);
         if rng.below(4) > 0 {
             let text = DESCRS[rng.below(DESCRS.len())];

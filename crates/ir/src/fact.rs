@@ -7,6 +7,7 @@
 
 use crate::trace::{Arg, Const, Op, Pos, Trace};
 use crate::{Opcode, Type};
+use thin_vec::ThinVec;
 
 /// What may be taken for granted about one value.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -83,7 +84,7 @@ fn guard_compare(trace: &mut Trace, compare: Opcode, value: Arg, bound: i64) {
 /// Appends a guard with no fail arguments.
 fn push_guard(trace: &mut Trace, opcode: Opcode, args: Vec<Arg>) {
     let guard = Op {
-        fail_args: Some(Vec::new()),
+        fail_args: Some(ThinVec::new()),
         ..Op::new(opcode, args)
     };
     trace.push(guard, "", Pos::default());
@@ -177,7 +178,7 @@ impl SiteClass {
         };
         let p = push(probe);
         push(Op {
-            fail_args: Some(fail_args.to_vec()),
+            fail_args: Some(fail_args.into()),
             ..Op::new(
                 Opcode::GuardClass,
                 vec![Arg::Value(p), Arg::Const(self.class)],

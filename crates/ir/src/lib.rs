@@ -34,8 +34,10 @@ pub use opcode::{Arity, Flags, OpInfo, Opcode, Type, MAX_GUARDS_FAILED_EARLY, OP
 pub use parse::{parse_trace, parse_trace_with, TraceParser};
 pub use print::{print_trace, print_trace_with, PrintOptions};
 pub use shared::shared_dir;
+pub use smallvec::smallvec;
 pub use stats::OpCounts;
+pub use thin_vec::{thin_vec, ThinVec};
 pub use trace::{
-    Arg, Const, ConstId, DescrId, FailArg, JumpTarget, Op, PendingWrite, Pos, Trace, ValueId,
+    Arg, Args, Const, ConstId, DescrId, FailArg, JumpTarget, Op, PendingWrite, Pos, Trace, ValueId,
     Virtual, VirtualKind,
 };

@@ -272,16 +272,16 @@ impl<'a> TraceParser<'a> {
         cur.skip_ws();
         if cur.eat("[") {
             let mut virtuals = Virtuals::default();
-            op.fail_args = Some(cur.fail_args(&mut virtuals, "fail arguments")?);
+            op.fail_args = Some(cur.fail_args(&mut virtuals, "fail arguments")?.into());
             cur.skip_ws();
             if cur.eat_word("where") {
                 cur.where_clause(&mut virtuals)?;
             }
             cur.skip_ws();
             if cur.eat_word("writes") {
-                op.pending = cur.writes_clause(&mut virtuals)?;
+                op.pending = cur.writes_clause(&mut virtuals)?.into();
             }
-            op.virtuals = virtuals.finish(&cur)?;
+            op.virtuals = virtuals.finish(&cur)?.into();
         }
         cur.expect_end()?;
         let pos = Pos {

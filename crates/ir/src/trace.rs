@@ -17,7 +17,13 @@ use crate::namespace::Namespace;
 use crate::opcode::{Opcode, Type};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 use std::sync::Arc;
+use thin_vec::ThinVec;
+
+/// An op's operands: most ops have at most three, held in the op itself
+/// (no allocation of their own, and read where the op is).
+pub type Args = SmallVec<[Arg; 3]>;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct ValueId(pub u32);
@@ -96,31 +102,32 @@ pub struct Pos {
 #[derive(Clone, PartialEq, Debug)]
 pub struct Op {
     pub opcode: Opcode,
-    pub args: Vec<Arg>,
+    pub args: Args,
     pub descr: Option<DescrId>,
     /// The guard's fail arguments: `None` when the trace gives no list (as
-    /// in recorded traces).
-    pub fail_args: Option<Vec<FailArg>>,
+    /// in recorded traces). (The resume data's lists are thin: one word
+    /// each in every op, most of which are no guard.)
+    pub fail_args: Option<ThinVec<FailArg>>,
     /// The guard's virtual objects, which its fail arguments (and each
     /// other's contents) refer to by index: allocations the trace does not
     /// do, rebuilt if the guard fails.
-    pub virtuals: Vec<Virtual>,
+    pub virtuals: ThinVec<Virtual>,
     /// Writes the guard makes if it fails, before the interpreter takes
     /// over: stores the optimizer delayed past it (PyPy's pending fields).
-    pub pending: Vec<PendingWrite>,
+    pub pending: ThinVec<PendingWrite>,
     /// PyPy's machine-code offset (`+523:`), kept for reference.
     pub offset: Option<u32>,
 }
 
 impl Op {
-    pub fn new(opcode: Opcode, args: Vec<Arg>) -> Op {
+    pub fn new(opcode: Opcode, args: impl IntoIterator<Item = Arg>) -> Op {
         Op {
             opcode,
-            args,
+            args: args.into_iter().collect(),
             descr: None,
             fail_args: None,
-            virtuals: Vec::new(),
-            pending: Vec::new(),
+            virtuals: ThinVec::new(),
+            pending: ThinVec::new(),
             offset: None,
         }
     }
@@ -560,7 +567,7 @@ impl Trace {
             None => (0..self.inputs.len())
                 .map(|i| Arg::Value(ValueId(i as u32)))
                 .collect(),
-            Some(label) => self.ops[label].args.clone(),
+            Some(label) => self.ops[label].args.to_vec(),
         };
         for arg in inputs {
             if let Arg::Value(v) = arg {

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 use traceopt_ir::{
-    check, parse_trace, parse_trace_with, print_trace, CheckOptions, FailArg, Namespace, Opcode,
-    Trace, Virtual,
+    check, parse_trace, parse_trace_with, print_trace, thin_vec, CheckOptions, FailArg, Namespace,
+    Opcode, Trace, Virtual,
 };
 
 const CHECK: CheckOptions = CheckOptions {
@@ -202,7 +202,7 @@ fn the_printer_renames_a_virtual_whose_name_a_value_took() {
 #[test]
 fn a_dangling_virtual_prints_and_is_reported_not_a_panic() {
     let mut trace = parse_trace("[i0]\nguard_true(i0) [i0]\nfinish(i0)\n", "t").unwrap();
-    trace.ops[0].fail_args = Some(vec![FailArg::Virtual(3)]);
+    trace.ops[0].fail_args = Some(thin_vec![FailArg::Virtual(3)]);
     assert!(print_trace(&trace).contains("[missing_virtual_3]"));
     let errors = check(&trace, "t", CHECK);
     assert!(

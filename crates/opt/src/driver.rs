@@ -516,7 +516,7 @@ pub(crate) fn optimize_knowing(
         leaves: trace
             .ops
             .last()
-            .map_or(e.leaves.clone(), |jump| jump.args.clone()),
+            .map_or(e.leaves.clone(), |jump| jump.args.to_vec()),
         ..e
     });
     let optimized = Optimized {
@@ -849,7 +849,7 @@ impl Optimizer<'_> {
     pub(crate) fn output_op(&mut self, op: &Op, args: Vec<Arg>) -> Op {
         let mut out = Op {
             opcode: op.opcode,
-            args,
+            args: args.into(),
             descr: op.descr,
             fail_args: op.fail_args.clone(),
             virtuals: op.virtuals.clone(),

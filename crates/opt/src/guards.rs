@@ -197,7 +197,7 @@ impl Optimizer<'_> {
         }
         let guard = &mut self.out.ops[at];
         guard.opcode = strong;
-        guard.args = args.to_vec();
+        guard.args = args.into();
         true
     }
 

@@ -1104,7 +1104,7 @@ fn without_slots(
         rule_counts,
         seen_classes,
     };
-    Some((body, leaves))
+    Some((body, leaves.to_vec()))
 }
 
 /// Takes the derived label arguments `slots` (increasing) out of the

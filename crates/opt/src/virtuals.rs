@@ -31,8 +31,8 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_ir::{
-    oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, SeenClass, Step, Type,
-    ValueId, Virtual, VrefLayout,
+    oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, SeenClass, Step, ThinVec,
+    Type, ValueId, Virtual, VrefLayout,
 };
 
 use crate::driver::{Infeasible, Optimizer};
@@ -812,7 +812,7 @@ impl Optimizer<'_> {
             );
         }
         if !pending.is_empty() && fail_args.is_none() {
-            fail_args = Some(Vec::new());
+            fail_args = Some(Default::default());
         }
         out.fail_args = fail_args;
         out.virtuals = virtuals;
@@ -828,7 +828,7 @@ impl Optimizer<'_> {
         args: &[Arg],
     ) -> (Vec<FailArg>, Vec<Virtual>, Vec<usize>) {
         let mut described = HashMap::default();
-        let mut virtuals = Vec::new();
+        let mut virtuals = ThinVec::new();
         let items = (args.iter())
             .map(|&a| self.resume_item(FailArg::Arg(a), &mut virtuals, &mut described))
             .collect();
@@ -836,7 +836,7 @@ impl Optimizer<'_> {
         for (&k, &i) in &described {
             allocs[i as usize] = self.virtuals.objects[k as usize].alloc;
         }
-        (items, virtuals, allocs)
+        (items, virtuals.into(), allocs)
     }
 
     /// Allocates the object that input argument `root` holds at
@@ -929,7 +929,7 @@ impl Optimizer<'_> {
     fn resume_item(
         &mut self,
         item: FailArg,
-        virtuals: &mut Vec<Virtual>,
+        virtuals: &mut ThinVec<Virtual>,
         described: &mut HashMap<u32, u32>,
     ) -> FailArg {
         match item {
@@ -946,7 +946,7 @@ impl Optimizer<'_> {
     fn resume_value(
         &mut self,
         m: Mapped,
-        virtuals: &mut Vec<Virtual>,
+        virtuals: &mut ThinVec<Virtual>,
         described: &mut HashMap<u32, u32>,
     ) -> FailArg {
         let k = match self.current(m) {

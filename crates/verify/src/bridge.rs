@@ -245,7 +245,7 @@ impl Splice {
         };
         let failing = |opcode: Opcode, args: Vec<Arg>| {
             let mut op = Op::new(opcode, args);
-            op.fail_args = Some(Vec::new());
+            op.fail_args = Some(Default::default());
             op
         };
         match (turned, guard.opcode) {
@@ -330,7 +330,7 @@ impl Splice {
                     _ => FailArg::Hole,
                 });
             }
-            copy.fail_args = Some(mapped);
+            copy.fail_args = Some(mapped.into());
         }
         Ok(Some(Arg::Value(self.trace.push(copy, "", Pos::default()))))
     }

@@ -432,7 +432,7 @@ fn calls_left_out(before: &Trace, provenance: &[Option<usize>]) -> (Option<Trace
     for &i in &left_out {
         let condition = trace.ops[i].args[0];
         trace.ops[i] = Op {
-            fail_args: Some(Vec::new()),
+            fail_args: Some(Default::default()),
             ..Op::new(Opcode::GuardFalse, vec![condition])
         };
     }

@@ -244,7 +244,7 @@ fn roots(trace: &Trace) -> HashMap<String, Vec<Arg>> {
             continue;
         };
         let k = seen.entry(kind.clone()).or_default();
-        groups.insert(format!("{kind} #{k}"), op.args.clone());
+        groups.insert(format!("{kind} #{k}"), op.args.to_vec());
         *k += 1;
     }
     groups

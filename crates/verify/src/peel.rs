@@ -570,7 +570,7 @@ fn guard_equal(trace: &mut Trace, a: Arg, b: Arg, ty: Type) {
     };
     let same = trace.push(Op::new(eq, vec![a, b]), "", Pos::default());
     let guard = Op {
-        fail_args: Some(Vec::new()),
+        fail_args: Some(Default::default()),
         ..Op::new(Opcode::GuardTrue, vec![Arg::Value(same)])
     };
     trace.push(guard, "", Pos::default());
@@ -897,7 +897,7 @@ fn entry_pass(
             }
         }
         let guard = before.ops.len() - 1;
-        before.ops[guard].fail_args = Some(leave.clone());
+        before.ops[guard].fail_args = Some(leave.as_slice().into());
         test_guards.push(guard);
     }
     let all = state.derived.len();

@@ -114,7 +114,7 @@ fn tested(before: &Trace, claim: &SeenClass) -> Trace {
         }
         // (What a guard resumes with does not matter here.)
         let mut copy = Op {
-            fail_args: op.fail_args.as_ref().map(|_| Vec::new()),
+            fail_args: op.fail_args.as_ref().map(|_| Default::default()),
             ..Op::new(op.opcode, op.args.clone())
         };
         copy.descr = op.descr;
@@ -135,7 +135,7 @@ fn tested(before: &Trace, claim: &SeenClass) -> Trace {
     );
     let same = trace.push(same, "", Pos::default());
     let differs = Op {
-        fail_args: Some(Vec::new()),
+        fail_args: Some(Default::default()),
         ..Op::new(Opcode::GuardFalse, vec![Arg::Value(same)])
     };
     trace.push(differs, "", Pos::default());

@@ -6,6 +6,7 @@
 
 use traceopt_domains::Relation;
 use traceopt_ir::{Arg, Flags, Opcode};
+use smallvec::{smallvec, SmallVec};
 
 use crate::driver::{CseKey, Optimizer};
 use crate::intbounds;
@@ -46,14 +47,14 @@ impl Optimizer<'_> {
             IntGe if self.bug(crate::inject::Bug::GeAsUnsigned) => UintGe,
             _ => opcode,
         };
-        let facts: Vec<(Opcode, Arg, Arg, Arg)> = match opcode {
-            IntIsTrue => vec![
+        let facts: SmallVec<[(Opcode, Arg, Arg, Arg); 4]> = match opcode {
+            IntIsTrue => smallvec![
                 (IntIsTrue, a, a, t),
                 (IntIsZero, a, a, f),
                 (IntNe, a, zero, t),
                 (IntEq, a, zero, f),
             ],
-            IntIsZero => vec![
+            IntIsZero => smallvec![
                 (IntIsZero, a, a, t),
                 (IntIsTrue, a, a, f),
                 (IntEq, a, zero, t),
@@ -62,7 +63,7 @@ impl Optimizer<'_> {
             IntEq | IntNe => {
                 let eq = if opcode == IntEq { t } else { f };
                 let ne = if opcode == IntEq { f } else { t };
-                vec![(IntEq, a, b, eq), (IntNe, a, b, ne)]
+                smallvec![(IntEq, a, b, eq), (IntNe, a, b, ne)]
             }
             IntLt | IntLe | IntGt | IntGe | UintLt | UintLe | UintGt | UintGe => {
                 let (swapped, negated, both) = match opcode {
@@ -75,7 +76,7 @@ impl Optimizer<'_> {
                     UintGt => (UintLt, UintLe, UintGe),
                     _ => (UintLe, UintLt, UintGt),
                 };
-                vec![
+                smallvec![
                     (opcode, a, b, t),
                     (swapped, b, a, t),
                     (negated, a, b, f),

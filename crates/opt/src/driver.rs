@@ -34,8 +34,8 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
-use traceopt_ir::{
-    Arg, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Path, Pos, SeenClass, Trace,
+use traceopt_ir::{smallvec, 
+    Arg, Args, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Path, Pos, SeenClass, Trace,
     Type, ValueId,
 };
 use traceopt_rules::check::is_rule_op;
@@ -736,7 +736,7 @@ impl Optimizer<'_> {
                 };
                 let by = self.int_const(by);
                 let name = self.input.name(input_value).to_string();
-                let value = self.int_op(opcode, vec![dividend, by], Some(&name), 0)?;
+                let value = self.int_op(opcode, smallvec![dividend, by], Some(&name), 0)?;
                 self.map[input_value.0 as usize] = Some(value);
                 self.call_removed = true;
                 return Ok(());
@@ -748,7 +748,7 @@ impl Optimizer<'_> {
         if self.passes.heap && self.lazy_op(index, op) {
             return Ok(());
         }
-        let args: Vec<Arg> = op.args.iter().map(|&a| self.arg(a)).collect();
+        let args: Args = op.args.iter().map(|&a| self.arg(a)).collect();
         if self.passes.guards && self.take_hint(op.opcode, &args) {
             return Ok(());
         }
@@ -846,10 +846,10 @@ impl Optimizer<'_> {
 
     /// An input op as an output op: the given (forwarded) arguments, its
     /// descr and fail arguments moved to the output.
-    pub(crate) fn output_op(&mut self, op: &Op, args: Vec<Arg>) -> Op {
+    pub(crate) fn output_op(&mut self, op: &Op, args: Args) -> Op {
         let mut out = Op {
             opcode: op.opcode,
-            args: args.into(),
+            args,
             descr: op.descr,
             fail_args: op.fail_args.clone(),
             virtuals: op.virtuals.clone(),
@@ -874,7 +874,7 @@ impl Optimizer<'_> {
     pub(crate) fn int_op(
         &mut self,
         opcode: Opcode,
-        args: Vec<Arg>,
+        args: Args,
         name: Option<&str>,
         depth: u32,
     ) -> Result<Arg, Infeasible> {

@@ -9,7 +9,7 @@
 //! `guard_not_invalidated` goes where the heap cache knows it passes.
 
 use traceopt_domains::IntBound;
-use traceopt_ir::{Arg, Flags, Op, Opcode, ValueId};
+use traceopt_ir::{Arg, Args, Flags, Op, Opcode, ValueId};
 
 use crate::driver::{Infeasible, Optimizer};
 use crate::intbounds;
@@ -19,7 +19,7 @@ impl Optimizer<'_> {
         &mut self,
         index: usize,
         op: &Op,
-        args: Vec<Arg>,
+        args: Args,
     ) -> Result<(), Infeasible> {
         match op.opcode {
             Opcode::GuardNoException | Opcode::GuardNotForced if self.call_removed => {
@@ -252,12 +252,14 @@ impl Optimizer<'_> {
                 } else {
                     bound.refine_false()
                 };
-                self.narrow(args[0], narrowed, 0);
-                if let Some(c) = narrowed.as_constant() {
-                    let to = self.int_const(c);
-                    self.make_equal_to(v, to);
+                // A new bound is passed back through the comparison
+                // behind `v` (`narrow` teaches from it); a bound known
+                // already stops there, so the comparison is taught here.
+                if narrowed == bound {
+                    self.learn_from_comparison(v, truth);
+                } else {
+                    self.narrow(args[0], narrowed, 0);
                 }
-                self.learn_from_comparison(v, truth);
                 self.learn_null_test(v, truth);
             }
             Opcode::GuardValue => match (args[0], self.as_int(args[1])) {

@@ -10,7 +10,7 @@
 
 use traceopt_domains::Operand;
 use traceopt_domains::{IntBound, Relation};
-use traceopt_ir::{oopspec, Arg, CellKind, Descr, DescrId, DescrKind, Opcode, ValueId};
+use traceopt_ir::{oopspec, smallvec, Arg, CellKind, Descr, DescrId, DescrKind, Opcode, ValueId};
 
 use crate::driver::{Infeasible, Optimizer, MAX_BACKWARD_DEPTH};
 use crate::virtuals::Mapped;
@@ -179,11 +179,11 @@ impl Optimizer<'_> {
         }
         let cut = if cell.lower == 0 {
             let mask = self.int_const(cell.upper);
-            self.int_op(Opcode::IntAnd, vec![v, mask], None, 0)?
+            self.int_op(Opcode::IntAnd, smallvec![v, mask], None, 0)?
         } else {
             let bytes = (64 - cell.upper.leading_zeros() + 1) / 8;
             let size = self.int_const(i64::from(bytes));
-            self.int_op(Opcode::IntSignext, vec![v, size], None, 0)?
+            self.int_op(Opcode::IntSignext, smallvec![v, size], None, 0)?
         };
         Ok(Mapped::Out(cut))
     }

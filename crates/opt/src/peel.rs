@@ -729,7 +729,7 @@ impl Optimizer<'_> {
         }
         // An entry's arguments may be constants, or known better.
         if self.entering.is_some() && traceopt_rules::check::is_rule_op(source.opcode) {
-            if let Ok(value) = self.int_op(source.opcode, args.clone(), None, 0) {
+            if let Ok(value) = self.int_op(source.opcode, args.as_slice().into(), None, 0) {
                 return (value, true);
             }
         }

@@ -13,6 +13,7 @@
 use crate::driver::Optimizer;
 use traceopt_ir::Arg;
 use traceopt_ir::Opcode;
+use smallvec::{smallvec, SmallVec};
 
 const MAX_FACTS: usize = 64;
 
@@ -39,8 +40,8 @@ impl Relations {
             return None;
         }
         // Best strictness reached for each node; a small worklist.
-        let mut reached: Vec<(Arg, bool)> = vec![(a, false)];
-        let mut todo = vec![(a, false)];
+        let mut reached: SmallVec<[(Arg, bool); 8]> = smallvec![(a, false)];
+        let mut todo: SmallVec<[(Arg, bool); 8]> = smallvec![(a, false)];
         let mut answer = None;
         while let Some((node, strict)) = todo.pop() {
             for &(from, to, edge_strict) in &self.facts {

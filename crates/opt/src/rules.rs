@@ -5,7 +5,7 @@
 include!(concat!(env!("OUT_DIR"), "/rules.rs"));
 
 use traceopt_domains::IntBound;
-use traceopt_ir::{Arg, Flags, Type};
+use traceopt_ir::{Arg, Args, Flags, Type};
 
 use crate::driver::{Infeasible, Optimizer};
 
@@ -20,7 +20,7 @@ impl Optimizer<'_> {
             Built::Value(v) => self.find(v),
             Built::Const(c) => self.int_const(c),
             Built::Op(opcode, args) => {
-                let mut out = Vec::with_capacity(args.len());
+                let mut out = Args::new();
                 for arg in args {
                     out.push(self.build(arg, None, depth)?);
                 }

@@ -30,7 +30,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use traceopt_ir::{
+use traceopt_ir::{smallvec, 
     oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, SeenClass, Step, ThinVec,
     Type, ValueId, Virtual, VrefLayout,
 };
@@ -411,7 +411,7 @@ impl Optimizer<'_> {
                             (true, &[Mapped::Out(c)], &[Mapped::Out(d)]) => {
                                 let input = self.input;
                                 let name = Some(input.name(result));
-                                let eq = self.int_op(Opcode::IntEq, vec![c, d], name, 0);
+                                let eq = self.int_op(Opcode::IntEq, smallvec![c, d], name, 0);
                                 match eq {
                                     Ok(v) => Mapped::Out(v),
                                     Err(_) => return false,

@@ -38,6 +38,6 @@ pub use smallvec::smallvec;
 pub use stats::OpCounts;
 pub use thin_vec::{thin_vec, ThinVec};
 pub use trace::{
-    Arg, Args, Const, ConstId, DescrId, FailArg, JumpTarget, Op, PendingWrite, Pos, Trace, ValueId,
-    Virtual, VirtualKind,
+    Arg, Args, Const, ConstId, DescrId, FailArg, JumpTarget, Name, Op, PendingWrite, Pos, Trace,
+    ValueId, Virtual, VirtualKind,
 };

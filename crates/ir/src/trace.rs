@@ -51,19 +51,24 @@ pub enum Const {
     /// The null pointer (`NULL`, `ConstPtr(null)`).
     Null,
     /// A named GC pointer constant (`ConstPtr(ptr12)`).
-    Ptr(Box<str>),
+    Ptr(Name),
     /// A class address given by name (`ConstClass(W_IntObject)`): an integer.
-    Class(Box<str>),
+    Class(Name),
     /// A string literal (the text argument of `debug_merge_point`).
-    Str(Box<str>),
+    Str(Name),
     /// A named integer of the test harness (`ConstInt(node_tid)`).
-    IntName(Box<str>),
+    IntName(Name),
     /// A constant string object (`s"abc"`, or `u"abc"` for unicode).
     String {
         unicode: bool,
-        text: Box<str>,
+        text: Name,
     },
 }
+
+/// The text of a named constant: most are short (`ptr12`,
+/// `W_IntObject`) and held inline, so that copying a constant, as the
+/// optimizer's facts do, allocates nothing.
+pub type Name = CompactString;
 
 impl Const {
     pub fn float(value: f64) -> Const {
@@ -663,7 +668,7 @@ impl Trace {
             })
             .filter_map(|op| match op.args.first() {
                 Some(&Arg::Const(c)) => match self.constant(c) {
-                    Const::Ptr(name) => Some(name.clone()),
+                    Const::Ptr(name) => Some(Box::from(name.as_str())),
                     _ => None,
                 },
                 _ => None,

@@ -4,9 +4,9 @@
 //! true or false (from a guard) files itself and its mirror images with
 //! their results, PyPy's "pure from args".
 
+use smallvec::{smallvec, SmallVec};
 use traceopt_domains::Relation;
 use traceopt_ir::{Arg, Flags, Opcode};
-use smallvec::{smallvec, SmallVec};
 
 use crate::driver::{CseKey, Optimizer};
 use crate::intbounds;

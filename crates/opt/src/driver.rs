@@ -34,9 +34,9 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
-use traceopt_ir::{smallvec, 
-    Arg, Args, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Path, Pos, SeenClass, Trace,
-    Type, ValueId,
+use traceopt_ir::{
+    smallvec, Arg, Args, Const, ConstId, DescrId, Fact, Flags, LabelState, Op, Opcode, Path, Pos,
+    SeenClass, Trace, Type, ValueId,
 };
 use traceopt_rules::check::is_rule_op;
 use traceopt_rules::runtime::Built;
@@ -538,19 +538,34 @@ impl Optimizer<'_> {
         }
     }
 
-    /// What an output argument stands for now (path-compressing find).
+    /// What an output argument stands for now (path-compressing find;
+    /// most values were never replaced, and cost one look).
+    #[inline]
     pub(crate) fn find(&mut self, arg: Arg) -> Arg {
-        let Arg::Value(v) = arg else {
-            return arg;
-        };
-        match self.replaced[v.0 as usize] {
-            None => arg,
-            Some(next) => {
-                let root = self.find(next);
-                self.replaced[v.0 as usize] = Some(root);
-                root
+        match arg {
+            Arg::Value(v) if self.replaced[v.0 as usize].is_some() => self.find_replaced(v),
+            _ => arg,
+        }
+    }
+
+    fn find_replaced(&mut self, v: ValueId) -> Arg {
+        let mut root = Arg::Value(v);
+        while let Arg::Value(r) = root {
+            match self.replaced[r.0 as usize] {
+                Some(next) => root = next,
+                None => break,
             }
         }
+        // Every value on the way now points at the root.
+        let mut at = v;
+        while let Some(next) = self.replaced[at.0 as usize] {
+            self.replaced[at.0 as usize] = Some(root);
+            match next {
+                Arg::Value(n) if next != root => at = n,
+                _ => break,
+            }
+        }
+        root
     }
 
     pub(crate) fn make_equal_to(&mut self, v: ValueId, to: Arg) {

@@ -15,12 +15,7 @@ use crate::driver::{Infeasible, Optimizer};
 use crate::intbounds;
 
 impl Optimizer<'_> {
-    pub(crate) fn guard(
-        &mut self,
-        index: usize,
-        op: &Op,
-        args: Args,
-    ) -> Result<(), Infeasible> {
+    pub(crate) fn guard(&mut self, index: usize, op: &Op, args: Args) -> Result<(), Infeasible> {
         match op.opcode {
             Opcode::GuardNoException | Opcode::GuardNotForced if self.call_removed => {
                 return Ok(());

@@ -699,7 +699,7 @@ impl Optimizer<'_> {
     pub(crate) fn surely_there(&self, source: &Source, object: Arg) -> bool {
         let recorded_struct = || match (object, &self.entering) {
             (Arg::Const(c), Some(entering)) => match self.out.constant(c) {
-                Const::Ptr(name) => entering.structs.contains(name),
+                Const::Ptr(name) => entering.structs.iter().any(|s| **s == **name),
                 _ => false,
             },
             _ => false,

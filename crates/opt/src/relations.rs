@@ -11,9 +11,9 @@
 //! search over it.
 
 use crate::driver::Optimizer;
+use smallvec::{smallvec, SmallVec};
 use traceopt_ir::Arg;
 use traceopt_ir::Opcode;
-use smallvec::{smallvec, SmallVec};
 
 const MAX_FACTS: usize = 64;
 

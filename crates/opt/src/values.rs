@@ -31,7 +31,7 @@ pub(crate) struct PtrInfo {
     pub class: Option<Const>,
     /// The array descr (by name) its items or length were read or
     /// written by: its GC type.
-    pub layout: Option<Box<str>>,
+    pub layout: Option<compact_str::CompactString>,
     /// A field of a struct that is an object (has a vtable) was read or
     /// written: it is an instance (of that class or a subclass).
     pub is_object: bool,
@@ -172,12 +172,23 @@ impl Optimizer<'_> {
         traceopt_ir::oopspec::returns_instance(descr, function)
     }
 
+    /// What is known of reference value `v`, to add to in place.
+    fn ptr_info_mut(&mut self, v: ValueId) -> &mut PtrInfo {
+        let entry = &mut self.info[v.0 as usize];
+        if !matches!(entry, Info::Ptr(_)) {
+            *entry = Info::Ptr(PtrInfo::default());
+        }
+        match entry {
+            Info::Ptr(info) => info,
+            _ => unreachable!("made a reference's just above"),
+        }
+    }
+
     /// `v` is an instance of some class, or null.
     pub(crate) fn learn_instance(&mut self, v: ValueId) {
-        let mut info = self.ptr_info(Arg::Value(v));
+        let info = self.ptr_info_mut(v);
         info.instance = true;
         info.is_object = true;
-        self.info[v.0 as usize] = Info::Ptr(info);
     }
 
     /// `ptr_eq` and friends where the facts decide them: a reference is
@@ -270,21 +281,23 @@ impl Optimizer<'_> {
     pub(crate) fn learn_layout(&mut self, arg: Arg, d: DescrId) {
         let Arg::Value(v) = arg else { return };
         let descr = self.out.descr(d);
-        let mut info = self.ptr_info(arg);
         match &descr.kind {
-            DescrKind::Array(_) => info.layout = Some(descr.text.clone()),
+            DescrKind::Array(_) => {
+                let layout = Some(descr.text.as_ref().into());
+                self.ptr_info_mut(v).layout = layout;
+            }
             DescrKind::Field(f) => {
-                info.instance = true;
                 let owner = f.owner.as_deref();
                 let namespace = self.input.namespace.as_deref();
                 let size = owner.and_then(|o| namespace?.descr(o)).map(|d| &d.kind);
-                if matches!(size, Some(DescrKind::Size(s)) if s.is_object == Some(true)) {
-                    info.is_object = true;
-                }
+                let is_object =
+                    matches!(size, Some(DescrKind::Size(s)) if s.is_object == Some(true));
+                let info = self.ptr_info_mut(v);
+                info.instance = true;
+                info.is_object |= is_object;
             }
-            _ => return,
+            _ => {}
         }
-        self.info[v.0 as usize] = Info::Ptr(info);
     }
 
     /// Whether a guard on the GC type of `p` (`guard_gc_type` against
@@ -302,7 +315,7 @@ impl Optimizer<'_> {
         match self.out.constant(c) {
             Const::IntName(name) => matches!(
                 namespace.constant(name),
-                Some(NamedConst::TypeId { of }) if *of == layout
+                Some(NamedConst::TypeId { of }) if **of == *layout
             ),
             _ => false,
         }
@@ -338,13 +351,12 @@ impl Optimizer<'_> {
     /// Adds to what is known of a reference value.
     pub(crate) fn learn_ptr(&mut self, arg: Arg, nonnull: bool, class: Option<Const>) {
         let Arg::Value(v) = arg else { return };
-        let mut info = self.ptr_info(arg);
+        let info = self.ptr_info_mut(v);
         info.nonnull |= nonnull || class.is_some();
         if class.is_some() {
             info.class = class;
             info.instance = true;
         }
-        self.info[v.0 as usize] = Info::Ptr(info);
     }
 }
 

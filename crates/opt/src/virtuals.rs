@@ -30,9 +30,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use traceopt_ir::{smallvec, 
-    oopspec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, SeenClass, Step, ThinVec,
-    Type, ValueId, Virtual, VrefLayout,
+use traceopt_ir::{
+    oopspec, smallvec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, SeenClass, Step,
+    ThinVec, Type, ValueId, Virtual, VrefLayout,
 };
 
 use crate::driver::{Infeasible, Optimizer};
@@ -778,6 +778,14 @@ impl Optimizer<'_> {
     /// virtuals copied from the input): arguments forwarded, and those
     /// that are virtual described among its virtuals.
     pub(crate) fn resume_data(&mut self, out: &mut Op) {
+        let nothing_pending = !out.opcode.is_guard() || self.lazy.is_empty();
+        if out.fail_args.is_none()
+            && out.virtuals.is_empty()
+            && out.pending.is_empty()
+            && nothing_pending
+        {
+            return;
+        }
         let mut described: HashMap<u32, u32> = HashMap::default();
         let mut virtuals = std::mem::take(&mut out.virtuals);
         // The input's own virtuals; those described below are appended,

@@ -2119,7 +2119,7 @@ fn instance_result(
 ) -> Result<Option<Term>, SolverError> {
     let function = (world.classes.iter())
         .find(|(_, term)| Some(term) == args.first())
-        .map(|(name, _)| traceopt_ir::Const::Class(name.clone()));
+        .map(|(name, _)| traceopt_ir::Const::Class(name.as_ref().into()));
     if !function.is_some_and(|f| traceopt_ir::oopspec::returns_instance(descr, &f)) {
         return Ok(None);
     }

@@ -660,7 +660,7 @@ fn recorded_structs(
     solver: &mut Solver,
 ) -> Result<(), VerifyError> {
     for name in names {
-        let object = constant(trace, &Const::Ptr(name.clone()), world, solver)?;
+        let object = constant(trace, &Const::Ptr(name.as_ref().into()), world, solver)?;
         let is_struct = heap::a_struct(world, solver, &object)?;
         world.lemmas.push(is_struct);
     }

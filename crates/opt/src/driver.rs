@@ -470,6 +470,12 @@ pub(crate) fn optimize_knowing(
         }
     }
     opt.out.input_pos = input.input_pos;
+    // The output is about as long as the input, or shorter: sized once,
+    // its ops are not copied as it grows.
+    opt.out.ops.reserve(input.ops.len());
+    opt.out.op_pos.reserve(input.ops.len());
+    opt.out.names.reserve(input.ops.len());
+    opt.provenance.reserve(input.ops.len());
     // The same names mean the same descrs and constants (the vref layout).
     opt.out.namespace = input.namespace.clone();
     // The output's constants and descrs are the input's, with the same

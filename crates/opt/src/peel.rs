@@ -566,17 +566,17 @@ impl Optimizer<'_> {
         let (items, virtuals, allocs) = self.capture_state(&args);
         let mut ending = self.template(items, virtuals, allocs);
         self.test_state_facts(&mut ending);
-        let inputs = self.out.inputs.len();
-        let mapped: Vec<Arg> = self.map.iter().flatten().copied().collect();
-        let mut answered: Vec<usize> = (mapped.into_iter())
-            .filter_map(|a| match self.find(a) {
-                Arg::Value(v) if (v.0 as usize) < inputs => Some(v.0 as usize),
-                _ => None,
-            })
+        let mut answered = vec![false; self.out.inputs.len()];
+        for i in 0..self.map.len() {
+            if let Some(Arg::Value(v)) = self.map[i].map(|a| self.find(a)) {
+                if let Some(seen) = answered.get_mut(v.0 as usize) {
+                    *seen = true;
+                }
+            }
+        }
+        ending.answered = (answered.iter().enumerate())
+            .filter_map(|(k, &seen)| seen.then_some(k))
             .collect();
-        answered.sort_unstable();
-        answered.dedup();
-        ending.answered = answered;
         if self.passes.heap {
             self.derive(&mut ending);
         }
@@ -765,12 +765,16 @@ impl Optimizer<'_> {
     /// with its value. Those whose value is a constant are known
     /// constants instead.
     fn derivable(&mut self, ending: &Ending) -> (Vec<Wanted>, Vec<Known>) {
-        let mut leaves: Vec<Arg> = ending.leaves.iter().map(|&l| self.find(l)).collect();
-        let template = |leaves: &[Arg], arg: Arg| match arg {
+        // Where each leaf first stands among the label's arguments.
+        let mut leaves: rustc_hash::FxHashMap<Arg, u32> = Default::default();
+        let mut next_leaf: u32 = 0;
+        for &l in &ending.leaves {
+            leaves.entry(self.find(l)).or_insert(next_leaf);
+            next_leaf += 1;
+        }
+        let template = |leaves: &rustc_hash::FxHashMap<Arg, u32>, arg: Arg| match arg {
             Arg::Const(_) => Some(arg),
-            Arg::Value(_) => {
-                (leaves.iter().position(|&l| l == arg)).map(|k| Arg::Value(ValueId(k as u32)))
-            }
+            Arg::Value(_) => leaves.get(&arg).map(|&k| Arg::Value(ValueId(k))),
         };
         let mut wanted = Vec::new();
         let mut sources = Vec::new();
@@ -833,7 +837,8 @@ impl Optimizer<'_> {
                     // is taken again: the body finds it by its source.
                     Arg::Value(_) => {
                         wanted.push((source, Some(value)));
-                        leaves.push(value);
+                        leaves.entry(value).or_insert(next_leaf);
+                        next_leaf += 1;
                     }
                 }
             }

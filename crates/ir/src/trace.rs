@@ -125,10 +125,10 @@ pub struct Op {
 }
 
 impl Op {
-    pub fn new(opcode: Opcode, args: impl IntoIterator<Item = Arg>) -> Op {
+    pub fn new(opcode: Opcode, args: impl Into<Args>) -> Op {
         Op {
             opcode,
-            args: args.into_iter().collect(),
+            args: args.into(),
             descr: None,
             fail_args: None,
             virtuals: ThinVec::new(),

@@ -602,6 +602,19 @@ impl Optimizer<'_> {
         self.find(mapped)
     }
 
+    /// `arg` of each of `args`. (Filled in place where they fit the
+    /// op's inline room, as most do: cheaper than collecting.)
+    fn forwarded_args(&mut self, args: &[Arg]) -> Args {
+        let mut inline = [Arg::Const(ConstId(0)); 3];
+        if args.len() > inline.len() {
+            return args.iter().map(|&a| self.arg(a)).collect();
+        }
+        for (slot, &a) in inline.iter_mut().zip(args) {
+            *slot = self.arg(a);
+        }
+        Args::from_buf_and_len(inline, args.len())
+    }
+
     pub(crate) fn int_const(&mut self, value: i64) -> Arg {
         let out = &mut self.out;
         Arg::Const(
@@ -708,7 +721,7 @@ impl Optimizer<'_> {
             let marker = Op {
                 descr: op.descr,
                 offset: op.offset,
-                ..Op::new(op.opcode, op.args.clone())
+                ..Op::new(op.opcode, Args::from_slice(&op.args))
             };
             self.emit(marker, Some(self.input.name(input_value)));
             return Ok(());
@@ -769,7 +782,7 @@ impl Optimizer<'_> {
         if self.passes.heap && self.lazy_op(index, op) {
             return Ok(());
         }
-        let args: Args = op.args.iter().map(|&a| self.arg(a)).collect();
+        let args = self.forwarded_args(&op.args);
         if self.passes.guards && self.take_hint(op.opcode, &args) {
             return Ok(());
         }
@@ -822,7 +835,7 @@ impl Optimizer<'_> {
                     self.map[input_value.0 as usize] = Some(known);
                     return Ok(());
                 }
-                Some(args.clone())
+                Some(Args::from_slice(&args))
             }
             false => None,
         };

@@ -37,7 +37,7 @@ impl Optimizer<'_> {
                 if let Some(Arg::Value(v)) = self.last_output_value() {
                     let op = &self.out.ops[self.out.op_index(v).expect("an op's value")];
                     if op.opcode.has(Flags::OVF) {
-                        let (opcode, args) = (op.opcode, op.args.clone());
+                        let (opcode, args) = (op.opcode, Args::from_slice(&op.args));
                         let arg_bounds: Vec<IntBound> =
                             args.iter().map(|&a| self.bound(a)).collect();
                         if let Some(bound) = intbounds::forward(opcode, &arg_bounds) {
@@ -141,7 +141,7 @@ impl Optimizer<'_> {
             _ => {}
         }
         self.drop_overflow_guard = false;
-        let copy = self.output_op(op, args.clone());
+        let copy = self.output_op(op, Args::from_slice(&args));
         let at = self.out.ops.len();
         self.emit(copy, Some(""));
         if op.opcode == Opcode::GuardNonnull {

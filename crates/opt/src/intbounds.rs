@@ -10,7 +10,9 @@
 
 use traceopt_domains::Operand;
 use traceopt_domains::{IntBound, Relation};
-use traceopt_ir::{oopspec, smallvec, Arg, CellKind, Descr, DescrId, DescrKind, Opcode, ValueId};
+use traceopt_ir::{
+    oopspec, smallvec, Arg, Args, CellKind, Descr, DescrId, DescrKind, Opcode, ValueId,
+};
 
 use crate::driver::{Infeasible, Optimizer, MAX_BACKWARD_DEPTH};
 use crate::virtuals::Mapped;
@@ -278,7 +280,7 @@ impl Optimizer<'_> {
             Opcode::IntInvert => [Some(Operand::Invert), None],
             _ => return,
         };
-        let args = op.args.clone();
+        let args = Args::from_slice(&op.args);
         for (i, operand) in operands.into_iter().enumerate() {
             let (Some(operand), Some(&own)) = (operand, args.get(i)) else {
                 continue;

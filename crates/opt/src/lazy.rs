@@ -27,7 +27,7 @@
 //! Array items, raw memory and strings are other cells: their ops leave
 //! kept writes kept.
 
-use traceopt_ir::{Arg, DescrId, Flags, Op, Opcode, PendingWrite};
+use traceopt_ir::{Arg, Args, DescrId, Flags, Op, Opcode, PendingWrite};
 
 use crate::driver::Optimizer;
 use crate::inject::Bug;
@@ -170,7 +170,7 @@ impl Optimizer<'_> {
             return None;
         }
         let [_, token_field, _] = self.vref_descrs()?;
-        let mut write = Op::new(Opcode::SetfieldGc, op.args.clone());
+        let mut write = Op::new(Opcode::SetfieldGc, Args::from_slice(&op.args));
         write.descr = Some(token_field);
         Some(write)
     }

@@ -757,8 +757,11 @@ impl Optimizer<'_> {
         // Python's division by a power of two is an arithmetic shift (it
         // rounds down), its modulo the low bits (of either sign); by 1,
         // the dividend and 0. The call raises nothing then.
-        let division =
-            crate::intbounds::python_division(op.opcode, op.descr.map(|d| self.input.descr(d)));
+        let division = (op.opcode.has(Flags::CALL))
+            .then(|| {
+                crate::intbounds::python_division(op.opcode, op.descr.map(|d| self.input.descr(d)))
+            })
+            .flatten();
         if let (Some(os), true, 3) = (division, self.passes.fold, op.args.len()) {
             let divisor = self.arg(op.args[2]);
             let divisor = self.as_int(divisor);

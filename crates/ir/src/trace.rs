@@ -473,9 +473,7 @@ impl Trace {
         copy.for_each_arg_mut(|arg| import(arg, self));
         let descr = |d: &mut DescrId, this: &mut Trace| {
             if !(shared && (d.0 as usize) < base_descrs) {
-                let descr = from.descr(*d);
-                *d =
-                    (this.find_descr(&descr.text)).unwrap_or_else(|| this.add_descr(descr.clone()));
+                *d = this.import_descr(from.descr(*d));
             }
         };
         if let Some(d) = copy.descr.as_mut() {
@@ -505,6 +503,12 @@ impl Trace {
     /// Interns a descr, by its text.
     pub fn add_descr(&mut self, descr: Descr) -> DescrId {
         self.pool.add_descr(descr)
+    }
+
+    /// `add_descr` of a descr of another trace: copied only if this
+    /// trace has none of its text yet.
+    pub fn import_descr(&mut self, descr: &Descr) -> DescrId {
+        (self.find_descr(&descr.text)).unwrap_or_else(|| self.add_descr(descr.clone()))
     }
 
     /// The id of an interned descr with this text.

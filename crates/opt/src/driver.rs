@@ -267,7 +267,7 @@ pub(crate) struct Optimizer<'a> {
     /// The pure ops whose results label arguments hold (by opcode and
     /// arguments), in a body that starts at a label; with the index of
     /// the known constant it is, if it is one.
-    pub(crate) derived_ops: HashMap<(Opcode, Vec<Arg>), (Arg, Option<usize>)>,
+    pub(crate) derived_ops: HashMap<(Opcode, Args), (Arg, Option<usize>)>,
     /// The heap places of the known constants a body was given, and
     /// whether the body has used each (looked it up; a reference test
     /// counts as used).

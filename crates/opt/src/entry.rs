@@ -218,7 +218,7 @@ pub fn enter_peeled(
     }
     let token = label
         .descr
-        .map(|d| optimized.trace.add_descr(pool.descr(d).clone()));
+        .map(|d| optimized.trace.import_descr(pool.descr(d)));
     let jump = optimized.trace.ops.last_mut().expect("the captured jump");
     jump.descr = token;
     Ok(Ok(Entered {

@@ -37,8 +37,8 @@
 use compact_str::CompactString;
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
-    Arg, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known, LabelState, Op,
-    Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type, ValueId, Virtual,
+    Arg, Args, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known,
+    LabelState, Op, Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type, ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -404,9 +404,9 @@ impl Optimizer<'_> {
         let virtuals: Vec<Virtual> = (entry.state.virtuals.iter())
             .map(|v| {
                 let mut v = v.clone();
-                v.descr = v.descr.map(|d| self.out.add_descr(pool.descr(d).clone()));
+                v.descr = v.descr.map(|d| self.out.import_descr(pool.descr(d)));
                 for (d, item) in v.fields.iter_mut() {
-                    *d = self.out.add_descr(pool.descr(*d).clone());
+                    *d = self.out.import_descr(pool.descr(*d));
                     *item = import(*item, &mut self.out);
                 }
                 for item in v.items.iter_mut() {
@@ -486,10 +486,10 @@ impl Optimizer<'_> {
     fn know_derived_op(&mut self, opcode: Opcode, args: &[Arg], value: Arg, known: Option<usize>) {
         self.know_ref_test(opcode, args, value);
         self.derived_ops
-            .insert((opcode, args.to_vec()), (value, known));
+            .insert((opcode, Args::from_slice(args)), (value, known));
         if let (true, &[a, b]) = (opcode.has(traceopt_ir::Flags::COMM), args) {
             self.derived_ops
-                .insert((opcode, vec![b, a]), (value, known));
+                .insert((opcode, Args::from_slice(&[b, a])), (value, known));
         }
     }
 
@@ -499,7 +499,7 @@ impl Optimizer<'_> {
         if self.derived_ops.is_empty() {
             return None;
         }
-        let (value, known) = *self.derived_ops.get(&(opcode, args.to_vec()))?;
+        let (value, known) = *self.derived_ops.get(&(opcode, Args::from_slice(args)))?;
         if let Some(index) = known {
             self.known_used[index] = true;
         }
@@ -517,7 +517,7 @@ impl Optimizer<'_> {
                     *arg = Arg::Const(import_const(c, out));
                 }
             }
-            source.descr = (source.descr).map(|descr| out.add_descr(pool.descr(descr).clone()));
+            source.descr = (source.descr).map(|descr| out.import_descr(pool.descr(descr)));
             source
         };
         let derived = (state.derived.iter())
@@ -537,7 +537,7 @@ impl Optimizer<'_> {
 
     /// `steps` (of a state in terms of `pool`) in the output's descrs.
     pub(crate) fn import_steps(&mut self, steps: &[Step], pool: &Trace) -> Vec<Step> {
-        let mut import = |d: traceopt_ir::DescrId| self.out.add_descr(pool.descr(d).clone());
+        let mut import = |d: traceopt_ir::DescrId| self.out.import_descr(pool.descr(d));
         (steps.iter())
             .map(|&step| match step {
                 Step::Field(d) => Step::Field(import(d)),

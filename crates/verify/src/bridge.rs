@@ -319,9 +319,7 @@ impl Splice {
             .map(|&a| self.arg(source, map, a))
             .collect::<Result<Vec<_>, _>>()?;
         let mut copy = Op::new(op.opcode, args);
-        copy.descr = op
-            .descr
-            .map(|d| self.trace.add_descr(source.descr(d).clone()));
+        copy.descr = op.descr.map(|d| self.trace.import_descr(source.descr(d)));
         if let Some(fail_args) = &op.fail_args {
             let mut mapped = Vec::new();
             for fail_arg in fail_args {

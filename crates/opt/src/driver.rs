@@ -333,7 +333,7 @@ pub(crate) struct Entry<'a> {
     pub state: &'a LabelState,
     pub pool: &'a Trace,
     pub types: Vec<Type>,
-    pub names: Vec<String>,
+    pub names: Vec<compact_str::CompactString>,
 }
 
 /// How the optimized trace ended: the state its final jump (back to the
@@ -454,6 +454,16 @@ pub(crate) fn optimize_knowing(
         End::Enter(..) => Some(Vec::new()),
         _ => None,
     };
+    // The output is about as long as the input, or shorter: sized once,
+    // its ops and names are not copied as it grows.
+    let inputs = match start {
+        Start::Label(entry) => entry.types.len(),
+        _ => input.inputs.len(),
+    };
+    opt.out.ops.reserve(input.ops.len());
+    opt.out.op_pos.reserve(input.ops.len());
+    opt.out.names.reserve(inputs + input.ops.len());
+    opt.provenance.reserve(input.ops.len());
     match start {
         Start::Inputs(_) | Start::Loop(_) => {
             for (i, &ty) in input.inputs.iter().enumerate() {
@@ -470,12 +480,6 @@ pub(crate) fn optimize_knowing(
         }
     }
     opt.out.input_pos = input.input_pos;
-    // The output is about as long as the input, or shorter: sized once,
-    // its ops are not copied as it grows.
-    opt.out.ops.reserve(input.ops.len());
-    opt.out.op_pos.reserve(input.ops.len());
-    opt.out.names.reserve(input.ops.len());
-    opt.provenance.reserve(input.ops.len());
     // The same names mean the same descrs and constants (the vref layout).
     opt.out.namespace = input.namespace.clone();
     // The output's constants and descrs are the input's, with the same

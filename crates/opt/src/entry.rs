@@ -35,7 +35,7 @@
 //! state the loop's induction starts from.
 
 use traceopt_ir::{
-    Arg, Const, EntryTest, Fact, FailArg, Known, LabelState, Op, Opcode, Trace, Type,
+    smallvec, Arg, Const, EntryTest, Fact, FailArg, Known, LabelState, Op, Opcode, Trace, Type,
 };
 
 use crate::driver::{
@@ -356,7 +356,7 @@ impl Optimizer<'_> {
                 continue;
             }
             let limit = self.int_const(limit);
-            let test_value = self.emit(Op::new(compare, vec![value, limit]), None);
+            let test_value = self.emit(Op::new(compare, smallvec![value, limit]), None);
             let truth = Arg::Value(test_value);
             if !self.leave_unless(test, Opcode::GuardTrue, vec![truth]) {
                 return;

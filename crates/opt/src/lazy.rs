@@ -27,7 +27,7 @@
 //! Array items, raw memory and strings are other cells: their ops leave
 //! kept writes kept.
 
-use traceopt_ir::{Arg, Args, DescrId, Flags, Op, Opcode, PendingWrite};
+use traceopt_ir::{smallvec, Arg, Args, DescrId, Flags, Op, Opcode, PendingWrite};
 
 use crate::driver::Optimizer;
 use crate::inject::Bug;
@@ -187,7 +187,7 @@ impl Optimizer<'_> {
         self.lazy = later;
         for w in now {
             let value = self.forced_arg(w.value);
-            let mut set = Op::new(Opcode::SetfieldGc, vec![w.object, value]);
+            let mut set = Op::new(Opcode::SetfieldGc, smallvec![w.object, value]);
             set.descr = Some(w.descr);
             self.emit_for(set, None, w.input_index);
             self.heap_knows_field(w.object, w.descr, value);

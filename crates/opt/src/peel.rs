@@ -37,7 +37,7 @@
 use compact_str::CompactString;
 use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
-    Arg, Args, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known,
+    smallvec, Arg, Args, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known,
     LabelState, Op, Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type, ValueId, Virtual,
 };
 
@@ -213,7 +213,9 @@ fn peel_once(
             state: &label_state,
             pool: &preamble.trace,
             types: types.clone(),
-            names: (0..types.len()).map(|k| format!("label{k}")).collect(),
+            names: (0..types.len())
+                .map(|k| compact_str::format_compact!("label{k}"))
+                .collect(),
         };
         // A body that must fail a guard takes for granted what held on
         // the first pass only (a branch the preamble took): it takes less
@@ -1202,7 +1204,7 @@ fn splice(
             _ => Opcode::SameAsF,
         };
         let name = fresh_name(ty, &mut names);
-        let v = trace.push(Op::new(copy, vec![arg]), &name, Pos::default());
+        let v = trace.push(Op::new(copy, smallvec![arg]), &name, Pos::default());
         provenance.push(Some(jump));
         label_args.push(Arg::Value(v));
     }

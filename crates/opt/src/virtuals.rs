@@ -184,7 +184,7 @@ impl Optimizer<'_> {
         for (descr, value) in object.fields {
             let value = self.forced_arg(value);
             if !self.is_zero(value) {
-                let mut set = Op::new(Opcode::SetfieldGc, vec![object_arg, value]);
+                let mut set = Op::new(Opcode::SetfieldGc, smallvec![object_arg, value]);
                 set.descr = Some(descr);
                 self.emit_write(set);
             }
@@ -199,7 +199,7 @@ impl Optimizer<'_> {
             let value = self.forced_arg(item);
             if !self.is_zero(value) {
                 let index = self.int_const(index as i64);
-                let mut set = Op::new(set_item, vec![object_arg, index, value]);
+                let mut set = Op::new(set_item, smallvec![object_arg, index, value]);
                 set.descr = object.descr;
                 self.emit_write(set);
             }
@@ -484,7 +484,7 @@ impl Optimizer<'_> {
                 let c = c.unwrap_or_else(|| Mapped::Out(self.int_const(0)));
                 let value = self.forced_arg(c);
                 let index = self.int_const((to_start + i) as i64);
-                self.emit_write(Op::new(set, vec![object, index, value]));
+                self.emit_write(Op::new(set, smallvec![object, index, value]));
             }
             return true;
         };

@@ -10,15 +10,38 @@
 //! valgrind --tool=callgrind --toggle-collect='traceopt_opt::peel::optimize_or_peel' \
 //!     target/release/examples/optimize_once peel
 //! ```
+//!
+//! It prints the allocations the optimizer made per input op (as
+//! `--stats` counts ops: no `debug_merge_point`).
 
-// The benchmark's allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
+use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use traceopt_ir::log::{log_files, Section};
-use traceopt_ir::parse_log;
+use traceopt_ir::{parse_log, Opcode};
 use traceopt_opt::{optimize, peel::optimize_or_peel, Passes};
+
+/// The benchmark's allocator, counting the blocks asked of it.
+struct Counting;
+
+static BLOCKS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        BLOCKS.fetch_add(1, Ordering::Relaxed);
+        unsafe { mimalloc::MiMalloc.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        BLOCKS.fetch_add(1, Ordering::Relaxed);
+        unsafe { mimalloc::MiMalloc.realloc(ptr, layout, size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mode = std::env::args().nth(1).unwrap_or_default();
@@ -42,6 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map_err(|_| format!("the repeat count {n:?} is not a whole number"))?,
         None => 1,
     };
+    let before = BLOCKS.load(Ordering::Relaxed);
     for trace in traces.iter().cycle().take(traces.len() * rounds) {
         match mode.as_str() {
             "plain" => drop(black_box(optimize(trace, Passes::default()))),
@@ -50,5 +74,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown mode {other:?}: plain, peel or none").into()),
         }
     }
+    let ops = (traces.iter().flat_map(|t| &t.ops))
+        .filter(|op| op.opcode != Opcode::DebugMergePoint)
+        .count()
+        * rounds;
+    let blocks = BLOCKS.load(Ordering::Relaxed) - before;
+    println!(
+        "{ops} input ops: {:.2} allocations per input op",
+        blocks as f64 / ops.max(1) as f64
+    );
     Ok(())
 }

@@ -28,6 +28,9 @@ pub mod term;
 
 use std::time::Duration;
 
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
 use traceopt_ir::{parse_trace, Arg, Const, Opcode, Trace};
 use traceopt_opt::{optimize_without_rules, Passes};
 use traceopt_rules::prove::{prove_rule, Verdict};
@@ -197,14 +200,9 @@ fn samples() -> (Vec<Pair>, Vec<Pair>) {
         0x5555_5555_5555_5555,
         -0x0123_4567_89ab_cdef,
     ];
-    // A fixed generator (xorshift): the same samples every run.
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as i64
-    };
+    // A seeded generator: the same samples every run.
+    let mut rng = StdRng::seed_from_u64(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.random::<i64>();
     let mut constants = Vec::new();
     for (k, &a) in interesting.iter().enumerate() {
         constants.push((a, interesting[(k * 7 + 3) % interesting.len()]));

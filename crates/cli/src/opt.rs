@@ -29,7 +29,7 @@
 
 use crate::input::{read_inputs, Failure, Input};
 use crate::parallel::{in_parallel, start_solvers};
-use crate::seconds::positive_seconds;
+use crate::seconds::{positive_seconds, seconds};
 use crate::verify::{judge_exit_facts, judge_output, judged, Judged};
 use clap::Args;
 use std::collections::{BTreeMap, HashMap};
@@ -76,6 +76,11 @@ pub struct OptArgs {
     /// at most 1000000).
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
     timeout: Duration,
+    /// Seconds of solver time each trace may take in all (--verify): a
+    /// trace whose queries keep timing out is then `unknown` (its budget
+    /// spent) without holding up the others. 0 (the default): no limit.
+    #[arg(long, value_name = "SECS", default_value = "0", value_parser = seconds, allow_negative_numbers = true)]
+    budget: Duration,
     /// Write every solver query of --verify as a self-contained .smt2 file
     /// into DIR (into DIR/job-N, one per worker, with --jobs above 1).
     #[arg(long, value_name = "DIR", requires = "verify")]
@@ -190,7 +195,12 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
              `{jit-log-noopt` section, or of a peer case's name; `traceopt opt FILE` lists them)",
         ));
     }
-    in_parallel(&work, solvers, judge, |k, verdict| {
+    let budget = (!args.budget.is_zero()).then_some(args.budget);
+    let judge_within_budget = |item: &Optimization, solver: &mut Solver| {
+        solver.set_budget(budget);
+        judge(item, solver)
+    };
+    in_parallel(&work, solvers, judge_within_budget, |k, verdict| {
         let ((label, trace, pypy, bridge), optimized, exit) = &work[k];
         let (label, trace, pypy, bridge) = (label, *trace, *pypy, *bridge);
         traces += 1;

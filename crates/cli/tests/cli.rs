@@ -982,3 +982,28 @@ fn report_has_a_row_and_a_chart_per_program_with_the_counts_of_opt_stats() {
     assert_eq!(rows.len(), programs.len() + 2, "{table}");
     assert!(table.contains("\n| collatz | 19 | 1485 / "), "{table}");
 }
+
+#[test]
+fn opt_verify_budget_leaves_a_trace_unknown_once_spent() {
+    let log = "../../examples/bridge-enters-loop.log";
+    let args = |budget| ["opt", "--peel", "--verify", "--budget", budget, log];
+    // No limit (0): both traces proved.
+    let out = traceopt(&args("0"), "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("verify: 2 proved"));
+    // A nanosecond each: a trace's first query spends it, and what it
+    // would ask next is unknown, never proved.
+    let out = traceopt(&args("0.000000001"), "");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("verify: 0 proved, 0 refuted, 2 unknown"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("solver time given to this work is spent"),
+        "{stderr}"
+    );
+    let out = traceopt(&["opt", "--verify", "--budget", "-1", log], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

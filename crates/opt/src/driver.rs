@@ -506,10 +506,6 @@ pub(crate) fn optimize_knowing(
             .collect();
         opt.capture = Some(paths);
     }
-    opt.out.ops.reserve(input.ops.len());
-    opt.out.op_pos.reserve(input.ops.len());
-    opt.out.names.reserve(input.ops.len());
-    opt.provenance.reserve(input.ops.len());
     for (index, op) in input.ops.iter().enumerate() {
         opt.current = index;
         opt.op(index, op)?;

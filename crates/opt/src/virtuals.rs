@@ -29,6 +29,7 @@
 //! value from the moment its allocation is emitted.
 
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 use traceopt_ir::{
     oopspec, smallvec, Arg, Const, Descr, DescrId, DescrKind, FailArg, Op, Opcode, SeenClass, Step,
@@ -62,7 +63,7 @@ struct VirtualObject {
     /// Its size or array descr (an output descr).
     descr: Option<DescrId>,
     /// Field values in the order first written (output field descrs).
-    fields: Vec<(DescrId, Mapped)>,
+    fields: SmallVec<[(DescrId, Mapped); 4]>,
     /// Array items; `None` where never written.
     items: Vec<Option<Mapped>>,
     /// The output value it became when forced.
@@ -703,7 +704,7 @@ impl Optimizer<'_> {
             alloc: index,
             opcode,
             descr,
-            fields: Vec::new(),
+            fields: SmallVec::new(),
             items: vec![None; len],
             forced: None,
             of_label: None,
@@ -973,8 +974,9 @@ impl Optimizer<'_> {
         }
         let i = virtuals.len() as u32;
         described.insert(k, i);
-        let object = self.virtuals.objects[k as usize].clone();
+        let object = &self.virtuals.objects[k as usize];
         let input = self.input;
+        let (field_count, item_count) = (object.fields.len(), object.items.len());
         virtuals.push(Virtual {
             name: input.name(input.value_of_op(object.alloc)).into(),
             opcode: object.opcode,
@@ -983,18 +985,23 @@ impl Optimizer<'_> {
             items: Vec::new(),
             site: Some(object.origin(input)),
         });
-        let mut fields: Vec<_> = (object.fields.iter())
-            .map(|&(d, value)| (d, self.resume_value(value, virtuals, described)))
-            .collect();
+        // (By index: describing a field's object may add objects, so
+        // that none is borrowed meanwhile.)
+        let mut fields = Vec::with_capacity(field_count);
+        for f in 0..field_count {
+            let (d, value) = self.virtuals.objects[k as usize].fields[f];
+            fields.push((d, self.resume_value(value, virtuals, described)));
+        }
         if self.bug(Bug::ResumeDropsField) {
             fields.pop();
         }
-        let items = (object.items.iter())
-            .map(|item| match item {
-                Some(value) => self.resume_value(*value, virtuals, described),
+        let mut items = Vec::with_capacity(item_count);
+        for j in 0..item_count {
+            items.push(match self.virtuals.objects[k as usize].items[j] {
+                Some(value) => self.resume_value(value, virtuals, described),
                 None => FailArg::Hole,
-            })
-            .collect();
+            });
+        }
         let v = &mut virtuals[i as usize];
         v.fields = fields;
         v.items = items;

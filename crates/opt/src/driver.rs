@@ -238,10 +238,11 @@ pub(crate) struct Optimizer<'a> {
     /// The input op being optimized.
     pub(crate) current: usize,
     /// The class of what each allocating op of the input makes, where
-    /// its descr does not name it: as its recording saw
-    /// (`Trace::recorded_classes`), or a peeled loop's preamble tested
-    /// (`SiteClass`).
+    /// its descr does not name it: as a peeled loop's preamble tested
+    /// (`SiteClass`), or a claim was taken; else as its recording saw
+    /// (`recorded_classes`, found when first asked).
     pub(crate) site_classes: rustc_hash::FxHashMap<usize, Const>,
+    pub(crate) recorded_classes: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Const>>,
     /// Those seen where a class guard of the recording tests what the
     /// optimizer knows one of its allocations made (`SeenClass`), by a
     /// pass from the trace's start (`may_see_classes`): a body starts
@@ -437,7 +438,8 @@ pub(crate) fn optimize_knowing(
         current: 0,
         fresh: input.num_values() as u32,
         input_names: None,
-        site_classes: input.recorded_classes().into_iter().collect(),
+        site_classes: Default::default(),
+        recorded_classes: Default::default(),
         seen_classes: Vec::new(),
         may_see_classes: matches!(start, Start::Inputs(_) | Start::Loop(_))
             && !matches!(end, End::Enter(..)),
@@ -645,6 +647,17 @@ impl Optimizer<'_> {
         }
     }
 
+    /// The class of what input op `site` allocates, where its descr does
+    /// not name it and it is known (`site_classes`).
+    pub(crate) fn site_class(&self, site: usize) -> Option<Const> {
+        let recorded = || {
+            let classes = (self.recorded_classes)
+                .get_or_init(|| self.input.recorded_classes().into_iter().collect());
+            classes.get(&site).cloned()
+        };
+        self.site_classes.get(&site).cloned().or_else(recorded)
+    }
+
     pub(crate) fn emit(&mut self, op: Op, name: Option<&str>) -> ValueId {
         self.emit_for(op, name, self.current)
     }
@@ -796,7 +809,10 @@ impl Optimizer<'_> {
             self.map[input_value.0 as usize] = Some(self.find(undone));
             return Ok(());
         }
-        if let Some(known) = self.derived_op(op.opcode, &args) {
+        let derived = (!self.derived_ops.is_empty())
+            .then(|| self.derived_op(op.opcode, &args))
+            .flatten();
+        if let Some(known) = derived {
             self.map[input_value.0 as usize] = Some(self.find(known));
             // An elidable call the label gives raises nothing.
             self.call_removed = op.opcode.has(Flags::CALL);

@@ -63,6 +63,20 @@ pub(crate) struct HeapCache {
     pub not_invalidated: bool,
 }
 
+/// Whether two references may be the same object, given the objects
+/// the trace allocated (`fresh`).
+fn may_alias(fresh: &HashSet<ValueId>, a: Arg, b: Arg) -> bool {
+    if a == b {
+        return true;
+    }
+    let older = |new: ValueId, other: Arg| match other {
+        Arg::Const(_) => true,
+        Arg::Value(v) => v.0 < new.0 || fresh.contains(&v),
+    };
+    let apart = |x: Arg, y: Arg| matches!(x, Arg::Value(v) if fresh.contains(&v) && older(v, y));
+    !(apart(a, b) || apart(b, a))
+}
+
 /// What the heap cache makes of an op.
 pub(crate) enum HeapStep {
     /// A read whose value is known: the op goes.
@@ -74,16 +88,7 @@ pub(crate) enum HeapStep {
 impl HeapCache {
     /// Whether two references may be the same object.
     pub(crate) fn may_alias(&self, a: Arg, b: Arg) -> bool {
-        if a == b {
-            return true;
-        }
-        let older = |fresh: ValueId, other: Arg| match other {
-            Arg::Const(_) => true,
-            Arg::Value(v) => v.0 < fresh.0 || self.fresh.contains(&v),
-        };
-        let apart =
-            |x: Arg, y: Arg| matches!(x, Arg::Value(v) if self.fresh.contains(&v) && older(v, y));
-        !(apart(a, b) || apart(b, a))
+        may_alias(&self.fresh, a, b)
     }
 
     /// Drops every entry that may change, keeping the fields and items
@@ -127,13 +132,10 @@ impl Optimizer<'_> {
     pub(crate) fn heap_forget_field(&mut self, object: Arg, d: DescrId) {
         let same_only = self.bug(Bug::AliasForward);
         let cache = &mut self.heap;
-        let alias: Vec<_> = (cache.fields.keys())
-            .filter(|(q, e)| *e == d && (*q == object || !same_only && cache.may_alias(*q, object)))
-            .copied()
-            .collect();
-        for key in alias {
-            cache.fields.remove(&key);
-        }
+        let fresh = &cache.fresh;
+        cache.fields.retain(|&(q, e), _| {
+            !(e == d && (q == object || !same_only && may_alias(fresh, q, object)))
+        });
     }
 
     /// What field `d` of `object` is known to hold.

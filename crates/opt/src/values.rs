@@ -148,7 +148,7 @@ impl Optimizer<'_> {
             }
             _ => None,
         };
-        let class = class.or_else(|| self.site_classes.get(&site?).cloned());
+        let class = class.or_else(|| self.site_class(site?));
         self.learn_ptr(Arg::Value(v), true, class);
         if matches!(op.opcode, Opcode::New | Opcode::NewWithVtable) {
             if let Info::Ptr(info) = &mut self.info[v.0 as usize] {

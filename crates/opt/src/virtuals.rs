@@ -28,7 +28,6 @@
 //! first, recursively; a cycle is closed because an object is an output
 //! value from the moment its allocation is emitted.
 
-use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
 use traceopt_ir::{
@@ -83,6 +82,10 @@ impl VirtualObject {
         }
     }
 }
+
+/// The virtual objects one resume data describes: (object, its index
+/// among the resume data's virtuals). Few: looked up by a scan.
+type Described = SmallVec<[(u32, u32); 8]>;
 
 /// The virtual objects, and which input values stand for them.
 #[derive(Default)]
@@ -243,7 +246,7 @@ impl Optimizer<'_> {
             DescrKind::Size(size) => size.vtable.as_deref().map(|name| Const::Class(name.into())),
             _ => None,
         };
-        named.or_else(|| self.site_classes.get(&object.alloc).cloned())
+        named.or_else(|| self.site_class(object.alloc))
     }
 
     /// Takes the class recorded guard `guard` tests of virtual `k` for
@@ -787,7 +790,7 @@ impl Optimizer<'_> {
         {
             return;
         }
-        let mut described: HashMap<u32, u32> = HashMap::default();
+        let mut described = Described::new();
         let mut virtuals = std::mem::take(&mut out.virtuals);
         // The input's own virtuals; those described below are appended,
         // their contents already output values.
@@ -836,13 +839,13 @@ impl Optimizer<'_> {
         &mut self,
         args: &[Arg],
     ) -> (Vec<FailArg>, Vec<Virtual>, Vec<usize>) {
-        let mut described = HashMap::default();
+        let mut described = Described::new();
         let mut virtuals = ThinVec::new();
         let items = (args.iter())
             .map(|&a| self.resume_item(FailArg::Arg(a), &mut virtuals, &mut described))
             .collect();
         let mut allocs = vec![0; virtuals.len()];
-        for (&k, &i) in &described {
+        for &(k, i) in &described {
             allocs[i as usize] = self.virtuals.objects[k as usize].alloc;
         }
         (items, virtuals.into(), allocs)
@@ -939,7 +942,7 @@ impl Optimizer<'_> {
         &mut self,
         item: FailArg,
         virtuals: &mut ThinVec<Virtual>,
-        described: &mut HashMap<u32, u32>,
+        described: &mut Described,
     ) -> FailArg {
         match item {
             FailArg::Arg(a) => {
@@ -956,13 +959,13 @@ impl Optimizer<'_> {
         &mut self,
         m: Mapped,
         virtuals: &mut ThinVec<Virtual>,
-        described: &mut HashMap<u32, u32>,
+        described: &mut Described,
     ) -> FailArg {
         let k = match self.current(m) {
             Mapped::Out(a) => return FailArg::Arg(a),
             Mapped::Virtual(k) => k,
         };
-        if let Some(&i) = described.get(&k) {
+        if let Some(&(_, i)) = described.iter().find(|(object, _)| *object == k) {
             return FailArg::Virtual(i);
         }
         // Resume data describes objects, not strings: a string is built.
@@ -973,7 +976,7 @@ impl Optimizer<'_> {
             return FailArg::Arg(Arg::Value(self.force(k)));
         }
         let i = virtuals.len() as u32;
-        described.insert(k, i);
+        described.push((k, i));
         let object = &self.virtuals.objects[k as usize];
         let input = self.input;
         let (field_count, item_count) = (object.fields.len(), object.items.len());

@@ -553,6 +553,28 @@ fn only_what_outlives_the_trace_is_compared() {
         "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\np3 = new_with_vtable(descr=nodesize)\n\
         setfield_gc(p2, p3, descr=nextdescr)\nsetfield_gc(p0, p2, descr=nextdescr)\nfinish(i1)\n";
     refuted_with(before, after, "valuedescr differs");
+    // Reached through a fresh object read back from the heap: the read
+    // may be the node stored there, and the chain is two stores long (a
+    // validator that took the read for an object from before, or gave
+    // the chain one round, hid the node it leads to).
+    let chained = |value: &str| {
+        format!(
+            "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\np3 = new_with_vtable(descr=nodesize)\n\
+             {value}setfield_gc(p0, p2, descr=nextdescr)\np4 = getfield_gc_r(p0, descr=nextdescr)\n\
+             setfield_gc(p4, p3, descr=nextdescr)\nfinish(i1)\n"
+        )
+    };
+    let value = "setfield_gc(p3, i1, descr=valuedescr)\n";
+    refuted_with(&chained(value), &chained(""), "valuedescr differs");
+    // Read from an object from before that holds none of ours, the owner
+    // is no fresh object: what is stored into it is reached through it.
+    let from_before = |value: &str| {
+        format!(
+            "[p0, i1]\np3 = new_with_vtable(descr=nodesize)\n{value}\
+             p4 = getfield_gc_r(p0, descr=nextdescr)\nsetfield_gc(p4, p3, descr=nextdescr)\nfinish(i1)\n"
+        )
+    };
+    refuted_with(&from_before(value), &from_before(""), "valuedescr differs");
 }
 
 #[test]

@@ -1505,7 +1505,7 @@ fn encode_side<'t>(
     memory.slots = slots.to_vec();
     memory.sites = sites;
     memory.vref = trace.vref_layout();
-    let reach = reach::reach(trace, false, trace.ops.len()).reach;
+    let (reach, _, _) = reach::reach(trace, false, trace.ops.len());
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
     let mut escaped = 0;
@@ -1757,12 +1757,7 @@ impl Point<'_> {
         world: &mut World,
         solver: &mut Solver,
     ) -> Result<(Sight, Vec<Term>, Vec<Site>), VerifyError> {
-        let reach::Reachability {
-            reach,
-            stores,
-            handed_out,
-            may_be,
-        } = reach::reach(self.trace, self.failing, self.end);
+        let (reach, stores, handed_out) = reach::reach(self.trace, self.failing, self.end);
         let (sites, unsited) = sites_of(self.trace, &stores, self.values, world, solver)?;
         let mut heap = memory.snapshot(world, solver)?;
         let cells = world.cells().to_vec();
@@ -1780,7 +1775,6 @@ impl Point<'_> {
             .collect::<Result<Vec<Term>, _>>()?;
         let unreached = Unreached {
             reach: &reach,
-            may_be: &may_be,
             handed_out: &handed_out,
             sites: &sites,
             unsited: &unsited,
@@ -1876,7 +1870,7 @@ fn defined_where_before_is(b: &Side, a: &Side, provenance: &[Option<usize>], d: 
 }
 
 /// Whether `op` is a call that sees the heap (`Effect::observed`).
-pub(crate) fn observes_heap(trace: &Trace, op: &Op) -> bool {
+fn observes_heap(trace: &Trace, op: &Op) -> bool {
     op.opcode.has(Flags::CALL) && !op.opcode.has(Flags::PURE) && reach::helper(trace, op).is_none()
 }
 

@@ -1505,7 +1505,7 @@ fn encode_side<'t>(
     memory.slots = slots.to_vec();
     memory.sites = sites;
     memory.vref = trace.vref_layout();
-    let (reach, _, _) = reach::reach(trace, false, trace.ops.len());
+    let reach = reach::reach(trace, false, trace.ops.len()).reach;
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
     let mut escaped = 0;
@@ -1757,7 +1757,12 @@ impl Point<'_> {
         world: &mut World,
         solver: &mut Solver,
     ) -> Result<(Sight, Vec<Term>, Vec<Site>), VerifyError> {
-        let (reach, stores, handed_out) = reach::reach(self.trace, self.failing, self.end);
+        let reach::Reachability {
+            reach,
+            stores,
+            handed_out,
+            may_be,
+        } = reach::reach(self.trace, self.failing, self.end);
         let (sites, unsited) = sites_of(self.trace, &stores, self.values, world, solver)?;
         let mut heap = memory.snapshot(world, solver)?;
         let cells = world.cells().to_vec();
@@ -1775,6 +1780,7 @@ impl Point<'_> {
             .collect::<Result<Vec<Term>, _>>()?;
         let unreached = Unreached {
             reach: &reach,
+            may_be: &may_be,
             handed_out: &handed_out,
             sites: &sites,
             unsited: &unsited,

@@ -72,16 +72,29 @@ pub(crate) fn helper(trace: &Trace, op: &Op) -> Option<Helper> {
     Helper::of(descr).filter(|_| op.opcode.has(Flags::CALL))
 }
 
-/// How each value id of `trace` is reached after its first `end` ops,
-/// `None` for what is not an allocation among them, and the stores of
-/// fresh objects among them. With `failing`, the last of them is a guard
-/// that fails: its fail arguments escape. Also the objects escaped only
-/// as what a read may have given (`HandedOut`): those count as stored.
-pub(crate) fn reach(
-    trace: &Trace,
-    failing: bool,
-    end: usize,
-) -> (Vec<Option<Reach>>, Vec<Store>, Vec<HandedOut>) {
+/// What `reach` finds of a trace's first ops.
+pub(crate) struct Reachability {
+    /// How each value id is reached after them, `None` for what is not an
+    /// allocation among them.
+    pub reach: Vec<Option<Reach>>,
+    /// The stores of fresh objects among them.
+    pub stores: Vec<Store>,
+    /// The objects escaped only as what a read may have given: those
+    /// count as stored.
+    pub handed_out: Vec<HandedOut>,
+    /// The fresh objects each value id may be, where that is known: an
+    /// input none, an allocation itself, a read what was stored before
+    /// into a cell of its kind (one a call put into the heap, the call
+    /// could reach, so it is reached from the first round on: a chain
+    /// through it needs no round more). `None` (a call's result, a
+    /// copy): any.
+    pub may_be: Vec<Option<Vec<usize>>>,
+}
+
+/// How each value id of `trace` is reached after its first `end` ops
+/// (`Reachability`). With `failing`, the last of them is a guard that
+/// fails: its fail arguments escape.
+pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
     use Opcode::*;
     let first = trace.inputs.len();
     let ops = &trace.ops[..end];
@@ -126,6 +139,9 @@ pub(crate) fn reach(
         }
     };
     let mut stores: Vec<Store> = Vec::new();
+    let mut known: Vec<bool> = (0..may_be.len())
+        .map(|v| v < first || reach[v].is_some())
+        .collect();
     for (index, op) in ops.iter().enumerate() {
         let descr = op.descr.map(|d| trace.descr(d));
         if op.opcode.result_type() == Type::Ref
@@ -151,7 +167,9 @@ pub(crate) fn reach(
                 Some(cell) => in_cell.get(&cell).into_iter().flatten().copied().collect(),
                 None => in_any_cell.iter().copied().collect(),
             };
+            known[first + index] = true;
         }
+
         // A store's value is reachable from its object.
         let (value_at, index_at) = match op.opcode {
             SetfieldGc => (Some(1), None),
@@ -239,7 +257,15 @@ pub(crate) fn reach(
             }
         }
     }
-    (reach, stores, handed_out)
+    let may_be = (may_be.into_iter().zip(known))
+        .map(|(objects, known)| known.then_some(objects))
+        .collect();
+    Reachability {
+        reach,
+        stores,
+        handed_out,
+        may_be,
+    }
 }
 
 /// A store of a fresh object, as terms: the cell and key it went to, and
@@ -279,6 +305,8 @@ impl Store {
 /// validator has no terms for (in `unsited`) always counts as reached.
 pub(crate) struct Unreached<'a> {
     pub reach: &'a [Option<Reach>],
+    /// `Reachability::may_be`.
+    pub may_be: &'a [Option<Vec<usize>>],
     pub handed_out: &'a [HandedOut],
     pub sites: &'a [Site],
     pub unsited: &'a [usize],
@@ -350,7 +378,10 @@ impl Unreached<'_> {
 
     /// How many rounds `reached` needs: the longest chain of stored
     /// objects stored in one another (all of them, where there is a cycle
-    /// or an owner that may be any object).
+    /// or an owner that may be any object). An owner read from the heap
+    /// may be only the objects stored before into a cell of its kind
+    /// (`may_be`): a frame's array read from an input, into which boxes
+    /// are stored, is none of them, and the chain stops there.
     fn rounds(&self, stored: &[usize]) -> usize {
         let mut depth = vec![1; self.reach.len()];
         for _ in 0..stored.len() {
@@ -358,7 +389,10 @@ impl Unreached<'_> {
             for site in self.sites {
                 let owners: Vec<usize> = match site.owner {
                     Arg::Value(u) if self.reach[u.0 as usize].is_some() => vec![u.0 as usize],
-                    Arg::Value(_) => stored.to_vec(),
+                    Arg::Value(u) => match self.may_be.get(u.0 as usize) {
+                        Some(Some(objects)) => objects.clone(),
+                        _ => stored.to_vec(),
+                    },
                     Arg::Const(_) => Vec::new(),
                 };
                 for u in owners.into_iter().filter(|u| stored.contains(u)) {

@@ -1004,6 +1004,9 @@ fn opt_verify_budget_leaves_a_trace_unknown_once_spent() {
         stderr.contains("solver time given to this work is spent"),
         "{stderr}"
     );
+    // A negative budget is refused, naming the option.
     let out = traceopt(&["opt", "--verify", "--budget", "-1", log], "");
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("'--budget <SECS>'"), "{stderr}");
 }

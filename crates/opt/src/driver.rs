@@ -242,6 +242,7 @@ pub(crate) struct Optimizer<'a> {
     /// (`SiteClass`), or a claim was taken; else as its recording saw
     /// (`recorded_classes`, found when first asked).
     pub(crate) site_classes: rustc_hash::FxHashMap<usize, Const>,
+    /// `Trace::recorded_classes` of the input, by allocating op.
     pub(crate) recorded_classes: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Const>>,
     /// Those seen where a class guard of the recording tests what the
     /// optimizer knows one of its allocations made (`SeenClass`), by a

@@ -84,10 +84,10 @@ pub(crate) struct Reachability {
     pub handed_out: Vec<HandedOut>,
     /// The fresh objects each value id may be, where that is known: an
     /// input none, an allocation itself, a read what was stored before
-    /// into a cell of its kind (one a call put into the heap, the call
-    /// could reach, so it is reached from the first round on: a chain
-    /// through it needs no round more). `None` (a call's result, a
-    /// copy): any.
+    /// into a cell of its kind. (A fresh object a call put into the heap
+    /// is not among them, but that call could reach it, so it counts as
+    /// reached from the first round on, and a chain through it needs no
+    /// round more.) `None`, for a call's result or a copy: any.
     pub may_be: Vec<Option<Vec<usize>>>,
 }
 
@@ -169,7 +169,6 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
             };
             known[first + index] = true;
         }
-
         // A store's value is reachable from its object.
         let (value_at, index_at) = match op.opcode {
             SetfieldGc => (Some(1), None),

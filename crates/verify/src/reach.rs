@@ -54,6 +54,54 @@ pub(crate) struct Store {
     /// The owner, and the constant-or-value index of an item.
     pub owner: Arg,
     pub index: Option<Arg>,
+    /// Whether a later store of the first ops writes the same place
+    /// (same cell, same owner and index values) with no call in between
+    /// (`overwritten_stores`): the place no longer holds the object.
+    pub overwritten: bool,
+}
+
+/// The argument positions of a store's value and index, if `opcode`
+/// stores.
+fn store_positions(opcode: Opcode) -> (Option<usize>, Option<usize>) {
+    use Opcode::*;
+    match opcode {
+        SetfieldGc | VirtualRefFinish => (Some(1), None),
+        SetarrayitemGc | SetinteriorfieldGc => (Some(2), Some(1)),
+        _ => (None, None),
+    }
+}
+
+/// The kind of cell a store writes, where the validator knows it.
+fn store_cell(trace: &Trace, op: &Op) -> Option<Cell> {
+    match op.opcode {
+        Opcode::VirtualRefFinish => Some(Cell::Field(trace.vref_layout().forced)),
+        opcode => cell_of(opcode, op.descr.map(|d| trace.descr(d))),
+    }
+}
+
+/// For each of `ops`, whether it is a store whose place a later one of
+/// `ops` writes again before any call. A call could keep what the place
+/// held then (`Unreached::reached` counts what a call sees as reached
+/// from then on, but not a private object); a read in between is
+/// followed by `may_be`; an escape hands out words only. Backwards: the
+/// places written since the last call.
+fn overwritten_stores(trace: &Trace, ops: &[Op]) -> Vec<bool> {
+    let mut written: HashSet<(Cell, Arg, Option<Arg>)> = HashSet::new();
+    let mut overwritten = vec![false; ops.len()];
+    for (index, op) in ops.iter().enumerate().rev() {
+        if op.opcode.has(Flags::CALL) {
+            written.clear();
+            continue;
+        }
+        let (Some(_), index_at) = store_positions(op.opcode) else {
+            continue;
+        };
+        if let Some(cell) = store_cell(trace, op) {
+            let place = (cell, op.args[0], index_at.map(|k| op.args[k]));
+            overwritten[index] = !written.insert(place);
+        }
+    }
+    overwritten
 }
 
 /// Whether `op` of `trace` allocates an object (one the comparison may
@@ -119,7 +167,7 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
     // Sets, so that objects read and stored again do not pile up.
     let mut in_cell: HashMap<Cell, BTreeSet<usize>> = HashMap::new();
     let mut in_any_cell: BTreeSet<usize> = BTreeSet::new();
-    let mut stored: HashSet<(usize, Cell, Arg, Option<Arg>)> = HashSet::new();
+    let mut stored: HashSet<(usize, Cell, Arg, Option<Arg>, bool)> = HashSet::new();
     let mut handed_out: Vec<HandedOut> = Vec::new();
     let mut escape = |reach: &mut Vec<Option<Reach>>, may_be: &[Vec<usize>], arg: &Arg| {
         let Arg::Value(v) = arg else { return };
@@ -138,6 +186,7 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
             }
         }
     };
+    let overwritten = overwritten_stores(trace, ops);
     let mut stores: Vec<Store> = Vec::new();
     let mut known: Vec<bool> = (0..may_be.len())
         .map(|v| v < first || reach[v].is_some())
@@ -170,22 +219,14 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
             known[first + index] = true;
         }
         // A store's value is reachable from its object.
-        let (value_at, index_at) = match op.opcode {
-            SetfieldGc => (Some(1), None),
-            SetarrayitemGc | SetinteriorfieldGc => (Some(2), Some(1)),
-            VirtualRefFinish => (Some(1), None),
-            _ => (None, None),
-        };
+        let (value_at, index_at) = store_positions(op.opcode);
         if let Some(Arg::Value(v)) = value_at.and_then(|k| op.args.get(k)) {
-            let cell = match op.opcode {
-                VirtualRefFinish => Some(Cell::Field(trace.vref_layout().forced)),
-                _ => cell_of(op.opcode, descr),
-            };
-            match cell {
+            match store_cell(trace, op) {
                 Some(cell) => {
                     let (owner, at) = (op.args[0], index_at.map(|k| op.args[k]));
+                    let overwritten = overwritten[index];
                     for &o in &may_be[v.0 as usize] {
-                        if !stored.insert((o, cell.clone(), owner, at)) {
+                        if !stored.insert((o, cell.clone(), owner, at, overwritten)) {
                             continue;
                         }
                         stores.push(Store {
@@ -193,6 +234,7 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
                             cell: cell.clone(),
                             owner,
                             index: at,
+                            overwritten,
                         });
                         in_cell.entry(cell.clone()).or_default().insert(o);
                         in_any_cell.insert(o);
@@ -240,6 +282,9 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
             escape(&mut reach, &may_be, &arg);
         }
     }
+    // A store overwritten before anything could see it holds nothing at
+    // the end (reads of it in between are followed above).
+    stores.retain(|s| !s.overwritten);
     // Stored into an object that is not private (or not fresh), an object
     // may be reached.
     let mut changed = true;

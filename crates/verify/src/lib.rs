@@ -155,12 +155,13 @@ struct Side<'t> {
     prefix: &'static str,
 }
 
-/// What makes an op defined: `cond`, where it is reached (`term`, that
-/// is `reached => cond`), for the op at `op`.
+/// What makes an op defined: `cond`, where it is reached (`reached`;
+/// `term` is `reached => cond`), for the op at `op`.
 #[derive(Clone, PartialEq)]
 struct Defined {
     op: usize,
     cond: Term,
+    reached: Term,
     term: Term,
 }
 
@@ -1833,15 +1834,21 @@ impl Point<'_> {
 fn push_defined(defined: &mut Vec<Defined>, op: usize, pass: &Term, cond: Term) {
     let term = pass.implies(&cond);
     if term != Term::Bool(true) && !defined.iter().any(|d| d.term == term) {
-        defined.push(Defined { op, cond, term });
+        defined.push(Defined {
+            op,
+            cond,
+            reached: pass.clone(),
+            term,
+        });
     }
 }
 
 /// What AFTER's op must satisfy to be as defined as BEFORE, in the
 /// aligned form (`d` its definedness): nothing, where BEFORE needs the
 /// same condition at an op of its own no later than the one `d`'s op
-/// stands for; the condition, given that of that op, where BEFORE needs
-/// another; else the condition wherever AFTER reaches the op. The first
+/// stands for; the condition wherever AFTER reaches the op, given that
+/// of that op, where BEFORE needs another; else the condition wherever
+/// AFTER reaches the op. The first
 /// two hold when AFTER has passed, before `d`'s op, a guard standing for
 /// each of BEFORE's guards before that op that it kept: where AFTER
 /// reaches its op, BEFORE then reaches its own (the removed guards cannot
@@ -1870,7 +1877,10 @@ fn defined_where_before_is(b: &Side, a: &Side, provenance: &[Option<usize>], d: 
         .find(|e| e.op == origin)
         .filter(|e| reached_by_after(e))
     {
-        Some(e) => e.cond.implies(&d.cond),
+        // Reached in AFTER, BEFORE passed the same guards to `e`, and
+        // `e` is defined (BEFORE's own ops are): under AFTER's guards, as
+        // BEFORE's may make the two conditions one.
+        Some(e) => d.reached.implies(&e.cond.implies(&d.cond)),
         None => d.term.clone(),
     }
 }

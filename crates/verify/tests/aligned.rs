@@ -223,6 +223,34 @@ fn an_op_is_as_defined_as_the_one_it_stands_for_only_behind_the_same_guards() {
 }
 
 #[test]
+fn an_op_is_as_defined_as_the_one_it_stands_for_under_the_guards_before_it() {
+    // AFTER divides by i2 where BEFORE divides by i1: the guards before
+    // make them one (a peeled loop's body reads a label argument where
+    // the loop reads the field the label's facts say it is; the first
+    // guard failing, a validator that asked for i2 != 0 wherever i1 != 0
+    // found a counterexample the runs do not show).
+    let before = "[i0, i1, i2]\ni3 = int_eq(i1, i2)\nguard_true(i3) []\ni4 = int_ne(i1, 0)\n\
+        guard_true(i4) []\ni5 = int_pydiv(i0, i1)\nfinish(i5)\n";
+    let after = before.replace("int_pydiv(i0, i1)", "int_pydiv(i0, i2)");
+    let (b, a) = traces(before, &after);
+    assert_eq!(
+        verify_aligned(&b, &a, &each_op(&[0, 1, 2, 3, 4, 5]), &mut solver()).unwrap(),
+        Verdict::Proved
+    );
+    // Without the first guard, dividing by i2 is less defined, even
+    // where the quotient is not used.
+    let before =
+        "[i0, i1, i2]\ni4 = int_ne(i1, 0)\nguard_true(i4) []\ni5 = int_pydiv(i0, i1)\nfinish(i5)\n";
+    let after = "[i0, i1, i2]\ni4 = int_ne(i1, 0)\nguard_true(i4) []\ni6 = int_pydiv(i0, i2)\n\
+        i5 = int_pydiv(i0, i1)\nfinish(i5)\n";
+    let (b, a) = traces(before, after);
+    match verify_aligned(&b, &a, &each_op(&[0, 1, 2, 2, 3]), &mut solver()).unwrap() {
+        Verdict::Refuted(cex) => assert!(cex.difference.contains("less defined"), "{cex}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_guard_that_fails_early_has_observed_no_more_than_the_one_it_stands_for() {
     // AFTER escapes, then tests both conditions in the first guard's
     // place: where the second fails, AFTER has escaped and resumes before

@@ -5,11 +5,16 @@
 //!
 //! ```text
 //! cargo build --profile bench -p traceopt-opt --example optimize_once
-//! valgrind --tool=callgrind --toggle-collect='traceopt_opt::driver::optimize' \
-//!     target/release/examples/optimize_once plain
-//! valgrind --tool=callgrind --toggle-collect='traceopt_opt::peel::optimize_or_peel' \
-//!     target/release/examples/optimize_once peel
+//! valgrind --tool=callgrind target/release/examples/optimize_once
+//! valgrind --tool=callgrind target/release/examples/optimize_once plain
+//! valgrind --tool=callgrind target/release/examples/optimize_once peel
 //! ```
+//!
+//! The optimizer's count is a mode's total less the first run's (which
+//! only reads the corpus): the release profile's link-time optimization
+//! inlines `optimize` and `optimize_or_peel` into `main`, so no function
+//! of theirs can switch the count on (`optimize_knowing`, each pass of
+//! the optimizer, still can).
 //!
 //! It prints the allocations the optimizer made per input op (as
 //! `--stats` counts ops: no `debug_merge_point`).

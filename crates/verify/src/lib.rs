@@ -1848,12 +1848,12 @@ fn push_defined(defined: &mut Vec<Defined>, op: usize, pass: &Term, cond: Term) 
 /// same condition at an op of its own no later than the one `d`'s op
 /// stands for; the condition wherever AFTER reaches the op, given that
 /// of that op, where BEFORE needs another; else the condition wherever
-/// AFTER reaches the op. The first
-/// two hold when AFTER has passed, before `d`'s op, a guard standing for
-/// each of BEFORE's guards before that op that it kept: where AFTER
-/// reaches its op, BEFORE then reaches its own (the removed guards cannot
-/// fail, and the kept ones agree: the other obligations), which is
-/// defined. Smaller queries than the whole runs.
+/// AFTER reaches the op. The first two hold when AFTER has passed,
+/// before `d`'s op, a guard standing for each of BEFORE's guards before
+/// that op that it kept: where AFTER reaches its op, BEFORE then reaches
+/// its own (the removed guards cannot fail, and the kept ones agree: the
+/// other obligations), which is defined. Smaller queries than the whole
+/// runs.
 fn defined_where_before_is(b: &Side, a: &Side, provenance: &[Option<usize>], d: &Defined) -> Term {
     let Some(origin) = provenance.get(d.op).copied().flatten() else {
         return d.term.clone();

@@ -6,12 +6,18 @@
 //! One backward sweep marks what is live: every op with an effect (a
 //! write, a call, a guard, the final op) and everything a live op uses,
 //! fail arguments included. The live ops then move down in place,
-//! renumbered; names, constants and descrs are kept.
+//! renumbered; names, constants and descrs are kept. (Few ops die: most
+//! traces have none, and the ops before the first dead one stay as they
+//! are.)
 
 use traceopt_ir::{Arg, Trace, ValueId};
 
-pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<Option<usize>>) {
+pub fn remove_dead(
+    trace: Trace,
+    mut provenance: Vec<Option<usize>>,
+) -> (Trace, Vec<Option<usize>>) {
     let inputs = trace.inputs.len();
+    debug_assert_eq!(provenance.len(), trace.ops.len(), "one provenance per op");
     let mut live = vec![false; trace.ops.len()];
     let mut used = vec![false; trace.num_values()];
     for (i, op) in trace.ops.iter().enumerate().rev() {
@@ -30,37 +36,34 @@ pub fn remove_dead(trace: Trace, provenance: Vec<Option<usize>>) -> (Trace, Vec<
     let Some(first_dead) = live.iter().position(|&l| !l) else {
         return (trace, provenance);
     };
-    let mut renumber: Vec<Option<ValueId>> = (0..inputs).map(|i| Some(ValueId(i as u32))).collect();
-    renumber.resize(trace.num_values(), None);
-    let map = |arg: Arg, renumber: &[Option<ValueId>]| match arg {
-        Arg::Value(v) => Arg::Value(renumber[v.0 as usize].expect("live ops use live values")),
-        constant => constant,
-    };
-    // Live ops move down in place (no second copy of the trace);
-    // constants and descrs stay as they are.
-    let mut trace = trace;
-    let (mut i, mut kept) = (0, 0);
-    trace.ops.retain_mut(|op| {
-        let live = live[i];
-        if live && i > first_dead {
-            op.for_each_arg_mut(|arg| *arg = map(*arg, &renumber));
-        }
-        if live {
-            renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));
-            kept += 1;
-        }
-        i += 1;
-        live
-    });
-    let mut at = 0usize..;
-    trace.op_pos.retain(|_| live[at.next().unwrap()]);
-    let mut at = 0usize..;
-    trace.names.retain(|_| {
-        let v = at.next().unwrap();
-        v < inputs || live[v - inputs]
-    });
-    let provenance = (provenance.into_iter().zip(&live))
-        .filter_map(|(p, &l)| l.then_some(p))
+    let mut renumber: Vec<Option<ValueId>> = (0..inputs + first_dead)
+        .map(|v| Some(ValueId(v as u32)))
         .collect();
+    renumber.resize(trace.num_values(), None);
+    // Live ops move down in place (no second copy of the trace), with
+    // their positions, names and provenance; the dead ones end up past
+    // the kept ones and go. Constants and descrs stay as they are.
+    let mut trace = trace;
+    let mut kept = first_dead;
+    for i in first_dead + 1..live.len() {
+        if !live[i] {
+            continue;
+        }
+        trace.ops[i].for_each_arg_mut(|arg| {
+            if let Arg::Value(v) = arg {
+                *v = renumber[v.0 as usize].expect("live ops use live values");
+            }
+        });
+        renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));
+        trace.ops.swap(kept, i);
+        trace.op_pos[kept] = trace.op_pos[i];
+        trace.names.swap(inputs + kept, inputs + i);
+        provenance[kept] = provenance[i];
+        kept += 1;
+    }
+    trace.ops.truncate(kept);
+    trace.op_pos.truncate(kept);
+    trace.names.truncate(inputs + kept);
+    provenance.truncate(kept);
     (trace, provenance)
 }

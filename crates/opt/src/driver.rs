@@ -185,6 +185,10 @@ impl std::fmt::Display for Infeasible {
 /// cost, so this is a safety net, never reached by terminating rules).
 const MAX_REWRITE_DEPTH: u32 = 16;
 
+/// The integer constants `0..SMALL_INTS`, which `int_const` finds by
+/// index.
+const SMALL_INTS: usize = 16;
+
 /// An integer op for CSE: opcode and (up to) two arguments.
 pub(crate) type CseKey = (Opcode, Arg, Arg);
 
@@ -206,7 +210,10 @@ pub(crate) struct Optimizer<'a> {
     /// Output values of `*_ovf` ops whose `guard_no_overflow` followed.
     pub(crate) no_overflow: Vec<bool>,
     pub(crate) cse: HashMap<CseKey, Arg>,
-    /// Integer constants of the output, by value.
+    /// Integer constants of the output, by value: the small ones (most
+    /// asked for: 0 and 1 of every known comparison) by index, the
+    /// others hashed.
+    pub(crate) small_int_consts: [Option<ConstId>; SMALL_INTS],
     pub(crate) int_consts: HashMap<i64, ConstId>,
     /// What the trace has read and written (`heap`).
     pub(crate) heap: HeapCache,
@@ -420,6 +427,7 @@ pub(crate) fn optimize_knowing(
         // (Sized for the trace: a comparison a guard decides leaves
         // four entries, and growing step by step cost more than they.)
         cse: HashMap::with_capacity_and_hasher(input.ops.len(), Default::default()),
+        small_int_consts: [None; SMALL_INTS],
         int_consts: HashMap::default(),
         null: None,
         heap: HeapCache::default(),
@@ -584,25 +592,31 @@ impl Optimizer<'_> {
     }
 
     /// An input argument, forwarded (a virtual one is forced).
+    #[inline]
     pub(crate) fn arg(&mut self, arg: Arg) -> Arg {
         let mapped = match arg {
             Arg::Value(v) => match self.map[v.0 as usize] {
                 Some(a) => a,
-                None => match self.virtuals.forced(v) {
-                    Some(forced) => Arg::Value(forced),
-                    None => {
-                        let k = self
-                            .virtuals
-                            .of(v)
-                            .expect("checked traces define before use");
-                        Arg::Value(self.force(k))
-                    }
-                },
+                None => self.virtual_arg(v),
             },
             // The output's constants are the input's, with the same ids.
             constant => constant,
         };
         self.find(mapped)
+    }
+
+    /// `arg` of an input value that stands for a virtual: the output
+    /// value it was forced into, forced now if need be. (Out of line:
+    /// `arg`'s common case is one look into `map`.)
+    #[inline(never)]
+    fn virtual_arg(&mut self, v: ValueId) -> Arg {
+        match self.virtuals.forced(v) {
+            Some(forced) => Arg::Value(forced),
+            None => {
+                let k = (self.virtuals.of(v)).expect("checked traces define before use");
+                Arg::Value(self.force(k))
+            }
+        }
     }
 
     /// `arg` of each of `args`. (Filled in place where they fit the
@@ -620,12 +634,11 @@ impl Optimizer<'_> {
 
     pub(crate) fn int_const(&mut self, value: i64) -> Arg {
         let out = &mut self.out;
-        Arg::Const(
-            *self
-                .int_consts
-                .entry(value)
-                .or_insert_with(|| out.add_const(Const::Int(value))),
-        )
+        let new = || out.add_const(Const::Int(value));
+        Arg::Const(match usize::try_from(value) {
+            Ok(i) if i < SMALL_INTS => *self.small_int_consts[i].get_or_insert_with(new),
+            _ => *self.int_consts.entry(value).or_insert_with(new),
+        })
     }
 
     pub(crate) fn as_int(&self, arg: Arg) -> Option<i64> {

@@ -426,11 +426,11 @@ pub(crate) fn optimize_knowing(
         no_overflow: Vec::with_capacity(input.num_values()),
         // (Sized for the trace: a comparison a guard decides leaves
         // four entries, and growing step by step cost more than they.)
-        cse: HashMap::with_capacity_and_hasher(input.ops.len(), Default::default()),
+        cse: HashMap::with_capacity_and_hasher(input.ops.len() * 3 / 2, Default::default()),
         small_int_consts: [None; SMALL_INTS],
         int_consts: HashMap::default(),
         null: None,
-        heap: HeapCache::default(),
+        heap: HeapCache::for_trace(input.ops.len()),
         virtuals: if passes.virtuals {
             Virtuals::for_inputs(input.num_values())
         } else {
@@ -812,6 +812,16 @@ impl Optimizer<'_> {
         if self.passes.heap && self.lazy_op(index, op) {
             return Ok(());
         }
+        self.forwarded_op(index, op)
+    }
+
+    /// The rest of `op`, for an op neither `virtuals` nor `lazy` took:
+    /// its arguments forwarded, it goes to the passes of its kind. (Out
+    /// of line: the ops handled above, most of a trace, do not pay for
+    /// this part's frame.)
+    #[inline(never)]
+    fn forwarded_op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
+        let input_value = self.input.value_of_op(index);
         let args = self.forwarded_args(&op.args);
         if self.passes.guards && self.take_hint(op.opcode, &args) {
             return Ok(());

@@ -28,7 +28,7 @@
 //! constant, or a value made earlier), both are distinct allocations,
 //! or their lengths cannot be equal (`lengths_apart`).
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_ir::{
     Arg, CellKind, Const, DescrId, DescrKind, FieldValue, Flags, NamedConst, Op, Opcode, Type,
@@ -57,23 +57,42 @@ pub(crate) struct HeapCache {
     /// allocation or a read of it.
     lengths: HashMap<Arg, Arg>,
     /// The objects this trace allocated.
-    fresh: HashSet<ValueId>,
+    fresh: Fresh,
     /// A `guard_not_invalidated` passed, and no call has run since (the
     /// only thing that may invalidate the trace): another one goes.
     pub not_invalidated: bool,
 }
 
+/// The output values that are objects the trace allocated: a flag by
+/// value (looked up for every entry an aliasing write may change).
+#[derive(Default)]
+struct Fresh(Vec<bool>);
+
+impl Fresh {
+    fn insert(&mut self, v: ValueId) {
+        let i = v.0 as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, false);
+        }
+        self.0[i] = true;
+    }
+
+    fn contains(&self, v: ValueId) -> bool {
+        self.0.get(v.0 as usize).copied().unwrap_or(false)
+    }
+}
+
 /// Whether two references may be the same object, given the objects
 /// the trace allocated (`fresh`).
-fn may_alias(fresh: &HashSet<ValueId>, a: Arg, b: Arg) -> bool {
+fn may_alias(fresh: &Fresh, a: Arg, b: Arg) -> bool {
     if a == b {
         return true;
     }
     let older = |new: ValueId, other: Arg| match other {
         Arg::Const(_) => true,
-        Arg::Value(v) => v.0 < new.0 || fresh.contains(&v),
+        Arg::Value(v) => v.0 < new.0 || fresh.contains(v),
     };
-    let apart = |x: Arg, y: Arg| matches!(x, Arg::Value(v) if fresh.contains(&v) && older(v, y));
+    let apart = |x: Arg, y: Arg| matches!(x, Arg::Value(v) if fresh.contains(v) && older(v, y));
     !(apart(a, b) || apart(b, a))
 }
 
@@ -86,6 +105,15 @@ pub(crate) enum HeapStep {
 }
 
 impl HeapCache {
+    /// An empty cache, its tables sized for a trace of `ops` ops (they
+    /// grow one doubling at a time otherwise, each a rehash).
+    pub(crate) fn for_trace(ops: usize) -> HeapCache {
+        HeapCache {
+            fields: HashMap::with_capacity_and_hasher(ops / 4, Default::default()),
+            ..HeapCache::default()
+        }
+    }
+
     /// Whether two references may be the same object.
     pub(crate) fn may_alias(&self, a: Arg, b: Arg) -> bool {
         may_alias(&self.fresh, a, b)
@@ -383,9 +411,9 @@ impl Optimizer<'_> {
                         let alias: Vec<_> = (cache.items.keys())
                             .filter(|(q, j, e)| {
                                 *e == d
+                                    && self_may_equal(&self.out, *j, i)
                                     && cache.may_alias(*q, p)
                                     && !self.lengths_apart(*q, p)
-                                    && self_may_equal(&self.out, *j, i)
                             })
                             .copied()
                             .collect();

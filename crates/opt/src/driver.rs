@@ -471,6 +471,7 @@ pub(crate) fn optimize_knowing(
         Start::Label(entry) => entry.types.len(),
         _ => input.inputs.len(),
     };
+    opt.out.inputs.reserve(inputs);
     opt.out.ops.reserve(input.ops.len());
     opt.out.op_pos.reserve(input.ops.len());
     opt.out.names.reserve(inputs + input.ops.len());
@@ -694,7 +695,13 @@ impl Optimizer<'_> {
             }
         };
         let instance = self.returns_instance(&op);
-        let v = self.out.push(op, name, pos);
+        // (`Trace::push`, by hand: every output op comes this way, and
+        // the call cost more than the three pushes.)
+        let out = &mut self.out;
+        out.ops.push(op);
+        out.op_pos.push(pos);
+        out.names.push(name.into());
+        let v = ValueId(out.names.len() as u32 - 1);
         self.provenance.push(Some(index));
         self.new_value(v);
         if instance {

@@ -434,6 +434,51 @@ impl Term {
         Term::app(fun, &[self.clone(), other.clone()])
     }
 
+    /// The constant a 64-bit sum of terms and constants (`bvadd`, `bvsub`)
+    /// always equals, where its terms cancel: `(x + 12) - x` is 12. `None`
+    /// where a term is left. A name that `definition` gives a term for is
+    /// read as that term (up to a few dozen of them).
+    pub fn constant_sum(&self, definition: &dyn Fn(&Term) -> Option<Term>) -> Option<u64> {
+        struct Sum<'d> {
+            atoms: HashMap<Term, u64>,
+            total: u64,
+            definition: &'d dyn Fn(&Term) -> Option<Term>,
+            budget: usize,
+        }
+        impl Sum<'_> {
+            fn add(&mut self, t: &Term, sign: u64) {
+                match t {
+                    Term::Bv { value, width: 64 } => {
+                        self.total = self.total.wrapping_add(sign.wrapping_mul(*value as u64))
+                    }
+                    Term::App(Fun::BvAdd, parts) => parts.iter().for_each(|p| self.add(p, sign)),
+                    Term::App(Fun::BvSub, parts) if parts.len() == 2 => {
+                        self.add(&parts[0], sign);
+                        self.add(&parts[1], sign.wrapping_neg());
+                    }
+                    other => match (self.definition)(other) {
+                        Some(term) if self.budget > 0 => {
+                            self.budget -= 1;
+                            self.add(&term, sign)
+                        }
+                        _ => {
+                            let k = self.atoms.entry(other.clone()).or_insert(0);
+                            *k = k.wrapping_add(sign);
+                        }
+                    },
+                }
+            }
+        }
+        let mut sum = Sum {
+            atoms: HashMap::new(),
+            total: 0,
+            definition,
+            budget: 32,
+        };
+        sum.add(self, 1);
+        sum.atoms.values().all(|&k| k == 0).then_some(sum.total)
+    }
+
     /// A unary operation.
     pub fn un(&self, fun: Fun) -> Term {
         Term::app(fun, std::slice::from_ref(self))
@@ -653,6 +698,32 @@ mod tests {
         assert_eq!(Term::var("a").read(&k).to_string(), "(select i.a i.k)");
         let nested = Term::lambda("j", Sort::Bv(8), &doubled.select(&Term::var("j")));
         assert!(nested.read(&k).to_string().starts_with("(select (lambda"));
+    }
+
+    #[test]
+    fn a_sum_whose_terms_cancel_is_its_constant() {
+        let (x, y) = (Term::var("x"), Term::var("y"));
+        let none = |_: &Term| None;
+        let add = |a: &Term, b: &Term| a.bv(Fun::BvAdd, b);
+        let sub = |a: &Term, b: &Term| a.bv(Fun::BvSub, b);
+        let twelve = Term::word(12);
+        assert_eq!(sub(&add(&x, &twelve), &x).constant_sum(&none), Some(12));
+        // Wrapping: x - (x + 1) is all ones.
+        let minus_one = sub(&x, &add(&x, &Term::word(1)));
+        assert_eq!(minus_one.constant_sum(&none), Some(u64::MAX));
+        // A term left over, or one counted twice, is no constant.
+        assert_eq!(sub(&add(&x, &twelve), &y).constant_sum(&none), None);
+        assert_eq!(add(&add(&x, &twelve), &x).constant_sum(&none), None);
+        // Another operation is a term of its own.
+        let product = x.bv(Fun::BvMul, &twelve);
+        assert_eq!(sub(&product, &x).constant_sum(&none), None);
+        assert_eq!(sub(&product, &product).constant_sum(&none), Some(0));
+        // Through names: n = x + 12, so n - x is 12.
+        let n = Term::var("n");
+        let defined = add(&x, &twelve);
+        let lookup = |t: &Term| (*t == n).then(|| defined.clone());
+        assert_eq!(sub(&n, &x).constant_sum(&lookup), Some(12));
+        assert_eq!(sub(&n, &x).constant_sum(&none), None);
     }
 
     /// `x, x + x, (x + x) + (x + x), ...`: `levels` nodes, 2^levels paths.

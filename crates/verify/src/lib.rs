@@ -1621,6 +1621,18 @@ fn encode_side<'t>(
                     None
                 }
                 None => {
+                    // An integer a recording computes as a sum whose terms
+                    // cancel (a copy's length `(start + 12) - start`) is
+                    // given as the constant it is, as the other trace may
+                    // give it: a short copy is then a few stores, alike.
+                    let args: Vec<Term> = (args.iter())
+                        .map(
+                            |a| match a.constant_sum(&|t| shared.terms.get(t).cloned()) {
+                                Some(c) if matches!(a, Term::Var(_)) => Term::word(c as i64),
+                                _ => a.clone(),
+                            },
+                        )
+                        .collect();
                     let effect = encode_heap_op(world, &mut memory, solver, opcode, &args, descr)?
                         .ok_or_else(|| unsupported(opcode.name().to_string()))?;
                     if let Some(cond) = effect.defined {
@@ -1817,7 +1829,7 @@ impl Point<'_> {
             also_hidden: Vec::new(),
             slot_reached: None,
         };
-        if let Some(array) = sight.by_slot() {
+        if let Some(array) = sight.by_slot().filter(|_| sight.settled_slots().is_none()) {
             let sort = Sort::Array {
                 index: 64,
                 value: 1,

@@ -546,6 +546,15 @@ impl Sight {
             .base
             .bv(Fun::BvUlt, obj)
             .and(&obj.bv(Fun::BvUle, &last));
+        if let Some(slots) = self.settled_slots() {
+            // Spelled out, the same for both traces where their calls see
+            // the same slots, so that the solver need not compare arrays.
+            let seen = slots.iter().map(|&slot| obj.eq(&self.slot(slot)));
+            let unreached = fresh.and(&Term::or_all(seen).not());
+            return Term::or_all(
+                std::iter::once(unreached).chain(self.also_hidden.iter().map(|o| obj.eq(o))),
+            );
+        }
         let listed = (self.reached.iter())
             .filter(|(o, _)| self.slot_reached.is_none() || self.slot_of(o).is_none())
             .map(|(o, when)| obj.eq(o).and(when));
@@ -559,6 +568,32 @@ impl Sight {
             _ => fresh.and(&reached.not()),
         };
         Term::or_all(std::iter::once(unreached).chain(self.also_hidden.iter().map(|o| obj.eq(o))))
+    }
+
+    /// The slots reached, in order, where every object of `reached` is at
+    /// a fixed slot and reached always or never (not where that depends):
+    /// then `hides` needs neither a list of conditions nor `by_slot`.
+    pub fn settled_slots(&self) -> Option<BTreeSet<u128>> {
+        let mut slots = BTreeSet::new();
+        for (o, when) in &self.reached {
+            match (self.slot_of(o)?, when) {
+                (slot, Term::Bool(true)) => slots.insert(slot),
+                (_, Term::Bool(false)) => false,
+                _ => return None,
+            };
+        }
+        Some(slots)
+    }
+
+    /// The object at fixed slot `slot`.
+    fn slot(&self, slot: u128) -> Term {
+        self.base.bv(
+            Fun::BvAdd,
+            &Term::Bv {
+                value: slot,
+                width: 64,
+            },
+        )
     }
 
     /// The array `slot_reached` names: slot by slot, 1 where an object of

@@ -10,7 +10,7 @@
 //! traces have none, and the ops before the first dead one stay as they
 //! are.)
 
-use traceopt_ir::{Arg, Trace, ValueId};
+use traceopt_ir::{Arg, Op, Trace, ValueId};
 
 pub fn remove_dead(
     trace: Trace,
@@ -26,11 +26,15 @@ pub fn remove_dead(
             continue;
         }
         live[i] = true;
-        op.for_each_arg(|arg| {
+        let mut mark = |arg: Arg| {
             if let Arg::Value(v) = arg {
                 used[v.0 as usize] = true;
             }
-        });
+        };
+        match has_resume_data(op) {
+            true => op.for_each_arg(mark),
+            false => op.args.iter().for_each(|&arg| mark(arg)),
+        }
     }
     // The ops before the first dead one keep their numbers.
     let Some(first_dead) = live.iter().position(|&l| !l) else {
@@ -49,11 +53,16 @@ pub fn remove_dead(
         if !live[i] {
             continue;
         }
-        trace.ops[i].for_each_arg_mut(|arg| {
+        let op = &mut trace.ops[i];
+        let map = |arg: &mut Arg| {
             if let Arg::Value(v) = arg {
                 *v = renumber[v.0 as usize].expect("live ops use live values");
             }
-        });
+        };
+        match has_resume_data(op) {
+            true => op.for_each_arg_mut(map),
+            false => op.args.iter_mut().for_each(map),
+        }
         renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));
         trace.ops.swap(kept, i);
         trace.op_pos[kept] = trace.op_pos[i];
@@ -66,4 +75,11 @@ pub fn remove_dead(
     trace.names.truncate(inputs + kept);
     provenance.truncate(kept);
     (trace, provenance)
+}
+
+/// Whether `op` has operands besides its arguments (a guard's fail
+/// arguments, virtuals or pending writes): most ops have none, and their
+/// arguments are all `for_each_arg` would visit.
+fn has_resume_data(op: &Op) -> bool {
+    op.fail_args.is_some() || !op.virtuals.is_empty() || !op.pending.is_empty()
 }

@@ -1096,10 +1096,20 @@ impl Optimizer<'_> {
 fn letter_and_number(name: &str) -> Option<(char, u32)> {
     let mut chars = name.chars();
     let letter = chars.next()?;
-    let digits = chars.as_str();
-    let canonical = !digits.is_empty() && (digits == "0" || !digits.starts_with('0'));
-    if !canonical || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let digits = chars.as_str().as_bytes();
+    let canonical = !digits.is_empty() && (digits == b"0" || digits[0] != b'0');
+    if !canonical {
         return None;
     }
-    Some((letter, digits.parse().ok()?))
+    // (Read digit by digit: every input name is looked at, once a fresh
+    // name is wanted.)
+    let mut number: u32 = 0;
+    for &b in digits {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        number = number.checked_mul(10)?.checked_add(u32::from(digit))?;
+    }
+    Some((letter, number))
 }

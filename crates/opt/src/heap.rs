@@ -403,7 +403,7 @@ impl Optimizer<'_> {
                     if written {
                         self.heap_forget_field(p, d);
                     }
-                    self.heap_knows_field(p, d, value);
+                    self.heap.fields.insert((p, d), (value, pure));
                 }
                 Place::Item(p, i, d) => {
                     if written {

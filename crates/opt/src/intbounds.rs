@@ -11,7 +11,7 @@
 use traceopt_domains::Operand;
 use traceopt_domains::{IntBound, Relation};
 use traceopt_ir::{
-    oopspec, smallvec, Arg, Args, CellKind, Descr, DescrId, DescrKind, Opcode, ValueId,
+    oopspec, smallvec, Arg, Args, CellKind, Descr, DescrId, DescrKind, Opcode, Type, ValueId,
 };
 
 use crate::driver::{Infeasible, Optimizer, MAX_BACKWARD_DEPTH};
@@ -206,6 +206,10 @@ impl Optimizer<'_> {
             return;
         };
         let op = &self.out.ops[index];
+        // (Each read and division this knows of gives an integer.)
+        if op.opcode.result_type() != Type::Int {
+            return;
+        }
         let descr = op.descr.map(|d| self.out.descr(d));
         let bound = read_bound(op.opcode, descr).or_else(|| {
             let os = python_division(op.opcode, descr).filter(|_| op.args.len() == 3)?;

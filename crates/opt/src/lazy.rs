@@ -27,6 +27,7 @@
 //! Array items, raw memory and strings are other cells: their ops leave
 //! kept writes kept.
 
+use smallvec::SmallVec;
 use traceopt_ir::{smallvec, Arg, Args, DescrId, Flags, Op, Opcode, PendingWrite};
 
 use crate::driver::Optimizer;
@@ -136,16 +137,15 @@ impl Optimizer<'_> {
             // A plain call sees and changes only the fields its effect
             // info names: the other kept writes stay kept.
             (CallI | CallR | CallF | CallN, _) => {
-                let effects = (op.descr)
-                    .and_then(|d| self.input.descr(d).as_call())
-                    .map(|c| (c.reads.clone(), c.writes.clone()));
-                let seen: Vec<DescrId> = (self.lazy.iter())
+                let input = self.input;
+                let effects = (op.descr).and_then(|d| input.descr(d).as_call());
+                let seen: SmallVec<[DescrId; 8]> = (self.lazy.iter())
                     .map(|w| w.descr)
                     .filter(|&d| {
                         let name = &self.out.descr(d).text;
-                        effects
-                            .as_ref()
-                            .map_or(true, |(r, w)| r.may_touch(name) || w.may_touch(name))
+                        effects.map_or(true, |c| {
+                            c.reads.may_touch(name) || c.writes.may_touch(name)
+                        })
                     })
                     .collect();
                 self.emit_lazy_where(|w, _| seen.contains(&w.descr));
@@ -183,8 +183,16 @@ impl Optimizer<'_> {
         if !self.lazy.iter().any(|w| which(w, &self.heap)) {
             return;
         }
-        let (now, later): (Vec<_>, Vec<_>) = self.lazy.iter().partition(|w| which(w, &self.heap));
-        self.lazy = later;
+        // (Taken out in place: the kept ones keep the list's room.)
+        let heap = &self.heap;
+        let mut now: SmallVec<[LazyWrite; 4]> = SmallVec::new();
+        self.lazy.retain(|w| {
+            let selected = which(w, heap);
+            if selected {
+                now.push(*w);
+            }
+            !selected
+        });
         for w in now {
             let value = self.forced_arg(w.value);
             let mut set = Op::new(Opcode::SetfieldGc, smallvec![w.object, value]);

@@ -404,27 +404,8 @@ pub(crate) fn verify_optimized_given(
 /// indexes of those guards; `None` where there is none.
 fn calls_left_out(before: &Trace, provenance: &[Option<usize>]) -> (Option<Trace>, Vec<usize>) {
     let kept: HashSet<usize> = provenance.iter().flatten().copied().collect();
-    let tests_exception =
-        |op: &Op| matches!(op.opcode, Opcode::GuardNoException | Opcode::GuardException);
-    let nothing_pending = |i: usize| {
-        let mut back = (before.ops[..i].iter().rev())
-            .skip_while(|op| !tests_exception(op) && !op.opcode.has(Flags::CALL));
-        back.next()
-            .map_or(true, |op| op.opcode == Opcode::GuardNoException)
-    };
-    let untested = |i: usize| {
-        let mut on = (before.ops[i + 1..].iter())
-            .skip_while(|op| !tests_exception(op) && !op.opcode.has(Flags::CALL));
-        on.next().map_or(true, |op| !tests_exception(op))
-    };
-    let left_out: Vec<usize> = (before.ops.iter().enumerate())
-        .filter(|(i, op)| {
-            op.opcode == Opcode::CondCallN
-                && matches!(op.args.first(), Some(Arg::Value(_)))
-                && !kept.contains(i)
-        })
-        .map(|(i, _)| i)
-        .filter(|&i| nothing_pending(i) || untested(i))
+    let left_out: Vec<usize> = (0..before.ops.len())
+        .filter(|i| !kept.contains(i) && may_stand_as_guard(before, *i))
         .collect();
     if left_out.is_empty() {
         return (None, left_out);
@@ -438,6 +419,31 @@ fn calls_left_out(before: &Trace, provenance: &[Option<usize>]) -> (Option<Trace
         };
     }
     (Some(trace), left_out)
+}
+
+/// Whether BEFORE's op `i` is a conditional call on a value that a guard
+/// that the condition is 0 may stand for where the call is not made: the
+/// two leave the heap alike, and the exception state too where that
+/// matters (`calls_left_out`).
+pub(crate) fn may_stand_as_guard(before: &Trace, i: usize) -> bool {
+    let op = &before.ops[i];
+    if op.opcode != Opcode::CondCallN || !matches!(op.args.first(), Some(Arg::Value(_))) {
+        return false;
+    }
+    let tests_exception =
+        |op: &Op| matches!(op.opcode, Opcode::GuardNoException | Opcode::GuardException);
+    let nothing_pending = || {
+        let mut back = (before.ops[..i].iter().rev())
+            .skip_while(|op| !tests_exception(op) && !op.opcode.has(Flags::CALL));
+        back.next()
+            .map_or(true, |op| op.opcode == Opcode::GuardNoException)
+    };
+    let untested = || {
+        let mut on = (before.ops[i + 1..].iter())
+            .skip_while(|op| !tests_exception(op) && !op.opcode.has(Flags::CALL));
+        on.next().map_or(true, |op| !tests_exception(op))
+    };
+    nothing_pending() || untested()
 }
 
 /// Proves that `trace` can never run to its end (its `jump` or

@@ -29,6 +29,7 @@
 //! or their lengths cannot be equal (`lengths_apart`).
 
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 use traceopt_ir::{
     Arg, CellKind, Const, DescrId, DescrKind, FieldValue, Flags, NamedConst, Op, Opcode, Type,
@@ -41,8 +42,8 @@ use crate::inject::Bug;
 /// The known contents of the heap.
 #[derive(Default)]
 pub(crate) struct HeapCache {
-    /// (object, field descr) -> (value, the field never changes).
-    fields: HashMap<(Arg, DescrId), (Arg, bool)>,
+    /// What fields of objects hold, by field descr.
+    fields: Fields,
     /// (array, index, item descr) -> (value, the items never change).
     items: HashMap<(Arg, Arg, DescrId), (Arg, bool)>,
     /// (loop-invariant, the call's arguments, function first) -> its
@@ -61,6 +62,61 @@ pub(crate) struct HeapCache {
     /// A `guard_not_invalidated` passed, and no call has run since (the
     /// only thing that may invalidate the trace): another one goes.
     pub not_invalidated: bool,
+}
+
+/// The known fields, by field descr: whether the field never changes,
+/// and the value of it each object holds. (By descr first: a write
+/// drops entries of its descr only, and a call asks its effect info once
+/// per descr. A descr's objects are few: looked up by a scan.)
+#[derive(Default)]
+struct Fields(HashMap<DescrId, FieldOf>);
+
+#[derive(Default)]
+struct FieldOf {
+    pure: bool,
+    /// (object, value).
+    known: SmallVec<[(Arg, Arg); 4]>,
+}
+
+impl Fields {
+    fn with_capacity(descrs: usize) -> Fields {
+        Fields(HashMap::with_capacity_and_hasher(
+            descrs,
+            Default::default(),
+        ))
+    }
+
+    fn get(&self, object: Arg, d: DescrId) -> Option<Arg> {
+        let field = self.0.get(&d)?;
+        (field.known.iter()).find_map(|&(o, value)| (o == object).then_some(value))
+    }
+
+    fn insert(&mut self, object: Arg, d: DescrId, value: Arg, pure: bool) {
+        let field = self.0.entry(d).or_default();
+        field.pure = pure;
+        match field.known.iter_mut().find(|(o, _)| *o == object) {
+            Some(entry) => entry.1 = value,
+            None => field.known.push((object, value)),
+        }
+    }
+
+    /// Drops the entries of descr `d` of the objects `drop` picks.
+    fn forget(&mut self, d: DescrId, drop: impl Fn(Arg) -> bool) {
+        if let Some(field) = self.0.get_mut(&d) {
+            field.known.retain(|&mut (o, _)| !drop(o));
+        }
+    }
+
+    /// Keeps the entries of the descrs `keep` picks (given each descr
+    /// and whether its field never changes).
+    fn retain(&mut self, keep: impl Fn(DescrId, bool) -> bool) {
+        self.0.retain(|&d, field| keep(d, field.pure));
+    }
+
+    /// (object, descr, value) of every entry, in no fixed order.
+    fn iter(&self) -> impl Iterator<Item = (Arg, DescrId, Arg)> + '_ {
+        (self.0.iter()).flat_map(|(&d, field)| field.known.iter().map(move |&(o, v)| (o, d, v)))
+    }
 }
 
 /// The output values that are objects the trace allocated: a flag by
@@ -109,7 +165,7 @@ impl HeapCache {
     /// grow one doubling at a time otherwise, each a rehash).
     pub(crate) fn for_trace(ops: usize) -> HeapCache {
         HeapCache {
-            fields: HashMap::with_capacity_and_hasher(ops / 4, Default::default()),
+            fields: Fields::with_capacity(ops / 16),
             ..HeapCache::default()
         }
     }
@@ -122,7 +178,7 @@ impl HeapCache {
     /// Drops every entry that may change, keeping the fields and items
     /// that never do.
     fn forget_mutable(&mut self) {
-        self.fields.retain(|_, (_, pure)| *pure);
+        self.fields.retain(|_, pure| pure);
         self.items.retain(|_, (_, pure)| *pure);
     }
 }
@@ -161,14 +217,14 @@ impl Optimizer<'_> {
         let same_only = self.bug(Bug::AliasForward);
         let cache = &mut self.heap;
         let fresh = &cache.fresh;
-        cache.fields.retain(|&(q, e), _| {
-            !(e == d && (q == object || !same_only && may_alias(fresh, q, object)))
+        (cache.fields).forget(d, |q| {
+            q == object || !same_only && may_alias(fresh, q, object)
         });
     }
 
     /// What field `d` of `object` is known to hold.
     pub(crate) fn heap_field(&mut self, object: Arg, d: DescrId) -> Option<Arg> {
-        let &(value, _) = self.heap.fields.get(&(object, d))?;
+        let value = self.heap.fields.get(object, d)?;
         self.use_known_place(Place::Field(object, d));
         Some(self.find(value))
     }
@@ -186,9 +242,7 @@ impl Optimizer<'_> {
 
     /// The known fields: (object, field descr, value), in a fixed order.
     pub(crate) fn known_fields(&mut self) -> Vec<(Arg, DescrId, Arg)> {
-        let mut known: Vec<(Arg, DescrId, Arg)> = (self.heap.fields.iter())
-            .map(|(&(object, d), &(value, _))| (object, d, value))
-            .collect();
+        let mut known: Vec<(Arg, DescrId, Arg)> = self.heap.fields.iter().collect();
         known.sort_unstable_by_key(|&(object, d, _)| (object, d));
         (known.into_iter())
             .map(|(object, d, value)| (self.find(object), d, self.find(value)))
@@ -238,7 +292,7 @@ impl Optimizer<'_> {
     /// Field `d` of `object` holds `value`.
     pub(crate) fn heap_knows_field(&mut self, object: Arg, d: DescrId, value: Arg) {
         let pure = self.never_changes(d);
-        self.heap.fields.insert((object, d), (value, pure));
+        self.heap.fields.insert(object, d, value, pure);
     }
 
     /// Before an op is emitted: a read of a known place is its value.
@@ -278,12 +332,12 @@ impl Optimizer<'_> {
         }
         let place = Self::heap_place(opcode, args, descr);
         let known = match place {
-            Some(Place::Field(p, d)) => self.heap.fields.get(&(p, d)),
-            Some(Place::Item(p, i, d)) => self.heap.items.get(&(p, i, d)),
+            Some(Place::Field(p, d)) => self.heap.fields.get(p, d),
+            Some(Place::Item(p, i, d)) => self.heap.items.get(&(p, i, d)).map(|&(value, _)| value),
             None => None,
         };
         match (known, place) {
-            (Some(&(value, _)), Some(place)) => {
+            (Some(value), Some(place)) => {
                 self.use_known_place(place);
                 HeapStep::Known(self.find(value))
             }
@@ -403,7 +457,7 @@ impl Optimizer<'_> {
                     if written {
                         self.heap_forget_field(p, d);
                     }
-                    self.heap.fields.insert((p, d), (value, pure));
+                    self.heap.fields.insert(p, d, value, pure);
                 }
                 Place::Item(p, i, d) => {
                     if written {
@@ -450,9 +504,7 @@ impl Optimizer<'_> {
                 writes.map_or(true, |w| w.may_touch(&out.descr(d).text))
             };
             let cache = &mut self.heap;
-            cache
-                .fields
-                .retain(|(_, d), (_, pure)| *pure || !touches(*d, out));
+            (cache.fields).retain(|d, pure| pure || !touches(d, out));
             cache
                 .items
                 .retain(|(_, _, d), (_, pure)| *pure || !touches(*d, out));

@@ -26,12 +26,16 @@ impl Optimizer<'_> {
     /// `x + (-C)`.
     pub(crate) fn cse_key(&mut self, opcode: Opcode, args: &[Arg]) -> CseKey {
         let second = args.get(1).copied().unwrap_or(args[0]);
-        match (opcode, self.as_int(second)) {
-            (Opcode::IntSub, Some(c)) if args.len() == 2 => {
+        // (The constant is looked up for a subtraction only.)
+        let subtracted = (opcode == Opcode::IntSub && args.len() == 2)
+            .then(|| self.as_int(second))
+            .flatten();
+        match subtracted {
+            Some(c) => {
                 let negated = self.int_const(c.wrapping_neg());
                 (Opcode::IntAdd, args[0], negated)
             }
-            _ => (opcode, args[0], second),
+            None => (opcode, args[0], second),
         }
     }
 

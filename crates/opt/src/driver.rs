@@ -736,7 +736,30 @@ impl Optimizer<'_> {
         }
     }
 
+    /// Optimizes input op `index`, `op`.
+    #[inline]
     pub(crate) fn op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
+        // A `debug_merge_point` (one op in seven of a log) of constants
+        // goes out as it is: it reads, writes and tells nothing. (Before
+        // the call: the rest's frame is large.)
+        if op.opcode == Opcode::DebugMergePoint
+            && op.args.iter().all(|a| matches!(a, Arg::Const(_)))
+        {
+            let marker = Op {
+                descr: op.descr,
+                offset: op.offset,
+                ..Op::new(op.opcode, Args::from_slice(&op.args))
+            };
+            let input_value = self.input.value_of_op(index);
+            self.emit(marker, Some(self.input.name(input_value)));
+            return Ok(());
+        }
+        self.optimize_op(index, op)
+    }
+
+    /// `op` of any op but a marker of constants.
+    #[inline(never)]
+    fn optimize_op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
         if self.capture.is_some() && op.opcode == Opcode::Jump && index + 1 == self.input.ops.len()
         {
             // What a jump could see of the heap is written first.
@@ -747,19 +770,6 @@ impl Optimizer<'_> {
             return Ok(());
         }
         let input_value = self.input.value_of_op(index);
-        // A `debug_merge_point` (one op in seven of a log) of constants
-        // goes out as it is: it reads, writes and tells nothing.
-        if op.opcode == Opcode::DebugMergePoint
-            && op.args.iter().all(|a| matches!(a, Arg::Const(_)))
-        {
-            let marker = Op {
-                descr: op.descr,
-                offset: op.offset,
-                ..Op::new(op.opcode, Args::from_slice(&op.args))
-            };
-            self.emit(marker, Some(self.input.name(input_value)));
-            return Ok(());
-        }
         self.learn_dereference(op);
         use Opcode::{DebugMergePoint, GuardNoException, GuardNotForced};
         if !matches!(

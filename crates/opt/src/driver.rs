@@ -478,8 +478,14 @@ pub(crate) fn optimize_knowing(
     opt.provenance.reserve(input.ops.len());
     match start {
         Start::Inputs(_) | Start::Loop(_) => {
-            for (i, &ty) in input.inputs.iter().enumerate() {
-                let v = opt.out.add_input(ty, input.name(ValueId(i as u32)));
+            // The input's inputs, names copied as they are (`add_input`
+            // would make each anew from its text).
+            opt.out.inputs.extend_from_slice(&input.inputs);
+            opt.out
+                .names
+                .extend_from_slice(&input.names[..input.inputs.len()]);
+            for i in 0..input.inputs.len() {
+                let v = ValueId(i as u32);
                 opt.new_value(v);
                 opt.map[i] = Some(Arg::Value(v));
             }

@@ -74,9 +74,12 @@ impl Optimizer<'_> {
             | Opcode::GuardNonnullClass
                 if self.passes.guards =>
             {
-                let (info, null) = (self.ptr_info(args[0]), self.is_null(args[0]));
-                let class = args.get(1).map(|&c| self.constant_of(c));
-                let known_class = info.class.is_some() && info.class == class.flatten();
+                let (info, null) = (self.ptr_facts(args[0]), self.is_null(args[0]));
+                let class = match args.get(1) {
+                    Some(&Arg::Const(c)) => Some(self.out.constant(c)),
+                    _ => None,
+                };
+                let known_class = info.class.is_some() && info.class.as_ref() == class;
                 let (passes, fails) = match op.opcode {
                     Opcode::GuardNonnull => (info.nonnull, null),
                     Opcode::GuardIsnull => (null, info.nonnull),

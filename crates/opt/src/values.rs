@@ -7,6 +7,8 @@
 //! hold from there to the end of the trace, since a value never changes
 //! (an object's class never does).
 
+use std::borrow::Cow;
+
 use traceopt_domains::IntBound;
 use traceopt_ir::{
     Arg, Const, DescrId, DescrKind, Fact, Flags, NamedConst, Op, Opcode, Type, ValueId,
@@ -57,9 +59,15 @@ impl Optimizer<'_> {
     /// What is known of a reference argument: a constant is null or not;
     /// a value has the facts gathered so far.
     pub(crate) fn ptr_info(&self, arg: Arg) -> PtrInfo {
+        self.ptr_facts(arg).into_owned()
+    }
+
+    /// `ptr_info`, a value's facts borrowed rather than copied (for the
+    /// tests that only look).
+    pub(crate) fn ptr_facts(&self, arg: Arg) -> Cow<'_, PtrInfo> {
         match arg {
             // A namespace's constant object has the class it gives.
-            Arg::Const(c) => PtrInfo {
+            Arg::Const(c) => Cow::Owned(PtrInfo {
                 nonnull: !matches!(self.out.constant(c), Const::Null),
                 class: match (self.out.constant(c), self.out.namespace.as_deref()) {
                     (Const::Ptr(name), Some(namespace)) => match namespace.constant(name) {
@@ -72,10 +80,10 @@ impl Optimizer<'_> {
                     _ => None,
                 },
                 ..PtrInfo::default()
-            },
+            }),
             Arg::Value(v) => match &self.info[v.0 as usize] {
-                Info::Ptr(info) => info.clone(),
-                _ => PtrInfo::default(),
+                Info::Ptr(info) => Cow::Borrowed(info),
+                _ => Cow::Owned(PtrInfo::default()),
             },
         }
     }
@@ -197,14 +205,14 @@ impl Optimizer<'_> {
     /// compared before (by either test) compare the same way.
     pub(crate) fn compare_refs(&mut self, opcode: Opcode, a: Arg, b: Arg) -> Option<Arg> {
         let equal = ref_test(opcode)?;
-        let (pa, pb) = (self.ptr_info(a), self.ptr_info(b));
+        let (pa, pb) = (self.ptr_facts(a), self.ptr_facts(b));
         let null_and_not = |x: Arg, y: &PtrInfo| self.is_null(x) && y.nonnull;
         let classes_differ = matches!((&pa.class, &pb.class), (Some(x), Some(y)) if x != y);
         // String constants of different texts are different objects, as
         // are arrays or strings of lengths that cannot be equal.
         let text = |x: Arg| match x {
             Arg::Const(c) => match self.out.constant(c) {
-                Const::String { unicode, text } => Some((*unicode, text.clone())),
+                Const::String { unicode, text } => Some((*unicode, text)),
                 _ => None,
             },
             _ => None,

@@ -919,8 +919,9 @@ impl Optimizer<'_> {
             }
         }
         let input = self.input;
-        let ref_test =
-            (self.passes.guards && copy.args.len() == 2).then(|| [copy.args[0], copy.args[1]]);
+        let ref_test = (self.passes.guards && copy.args.len() == 2)
+            .then(|| [copy.args[0], copy.args[1]])
+            .filter(|_| crate::values::ref_test(op.opcode).is_some());
         // The cache learns from the op before it goes out (it needs only
         // the op and the id its result will have).
         let next = ValueId(self.out.num_values() as u32);
@@ -930,8 +931,11 @@ impl Optimizer<'_> {
         }
         let v = self.emit(copy, Some(input.name(input_value)));
         debug_assert_eq!(v, next, "the heap cache learnt of the id the op gets");
-        self.learn_allocation(op, v, Some(self.current));
-        if self.passes.bounds {
+        // (The calls only for the ops they can teach of.)
+        if op.opcode.has(Flags::ALLOC) {
+            self.learn_allocation(op, v, Some(self.current));
+        }
+        if self.passes.bounds && op.opcode.result_type() == Type::Int {
             self.learn_read_bound(v);
         }
         if let Some(args) = float_args {

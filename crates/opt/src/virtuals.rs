@@ -98,7 +98,7 @@ pub(crate) struct Virtuals {
 impl Virtuals {
     pub(crate) fn for_inputs(values: usize) -> Virtuals {
         Virtuals {
-            // (An allocation is about one op in twenty: room for them
+            // (About one op in sixteen allocates: room for them
             // up front, not copied as the list grows.)
             objects: Vec::with_capacity(values / 16),
             of_input: vec![None; values],

@@ -585,6 +585,14 @@ impl Sight {
         Some(slots)
     }
 
+    /// The fixed slots of the objects of `reached` that may be reached.
+    pub fn listed_slots(&self) -> BTreeSet<u128> {
+        (self.reached.iter())
+            .filter(|(_, when)| *when != Term::Bool(false))
+            .filter_map(|(o, _)| self.slot_of(o))
+            .collect()
+    }
+
     /// The object at fixed slot `slot`.
     fn slot(&self, slot: u128) -> Term {
         self.base.bv(

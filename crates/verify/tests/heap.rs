@@ -660,6 +660,47 @@ fn a_copy_whose_length_is_a_sum_of_cancelling_terms_is_one_of_known_length() {
 }
 
 #[test]
+fn where_the_traces_name_their_reach_apart_it_is_proved_one_and_assumed() {
+    // A node stored into an input's field is reached where the field
+    // still holds it; BEFORE wrote the field before (a dead write AFTER
+    // leaves out), so the two traces' reach at the call is two terms of
+    // one meaning. The equation of the two is proved and assumed.
+    let before = "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=valuedescr)\nsetfield_gc(p0, NULL, descr=nextdescr)\n\
+        setfield_gc(p0, p1, descr=nextdescr)\ni2 = call_i(123, i0, descr=plaincalldescr)\nfinish(i2)\n";
+    let after = "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=valuedescr)\nsetfield_gc(p0, p1, descr=nextdescr)\n\
+        i2 = call_i(123, i0, descr=plaincalldescr)\nfinish(i2)\n";
+    let ns = Some(namespace());
+    let before = parse_trace_with(before, "before", ns.clone()).unwrap();
+    let after = parse_trace_with(after, "after", ns).unwrap();
+    let dir = std::env::temp_dir().join(format!("traceopt-verify-sights-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
+    solver.dump_to(&dir).unwrap();
+    let verdict = verify_given(&before, &after, Given::default(), &mut solver).unwrap();
+    let queries: Vec<String> = (std::fs::read_dir(&dir).unwrap())
+        .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(verdict, Verdict::Proved);
+    let equation = asks_reach_alike(&queries);
+    assert!(equation, "no query proves the two traces' reach one");
+}
+
+/// Whether a query asks that a slot array of BEFORE's is one of AFTER's.
+fn asks_reach_alike(queries: &[String]) -> bool {
+    queries.iter().any(|q| {
+        q.match_indices("(= i.b_").any(|(at, _)| {
+            let rest = &q[at..];
+            let end = rest.find(')').unwrap_or(rest.len());
+            let eq = &rest[..end];
+            eq.contains("_slots i.a_") && eq.ends_with("_slots")
+        })
+    })
+}
+
+#[test]
 fn copied_characters_are_the_sources() {
     // A copy of a known length, character by character.
     let before =

@@ -481,6 +481,30 @@ impl Solver {
         Ok(())
     }
 
+    /// Makes `name`, defined by `define_for_smt` with its equation still
+    /// held back, stand for `other`: its equation becomes `name = other`,
+    /// and a query that reads it reads what `other` stands on. Sound where
+    /// the caller proved the value `name` was defined as equal to `other`
+    /// under what every later query assumes: those queries then assume
+    /// less than before. Whether it could (not where the equation was
+    /// given to the solver in an open scope, or is not held).
+    pub fn alias(&mut self, name: &Name, other: &Term) -> bool {
+        let key = name.as_str();
+        if self.held_given.iter().any(|given| given.contains(key)) {
+            return false;
+        }
+        let Some(scope) = self.held.iter().rposition(|h| h.contains_key(key)) else {
+            return false;
+        };
+        let uses = other.names().iter().map(|n| n.as_str().into()).collect();
+        let Some(definition) = self.definitions[scope].get_mut(key) else {
+            return false;
+        };
+        definition.uses = uses;
+        self.held[scope].insert(key.to_string(), format!("(assert (= {name} {other}))"));
+        true
+    }
+
     /// Notes the names the definition of `name` uses, in the current
     /// scope; `held`: its equation is held back (`define_for_smt`).
     fn record_definition(
@@ -1224,6 +1248,41 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         assert!(query.contains("(assert (= i.m (lambda "), "{query}");
         assert!(!query.contains("(assert (= i.unread"), "{query}");
+    }
+
+    #[test]
+    fn a_name_whose_equation_is_held_may_stand_for_another_term() {
+        let Ok(mut solver) = Solver::start(Some(SolverKind::Z3), Duration::from_secs(10)) else {
+            panic!("z3 is needed (scripts/install-solvers)");
+        };
+        let sort = Sort::Array { index: 8, value: 8 };
+        let k = Term::var("k");
+        let doubled = Term::lambda("k", Sort::Bv(8), &k.bv(Fun::BvAdd, &k));
+        let same = Term::lambda("k", Sort::Bv(8), &k);
+        solver.define_for_smt("m", sort, &doubled).unwrap();
+        solver.define_for_smt("n", sort, &same).unwrap();
+        let (m, n) = (Name::invented("m"), Term::var("n"));
+        let at_one = |a: &Term| a.select(&Term::Bv { value: 1, width: 8 });
+        // As defined, m[1] is 2; standing for n, it is 1.
+        let two = Term::Bv { value: 2, width: 8 };
+        assert_eq!(
+            solver
+                .prove(&at_one(&Term::var("m")).eq(&two), &[])
+                .unwrap(),
+            Outcome::Proved
+        );
+        assert!(solver.alias(&m, &n));
+        let one = Term::Bv { value: 1, width: 8 };
+        assert_eq!(
+            solver
+                .prove(&at_one(&Term::var("m")).eq(&one), &[])
+                .unwrap(),
+            Outcome::Proved
+        );
+        // An equation given to the solver in an open scope stays.
+        solver.assert(&at_one(&n).eq(&one)).unwrap();
+        assert!(!solver.alias(&Name::invented("n"), &Term::var("m")));
+        assert!(!solver.alias(&Name::invented("x"), &n), "no such name");
     }
 
     #[test]

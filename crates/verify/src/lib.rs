@@ -595,22 +595,29 @@ fn conjuncts(goal: &Term) -> Vec<Term> {
 /// Where both traces' sights at one point (the k-th call that observes
 /// the heap, a pair of guards compared, the end) reach their objects at
 /// fixed slots under conditions of their own (`Sight::slot_reached`, a
-/// named array each), the equation that the two arrays are one. Proved
-/// from the assumptions, each is an assumption of the queries after: the
-/// solver then need not show the two traces' reach alike, slot by slot,
-/// in every cell it compares (on `shapes_dispatch.log:1734`, 2 to 7 s per
-/// cell without, under 1 s with).
-fn sight_equations(b: &Side, a: &Side, pairs: &[(usize, usize)], ends: [&Sight; 2]) -> Vec<Term> {
+/// named array each), the two names, BEFORE's first. Proved equal from
+/// the assumptions, BEFORE's name is made to stand for AFTER's
+/// (`Solver::alias`): the solver then need not show the two traces'
+/// reach alike, slot by slot, in every cell it compares (on
+/// `shapes_dispatch.log:1734`, 2 to 7 s per cell without, under 1 s
+/// with). Assumed as an equation instead, it made other queries slower
+/// (`collatz.log:2611`: 13 s to 44 s).
+fn sight_equations(
+    b: &Side,
+    a: &Side,
+    pairs: &[(usize, usize)],
+    ends: [&Sight; 2],
+) -> Vec<(Term, Term)> {
     let calls = b.call_sights.iter().zip(&a.call_sights);
     let guards = (pairs.iter()).map(|&(g, m)| (&b.guards[g].sight, &a.guards[m].sight));
-    let mut equations: Vec<Term> = Vec::new();
+    let mut equations: Vec<(Term, Term)> = Vec::new();
     for (x, y) in calls.chain(guards).chain([(ends[0], ends[1])]) {
         let (Some(p), Some(q)) = (&x.slot_reached, &y.slot_reached) else {
             continue;
         };
-        let equation = p.eq(q);
-        if p != q && x.listed_slots() == y.listed_slots() && !equations.contains(&equation) {
-            equations.push(equation);
+        let fresh = equations.iter().all(|(e, _)| e != p);
+        if p != q && fresh && x.listed_slots() == y.listed_slots() {
+            equations.push((p.clone(), q.clone()));
         }
     }
     equations
@@ -622,14 +629,15 @@ fn proved_equations(
     solver: &mut Solver,
     world: &World,
     assumptions: &Slicer,
-    equations: Vec<Term>,
-) -> Result<Vec<Term>, SolverError> {
+    equations: Vec<(Term, Term)>,
+) -> Result<Vec<(Term, Term)>, SolverError> {
     let mut proved = Vec::new();
-    for equation in equations {
+    for (x, y) in equations {
+        let equation = x.eq(&y);
         let premise =
             (assumptions.cone(solver, &equation)).unwrap_or_else(|| assumptions.all().clone());
         if proves(solver, world, &premise.implies(&equation))? {
-            proved.push(equation);
+            proved.push((x, y));
         }
     }
     Ok(proved)
@@ -1142,11 +1150,15 @@ fn check_once(
             checks_defined,
         ));
         // The traces' reach proved alike where they name it apart
-        // (`sight_equations`), then assumed.
+        // (`sight_equations`): BEFORE's name then stands for AFTER's.
         let equations = sight_equations(&b, &a, &pairs, [&b_sight, &a_sight]);
         if !equations.is_empty() {
             let slicer = Slicer::new(solver, &assumed);
-            assumed.extend(proved_equations(solver, &world, &slicer, equations)?);
+            for (x, y) in proved_equations(solver, &world, &slicer, equations)? {
+                if let Term::Var(name) = &x {
+                    solver.alias(name, &y);
+                }
+            }
         }
         let assumptions = Slicer::new(solver, &assumed);
         let meanings = Term::and_all(world.arithmetic_meanings.clone());

@@ -1263,22 +1263,16 @@ mod tests {
         solver.define_for_smt("n", sort, &same).unwrap();
         let (m, n) = (Name::invented("m"), Term::var("n"));
         let at_one = |a: &Term| a.select(&Term::Bv { value: 1, width: 8 });
+        let byte = |value| Term::Bv { value, width: 8 };
+        let m_at_one_is = |solver: &mut Solver, value| {
+            let goal = at_one(&Term::var("m")).eq(&byte(value));
+            solver.prove(&goal, &[]).unwrap() == Outcome::Proved
+        };
         // As defined, m[1] is 2; standing for n, it is 1.
-        let two = Term::Bv { value: 2, width: 8 };
-        assert_eq!(
-            solver
-                .prove(&at_one(&Term::var("m")).eq(&two), &[])
-                .unwrap(),
-            Outcome::Proved
-        );
+        assert!(m_at_one_is(&mut solver, 2));
         assert!(solver.alias(&m, &n));
-        let one = Term::Bv { value: 1, width: 8 };
-        assert_eq!(
-            solver
-                .prove(&at_one(&Term::var("m")).eq(&one), &[])
-                .unwrap(),
-            Outcome::Proved
-        );
+        assert!(m_at_one_is(&mut solver, 1));
+        let one = byte(1);
         // An equation given to the solver in an open scope stays.
         solver.assert(&at_one(&n).eq(&one)).unwrap();
         assert!(!solver.alias(&Name::invented("n"), &Term::var("m")));

@@ -285,6 +285,9 @@ pub(crate) struct Optimizer<'a> {
     /// The loop an entry jumps into at its label, and what it tests
     /// (`End::Enter`).
     pub(crate) entering: Option<crate::entry::Entering<'a>>,
+    /// The output ops from here on may be looked into (`defining_op`):
+    /// past a label inside the input, those after it.
+    pub(crate) label_floor: usize,
 }
 
 /// Optimizes `input` with the given passes. `input` must pass the
@@ -459,6 +462,7 @@ pub(crate) fn optimize_knowing(
         known_places: HashMap::default(),
         known_used: Vec::new(),
         entering: None,
+        label_floor: 0,
     };
     opt.capture = match end {
         End::Capture(widened) => Some(widened.to_vec()),
@@ -844,6 +848,10 @@ impl Optimizer<'_> {
     /// this part's frame.)
     #[inline(never)]
     fn forwarded_op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
+        if op.opcode == Opcode::Label && self.after_first_op(index) {
+            self.label_inside(op);
+            return Ok(());
+        }
         let input_value = self.input.value_of_op(index);
         let args = self.forwarded_args(&op.args);
         if self.passes.guards && self.take_hint(op.opcode, &args) {
@@ -946,6 +954,67 @@ impl Optimizer<'_> {
         }
         self.map[input_value.0 as usize] = Some(Arg::Value(v));
         Ok(())
+    }
+
+    /// The index of the output op that makes `v`, where the passes may
+    /// look into it: not before a label inside the input, past which
+    /// `v` is what the label was passed, made by no op.
+    pub(crate) fn defining_op(&self, v: ValueId) -> Option<usize> {
+        self.out
+            .op_index(v)
+            .filter(|&index| index >= self.label_floor)
+    }
+
+    /// Whether input op `index` comes after an op other than a marker.
+    fn after_first_op(&self, index: usize) -> bool {
+        (self.input.ops[..index].iter()).any(|op| op.opcode != Opcode::DebugMergePoint)
+    }
+
+    /// A label inside the input (a peeled loop's, say, optimized again):
+    /// past it, the trace's values are the label's arguments, which each
+    /// jump to it passes anew. The label goes out with one value of its
+    /// own per argument (a `same_as` for a constant or a value another
+    /// argument passes), and nothing known before it holds of them: the
+    /// values, the tables and the caches start afresh, as at the start.
+    #[inline(never)]
+    fn label_inside(&mut self, op: &Op) {
+        let mut own: Args = Args::new();
+        for (i, &arg) in op.args.iter().enumerate() {
+            if let Some(first) = op.args[..i].iter().position(|&a| a == arg) {
+                own.push(own[first]);
+                continue;
+            }
+            let forwarded = self.arg(arg);
+            let value = match forwarded {
+                Arg::Value(_) if !own.contains(&forwarded) => forwarded,
+                _ => {
+                    let copy = match self.out.arg_type(forwarded) {
+                        Type::Int => Opcode::SameAsI,
+                        Type::Ref => Opcode::SameAsR,
+                        _ => Opcode::SameAsF,
+                    };
+                    Arg::Value(self.emit(Op::new(copy, smallvec![forwarded]), None))
+                }
+            };
+            own.push(value);
+        }
+        let label = self.output_op(op, own.clone());
+        self.emit(label, None);
+        self.label_floor = self.out.ops.len();
+        self.cse.clear();
+        self.relations = Relations::default();
+        self.ref_tests.clear();
+        self.nonnull_guards.clear();
+        self.heap = HeapCache::default();
+        self.drop_overflow_guard = false;
+        self.call_removed = false;
+        for (&arg, &value) in op.args.iter().zip(&own) {
+            if let (Arg::Value(input), Arg::Value(v)) = (arg, value) {
+                self.map[input.0 as usize] = Some(value);
+                self.info[v.0 as usize] = Info::Nothing;
+                self.no_overflow[v.0 as usize] = false;
+            }
+        }
     }
 
     /// An input op as an output op: the given (forwarded) arguments, its

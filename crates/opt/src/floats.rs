@@ -44,8 +44,7 @@ impl Optimizer<'_> {
         let one = |me: &Self, a: Arg| matches!(a, Arg::Const(c) if *me.out.constant(c) == Const::float(1.0));
         let made_by = |me: &Self, a: Arg| match a {
             Arg::Value(v) => me
-                .out
-                .op_index(v)
+                .defining_op(v)
                 .and_then(|i| Some((me.out.ops[i].opcode, *me.out.ops[i].args.first()?))),
             Arg::Const(_) => None,
         };

@@ -43,7 +43,7 @@ impl Optimizer<'_> {
             _ => return None,
         };
         let Arg::Value(v) = args[0] else { return None };
-        let op = &self.out.ops[self.out.op_index(v)?];
+        let op = &self.out.ops[self.defining_op(v)?];
         (op.opcode == undone).then(|| op.args[0])
     }
 }

@@ -35,7 +35,7 @@ impl Optimizer<'_> {
                 // The op before passed its overflow check: its bound
                 // holds from here on, and rules may look into it.
                 if let Some(Arg::Value(v)) = self.last_output_value() {
-                    let op = &self.out.ops[self.out.op_index(v).expect("an op's value")];
+                    let op = &self.out.ops[self.defining_op(v).expect("an op's value")];
                     if op.opcode.has(Flags::OVF) {
                         let (opcode, args) = (op.opcode, Args::from_slice(&op.args));
                         let arg_bounds: Vec<IntBound> =
@@ -288,7 +288,7 @@ impl Optimizer<'_> {
 
     /// `v = cmp(a, b)` is known to be `truth`: narrow `a` and `b`.
     pub(crate) fn learn_from_comparison(&mut self, v: ValueId, truth: bool) {
-        let Some(index) = self.out.op_index(v) else {
+        let Some(index) = self.defining_op(v) else {
             return;
         };
         let op = &self.out.ops[index];

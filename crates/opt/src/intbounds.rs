@@ -202,7 +202,7 @@ pub(crate) fn python_division(opcode: Opcode, descr: Option<&Descr>) -> Option<O
 impl Optimizer<'_> {
     /// Output op `v` read the heap or divided: what its result can be.
     pub(crate) fn learn_read_bound(&mut self, v: ValueId) {
-        let Some(index) = self.out.op_index(v) else {
+        let Some(index) = self.defining_op(v) else {
             return;
         };
         let op = &self.out.ops[index];
@@ -241,7 +241,7 @@ impl Optimizer<'_> {
         if depth >= MAX_BACKWARD_DEPTH {
             return;
         }
-        let Some(index) = self.out.op_index(v) else {
+        let Some(index) = self.defining_op(v) else {
             return;
         };
         if self.passes.bug.is_some() && self.injected_inverse(index, narrowed, depth) {

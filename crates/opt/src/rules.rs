@@ -40,7 +40,7 @@ impl Subject for Optimizer<'_> {
                 None => Head::Other,
             },
             Arg::Value(v) => {
-                let Some(index) = self.out.op_index(v) else {
+                let Some(index) = self.defining_op(v) else {
                     return Head::Other;
                 };
                 let op = &self.out.ops[index];

@@ -258,7 +258,7 @@ impl Optimizer<'_> {
     /// `v` compares a reference with null and is known to be `truth`:
     /// the reference is null, or not null, from here on.
     pub(crate) fn learn_null_test(&mut self, v: ValueId, truth: bool) {
-        let Some(index) = self.out.op_index(v) else {
+        let Some(index) = self.defining_op(v) else {
             return;
         };
         let op = &self.out.ops[index];

@@ -62,3 +62,16 @@ fn peeled_it_is_seed_004s_unboxed_loop() {
     .unwrap();
     assert_eq!(verdict, Verdict::Proved);
 }
+
+#[test]
+fn the_peeled_loop_optimized_again_is_itself() {
+    // Past its label, the loop's values are the label's arguments, which
+    // each jump passes anew: nothing the preamble knew of them holds
+    // there (the body's `i14 - 1` is no `i3 - 2`).
+    let input = example("paper-peeled.trace");
+    let out = optimize(&input, Passes::default()).unwrap();
+    assert_eq!(print_trace(&out.trace), print_trace(&input));
+    assert_eq!(traceopt_opt::malformed_output(&input, &out.trace), None);
+    let verdict = verify_aligned(&input, &out.trace, &out.provenance, &mut solver()).unwrap();
+    assert_eq!(verdict, Verdict::Proved);
+}

@@ -9,7 +9,9 @@ use traceopt_ir::{print_trace, Arg, Fact, LabelState, Opcode, Trace};
 use traceopt_opt::{
     enter_peeled, facts_on_exit, optimize_assuming, peel, Entered, NoEntry, Passes, Peeled,
 };
-use traceopt_verify::{verify_assuming, verify_entry, verify_exit_facts, verify_peeled, Verdict};
+use traceopt_verify::{
+    verify, verify_assuming, verify_entry, verify_exit_facts, verify_peeled, Verdict,
+};
 
 /// Seed 004's loop (boxed integers, `y` counting down, `res` adding up),
 /// as our allocation removal leaves it before virtuals cross the label.
@@ -1394,5 +1396,45 @@ fn a_class_the_preamble_sees_through_the_heap_holds_in_the_body() {
             Err(traceopt_verify::VerifyError::Unsupported { .. })
         ),
         "{result:?}"
+    );
+}
+
+#[test]
+fn a_label_inside_the_input_starts_afresh() {
+    // What the preamble learns of the values it passes the label (i0 > 0,
+    // i1 = 5) holds on the first pass only: the body keeps its guard and
+    // its addition, and the label takes a value of its own for the
+    // constant the preamble found i1 to be.
+    let before = "[i0, i1]\n\
+        i2 = int_gt(i0, 0)\n\
+        guard_true(i2) [i0]\n\
+        guard_value(i1, 5) [i1]\n\
+        i3 = int_add(i0, 1)\n\
+        label(i3, i1, i0, descr=TargetToken(1))\n\
+        i4 = int_gt(i0, 0)\n\
+        guard_true(i4) [i0]\n\
+        i5 = int_sub(i3, 2)\n\
+        i6 = int_add(i1, i0)\n\
+        jump(i5, i6, i5, descr=TargetToken(1))\n";
+    let expected = "[i0, i1]\n\
+        i2 = int_gt(i0, 0)\n\
+        guard_true(i2) [i0]\n\
+        guard_value(i1, 5) [i1]\n\
+        i3 = int_add(i0, 1)\n\
+        i13 = same_as_i(5)\n\
+        label(i3, i13, i0, descr=TargetToken(1))\n\
+        i4 = int_gt(i0, 0)\n\
+        guard_true(i4) [i0]\n\
+        i5 = int_sub(i3, 2)\n\
+        i6 = int_add(i13, i0)\n\
+        jump(i5, i6, i5, descr=TargetToken(1))\n";
+    common::optimizes_with(Passes::default(), before, expected);
+    // Without the body's guard the first pass is the same, the loop not:
+    // i0 = 1 passes 0 on.
+    let twin = expected.replace("guard_true(i4) [i0]\n", "");
+    let verdict = verify(&parse(before), &parse(&twin), &mut solver()).unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Unknown(why) if why.contains("the bodies differ")),
+        "{verdict:?}"
     );
 }

@@ -60,6 +60,7 @@ mod copies;
 pub use bridge::Scope;
 mod exit;
 mod heap;
+mod loops;
 mod pairing;
 mod peel;
 pub use exit::{verify_assuming, verify_exit_facts};
@@ -871,6 +872,23 @@ fn named_inputs(trace: &Trace, values: &[i64]) -> Vec<(String, i64)> {
         .collect()
 }
 
+/// Compares the two traces: as loops where either loops back to a label
+/// inside it (`loops.rs`), else by one run of each (`check_one_pass`).
+fn check(
+    before: &Trace,
+    after: &Trace,
+    provenance: Option<&[Option<usize>]>,
+    given: Given<'_>,
+    solver: &mut Solver,
+) -> Result<Verdict, VerifyError> {
+    match loops::check_loops(before, after, provenance, given, solver)? {
+        Some(verdict) => Ok(verdict),
+        None => check_one_pass(before, after, provenance, given, solver),
+    }
+}
+
+/// One run of each trace from its start compared (where a trace loops
+/// back to a label inside it, its first pass only: `loops.rs`):
 /// `check_once`, and where its counterexample does not replay and the
 /// traces compare strings of unknown length, again with those equalities
 /// stated exactly where short (`strings::SpanMode::ShortExact`): a larger
@@ -880,7 +898,7 @@ fn named_inputs(trace: &Trace, values: &[i64]) -> Vec<(String, i64)> {
 /// query gives up, the verdict is unknown (the solver's limit) rather
 /// than the first query's counterexample that does not replay (which
 /// reads as an encoding bug).
-fn check(
+fn check_one_pass(
     before: &Trace,
     after: &Trace,
     provenance: Option<&[Option<usize>]>,

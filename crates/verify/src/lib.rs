@@ -469,7 +469,7 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
         begin(&[trace], &inputs, &vars, &sites, &mut world, solver)?;
         let side = encode_side(
             trace,
-            ("BEFORE", "b"),
+            ("BEFORE", "b", false),
             (&[], sites.clone()),
             &mut Shared::default(),
             &mut world,
@@ -990,7 +990,7 @@ fn check_once(
         world.slots = Some((slots.count, slots.paired.clone()));
         let mut b = encode_side(
             before,
-            ("BEFORE", "b"),
+            ("BEFORE", "b", true),
             (&[], b_sites.clone()),
             &mut shared,
             &mut world,
@@ -998,7 +998,7 @@ fn check_once(
         )?;
         let mut a = encode_side(
             after,
-            ("AFTER", "a"),
+            ("AFTER", "a", true),
             (&slots.after, a_sites.clone()),
             &mut shared,
             &mut world,
@@ -1584,7 +1584,7 @@ impl Shared {
 /// their classes keyed by `sites`.
 fn encode_side<'t>(
     trace: &'t Trace,
-    (side, p): (&'static str, &'static str),
+    (side, p, resumes): (&'static str, &'static str, bool),
     (slots, sites): (&[u32], Rc<Sites>),
     shared: &mut Shared,
     world: &mut World,
@@ -1758,27 +1758,36 @@ fn encode_side<'t>(
         if let Some(cond) = guard {
             let name = format!("{p}_guard{}", guards.len());
             let next = shared.define(solver, name, Sort::Bool, pass.and(&cond))?;
-            let mut words = Vec::new();
-            for arg in op.resume_args() {
-                let word = match arg {
-                    Arg::Value(v) => values.get(v.0 as usize).cloned().flatten(),
-                    Arg::Const(c) => Some(constant(trace, trace.constant(c), world, solver)?),
-                };
-                words.push((arg, word));
-            }
-            let word = |arg: Arg| words.iter().find(|(a, _)| *a == arg)?.1.clone();
-            let resume = Resume::at(trace, op, &memory, world, solver, word)?;
-            // What the resumed interpreter can reach.
-            let failing = Point {
-                trace,
-                end: index + 1,
-                failing: true,
-                values: &values,
-                seen: &seen,
-                name: format!("{p}_resumed{index}"),
-                resume: resume.as_ref(),
+            // (A side whose resume data nobody compares does without.)
+            let (resume, sight) = match resumes {
+                true => {
+                    let mut words = Vec::new();
+                    for arg in op.resume_args() {
+                        let word = match arg {
+                            Arg::Value(v) => values.get(v.0 as usize).cloned().flatten(),
+                            Arg::Const(c) => {
+                                Some(constant(trace, trace.constant(c), world, solver)?)
+                            }
+                        };
+                        words.push((arg, word));
+                    }
+                    let word = |arg: Arg| words.iter().find(|(a, _)| *a == arg)?.1.clone();
+                    let resume = Resume::at(trace, op, &memory, world, solver, word)?;
+                    // What the resumed interpreter can reach.
+                    let failing = Point {
+                        trace,
+                        end: index + 1,
+                        failing: true,
+                        values: &values,
+                        seen: &seen,
+                        name: format!("{p}_resumed{index}"),
+                        resume: resume.as_ref(),
+                    };
+                    let sight = failing.unreached(&mut memory, shared, world, solver)?.0;
+                    (resume, sight)
+                }
+                false => (None, Sight::of_nothing()),
             };
-            let sight = failing.unreached(&mut memory, shared, world, solver)?.0;
             guards.push(Guard {
                 op_index: index,
                 cond,

@@ -539,6 +539,18 @@ pub(crate) struct Sight {
 }
 
 impl Sight {
+    /// A sight that hides nothing, where none is asked for.
+    pub fn of_nothing() -> Sight {
+        Sight {
+            base: Term::word(0),
+            slots: 0,
+            reached: Vec::new(),
+            names: HashMap::new(),
+            also_hidden: Vec::new(),
+            slot_reached: None,
+        }
+    }
+
     /// Whether the object `obj` is out of sight.
     pub fn hides(&self, obj: &Term) -> Term {
         let last = self.base.bv(Fun::BvAdd, &Term::word(i64::from(self.slots)));

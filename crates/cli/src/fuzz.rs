@@ -102,7 +102,8 @@ pub struct FuzzArgs {
     /// (wrapping-add, neg-minint, mul-inverse, lshift-inverse,
     /// sub-ovf-after-add, ge-as-unsigned; on heap traces, which a heap bug implies:
     /// call-keeps-cache, alias-forward, resume-drops-field,
-    /// write-after-aliasing-read), or a way to kill or hang the optimizer
+    /// write-after-aliasing-read; of loops with a label inside:
+    /// label-keeps-facts), or a way to kill or hang the optimizer
     /// (stack-overflow, endless-loop).
     #[arg(long, hide = true)]
     inject_bug: Option<String>,

@@ -45,6 +45,9 @@ pub struct Config {
     /// the validator does not model yet: such traces are checked by the
     /// runs alone).
     pub clears: bool,
+    /// The share of integer traces (in percent) given a label inside
+    /// that their final jump goes back to (`Sketch::insert_label`).
+    pub labels: u32,
 }
 
 /// Weights of the kinds of steps.
@@ -95,6 +98,7 @@ impl Default for Config {
             mix: Mix::default(),
             heap: false,
             clears: true,
+            labels: 10,
         }
     }
 }
@@ -667,6 +671,9 @@ fn generate_with(rng: Entropy, config: &Config) -> Sketch {
     };
     // Drawn last, so that the rest of a seed's trace is as before.
     let contradict = g.chance(3);
+    let label_at = g
+        .chance(config.labels)
+        .then(|| g.rng.random_range(0..=g.lines.len()));
     let mut sketch = Sketch {
         inputs: input_values,
         heap: Vec::new(),
@@ -676,6 +683,10 @@ fn generate_with(rng: Entropy, config: &Config) -> Sketch {
     // Now and then a guard that must fail: the trace never ends.
     if contradict {
         sketch.contradict_last_guard(&[]);
+    }
+    // Now and then a label inside: a loop as a peeled one is.
+    if let Some(at) = label_at {
+        sketch.insert_label(at);
     }
     sketch
 }
@@ -700,6 +711,23 @@ mod tests {
                 related && ((a, b) == (c, d) || (a, b) == (d, c))
             })
         })
+    }
+
+    #[test]
+    fn some_traces_loop_back_to_a_label_inside_them() {
+        let config = Config::default();
+        let looped: Vec<Sketch> = (0..300)
+            .map(|seed| generate(seed, &config))
+            .filter(|s| s.lines.iter().any(|l| l.opcode == Opcode::Label))
+            .collect();
+        assert!(looped.len() >= 10, "{} of 300 traces", looped.len());
+        let back = |s: &Sketch| s.text().lines().last().unwrap().contains("TargetToken(1)");
+        assert!(looped.iter().any(back), "none jumps back to its label");
+        for sketch in &looped {
+            let trace = sketch.trace().unwrap();
+            let errors = traceopt_ir::check(&trace, "fuzz", Default::default());
+            assert!(errors.is_empty(), "{}\n{errors:?}", sketch.text());
+        }
     }
 
     #[test]

@@ -127,6 +127,9 @@ impl ExampleObject {
     }
 }
 
+/// The descr of the label `Sketch::insert_label` puts in.
+const LOOP_LABEL: &str = "TargetToken(1)";
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sketch {
     /// Input names and the example value of each (for a reference, the
@@ -174,9 +177,64 @@ impl Sketch {
         true
     }
 
-    /// Whether this is a heap trace (its text needs the namespace).
+    /// Puts a label before line `at` (after an op, never between an
+    /// overflow-checked op and its guard): the values from before it that
+    /// the lines after it or the final op use become its arguments, and a
+    /// final `jump` goes back to it, with a value of each argument's kind
+    /// (its letter) from after the label, or the argument itself. The
+    /// trace then loops back to a label inside it, as a peeled loop does;
+    /// a final `finish` stays. Whether there was such a place.
+    pub fn insert_label(&mut self, at: usize) -> bool {
+        use Opcode::{GuardNoOverflow, GuardOverflow, Label};
+        let checks_overflow = |l: &Line| matches!(l.opcode, GuardNoOverflow | GuardOverflow);
+        let fits = at > 0
+            && at < self.lines.len()
+            && !checks_overflow(&self.lines[at])
+            && !self.lines.iter().any(|l| l.opcode == Label);
+        if !fits {
+            return false;
+        }
+        let defined_after: Vec<&str> = (self.lines[at..].iter())
+            .filter_map(|l| l.result.as_deref())
+            .collect();
+        let mut passed: Vec<String> = Vec::new();
+        let later = (self.lines[at..].iter()).flat_map(|l| l.args.iter().chain(&l.fail_args));
+        for operand in later.chain(&self.end.1) {
+            if let Operand::Value(name) = operand {
+                if !defined_after.contains(&name.as_str()) && !passed.contains(name) {
+                    passed.push(name.clone());
+                }
+            }
+        }
+        if self.end.0 == Opcode::Jump {
+            let letter = |name: &str| name.chars().next();
+            self.end.1 = (passed.iter())
+                .map(|arg| {
+                    let same_kind = defined_after
+                        .iter()
+                        .rev()
+                        .find(|v| letter(v) == letter(arg));
+                    Operand::Value(same_kind.map_or(arg.clone(), |v| v.to_string()))
+                })
+                .collect();
+        }
+        let label = Line {
+            descr: Some(LOOP_LABEL.into()),
+            ..Line::new(
+                None,
+                Label,
+                passed.into_iter().map(Operand::Value).collect(),
+            )
+        };
+        self.lines.insert(at, label);
+        true
+    }
+
+    /// Whether this is a heap trace (its text needs the namespace; a
+    /// label's descr needs none).
     pub fn has_heap(&self) -> bool {
-        !self.heap.is_empty() || self.lines.iter().any(|l| l.descr.is_some())
+        !self.heap.is_empty()
+            || (self.lines.iter()).any(|l| l.descr.is_some() && l.opcode != Opcode::Label)
     }
 
     pub fn text(&self) -> String {
@@ -207,7 +265,20 @@ impl Sketch {
             }
             .unwrap();
         }
-        writeln!(out, "{}({})", self.end.0.name(), list(&self.end.1)).unwrap();
+        let mut end = list(&self.end.1);
+        let loops_back = self.end.0 == Opcode::Jump;
+        if let Some(label) = self
+            .lines
+            .iter()
+            .find(|l| l.opcode == Opcode::Label && loops_back)
+        {
+            let descr = label.descr.as_deref().unwrap_or(LOOP_LABEL);
+            end = match end.is_empty() {
+                true => format!("descr={descr}"),
+                false => format!("{end}, descr={descr}"),
+            };
+        }
+        writeln!(out, "{}({end})", self.end.0.name()).unwrap();
         out
     }
 

@@ -848,7 +848,8 @@ impl Optimizer<'_> {
     /// this part's frame.)
     #[inline(never)]
     fn forwarded_op(&mut self, index: usize, op: &Op) -> Result<(), Infeasible> {
-        if op.opcode == Opcode::Label && self.after_first_op(index) {
+        let inside = op.opcode == Opcode::Label && self.after_first_op(index);
+        if inside && !self.bug(Bug::LabelKeepsFacts) {
             self.label_inside(op);
             return Ok(());
         }

@@ -29,6 +29,15 @@
 //!   emitted before a read of that field from an object that may be the
 //!   same one, but later, after the read.
 //!
+//! And one of loops, which the fuzzer's traces with a label inside
+//! (`Sketch::insert_label`) must find:
+//!
+//! - `label-keeps-facts`: a label inside the input is optimized as any
+//!   op: what was known of its arguments before it (bounds, constants,
+//!   the ops that made them) is taken for granted after it, where each
+//!   jump to it passes new values (a peeled loop optimized again did
+//!   this, session 60).
+//!
 //! And two ways for the optimizer to fail without a wrong answer, which
 //! `traceopt fuzz` must catch although no panic is raised (`Bug::KILLERS`,
 //! left out of `Bug::ALL`: they would end a test process):
@@ -58,12 +67,13 @@ pub enum Bug {
     AliasForward,
     ResumeDropsField,
     WriteAfterAliasingRead,
+    LabelKeepsFacts,
     StackOverflow,
     EndlessLoop,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 10] = [
+    pub const ALL: [Bug; 11] = [
         Bug::WrappingAdd,
         Bug::NegMinint,
         Bug::MulInverse,
@@ -74,6 +84,7 @@ impl Bug {
         Bug::AliasForward,
         Bug::ResumeDropsField,
         Bug::WriteAfterAliasingRead,
+        Bug::LabelKeepsFacts,
     ];
 
     /// The bugs that kill or hang the optimizer's process.
@@ -102,6 +113,7 @@ impl Bug {
             Bug::AliasForward => "alias-forward",
             Bug::ResumeDropsField => "resume-drops-field",
             Bug::WriteAfterAliasingRead => "write-after-aliasing-read",
+            Bug::LabelKeepsFacts => "label-keeps-facts",
             Bug::StackOverflow => "stack-overflow",
             Bug::EndlessLoop => "endless-loop",
         }

@@ -601,7 +601,12 @@ pub fn generate_from_bytes(data: &[u8], config: &Config) -> Sketch {
 
 fn generate_with(rng: Entropy, config: &Config) -> Sketch {
     if config.heap {
-        return crate::heapgen::generate_heap_with(rng, config.length, config.clears);
+        return crate::heapgen::generate_heap_with(
+            rng,
+            config.length,
+            config.clears,
+            config.labels,
+        );
     }
     let mut g = Gen {
         rng,
@@ -686,7 +691,8 @@ fn generate_with(rng: Entropy, config: &Config) -> Sketch {
     }
     // Now and then a label inside: a loop as a peeled one is.
     if let Some(at) = label_at {
-        sketch.insert_label(at);
+        // (Every value is an integer.)
+        sketch.insert_label(at, |_, _| true);
     }
     sketch
 }
@@ -715,18 +721,23 @@ mod tests {
 
     #[test]
     fn some_traces_loop_back_to_a_label_inside_them() {
-        let config = Config::default();
-        let looped: Vec<Sketch> = (0..300)
-            .map(|seed| generate(seed, &config))
-            .filter(|s| s.lines.iter().any(|l| l.opcode == Opcode::Label))
-            .collect();
-        assert!(looped.len() >= 10, "{} of 300 traces", looped.len());
-        let back = |s: &Sketch| s.text().lines().last().unwrap().contains("TargetToken(1)");
-        assert!(looped.iter().any(back), "none jumps back to its label");
-        for sketch in &looped {
-            let trace = sketch.trace().unwrap();
-            let errors = traceopt_ir::check(&trace, "fuzz", Default::default());
-            assert!(errors.is_empty(), "{}\n{errors:?}", sketch.text());
+        for heap in [false, true] {
+            let config = Config {
+                heap,
+                ..Config::default()
+            };
+            let looped: Vec<Sketch> = (0..300)
+                .map(|seed| generate(seed, &config))
+                .filter(|s| s.lines.iter().any(|l| l.opcode == Opcode::Label))
+                .collect();
+            assert!(looped.len() >= 10, "{} of 300 traces", looped.len());
+            let back = |s: &Sketch| s.text().lines().last().unwrap().contains("TargetToken(1)");
+            assert!(looped.iter().any(back), "none jumps back to its label");
+            for sketch in &looped {
+                let trace = sketch.trace().unwrap();
+                let errors = traceopt_ir::check(&trace, "fuzz", Default::default());
+                assert!(errors.is_empty(), "{}\n{errors:?}", sketch.text());
+            }
         }
     }
 

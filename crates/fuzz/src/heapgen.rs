@@ -882,11 +882,11 @@ fn example_heap(rng: &mut Entropy) -> Vec<ExampleObject> {
 
 /// Generates one heap trace of about `length` ops from `seed`.
 pub fn generate_heap(rng: Entropy, length: usize) -> Sketch {
-    generate_heap_with(rng, length, true)
+    generate_heap_with(rng, length, true, crate::Config::default().labels)
 }
 
 /// `generate_heap`, with array clears (`zero_array`) or without.
-pub fn generate_heap_with(mut rng: Entropy, length: usize, clears: bool) -> Sketch {
+pub fn generate_heap_with(mut rng: Entropy, length: usize, clears: bool, labels: u32) -> Sketch {
     let heap = example_heap(&mut rng);
     let mut inputs = Vec::new();
     let refs = rng.random_range(1..4);
@@ -957,6 +957,20 @@ pub fn generate_heap_with(mut rng: Entropy, length: usize, clears: bool) -> Sket
             });
         }
         g.sketch.end = (Opcode::Jump, args);
+    }
+    // Now and then a label inside (drawn last, so that the rest of a
+    // seed's trace is as before): a loop as a peeled one is, whose label
+    // takes objects the trace made, virtual or not.
+    if g.chance(labels) {
+        let at = g.rng.random_range(0..=g.sketch.lines.len());
+        let kinds = &g.values;
+        let kind = |name: &str| (kinds.iter()).find(|(n, _)| n == name).map(|&(_, k)| k);
+        let alike = |a: &str, b: &str| match (kind(a), kind(b)) {
+            (Some(Kind::Int(_)), Some(Kind::Int(_))) => true,
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        };
+        g.sketch.insert_label(at, alike);
     }
     g.sketch
 }

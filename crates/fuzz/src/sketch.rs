@@ -181,10 +181,11 @@ impl Sketch {
     /// overflow-checked op and its guard): the values from before it that
     /// the lines after it or the final op use become its arguments, and a
     /// final `jump` goes back to it, with a value of each argument's kind
-    /// (its letter) from after the label, or the argument itself. The
-    /// trace then loops back to a label inside it, as a peeled loop does;
-    /// a final `finish` stays. Whether there was such a place.
-    pub fn insert_label(&mut self, at: usize) -> bool {
+    /// (`alike` of two names) from after the label, the last one, or the
+    /// argument itself. The trace then loops back to a label inside it,
+    /// as a peeled loop does; a final `finish` stays. Whether there was
+    /// such a place.
+    pub fn insert_label(&mut self, at: usize, alike: impl Fn(&str, &str) -> bool) -> bool {
         use Opcode::{GuardNoOverflow, GuardOverflow, Label};
         let checks_overflow = |l: &Line| matches!(l.opcode, GuardNoOverflow | GuardOverflow);
         let fits = at > 0
@@ -207,13 +208,9 @@ impl Sketch {
             }
         }
         if self.end.0 == Opcode::Jump {
-            let letter = |name: &str| name.chars().next();
             self.end.1 = (passed.iter())
                 .map(|arg| {
-                    let same_kind = defined_after
-                        .iter()
-                        .rev()
-                        .find(|v| letter(v) == letter(arg));
+                    let same_kind = defined_after.iter().rev().find(|v| alike(v, arg));
                     Operand::Value(same_kind.map_or(arg.clone(), |v| v.to_string()))
                 })
                 .collect();

@@ -587,21 +587,8 @@ impl Trace {
             }
         }
         let first = start.map_or(0, |label| label + 1);
-        for i in first..guard {
-            let from = &self.ops[i];
-            let mut defined = true;
-            let copy = exit.import_op(self, from, |v| {
-                map[v.0 as usize].unwrap_or_else(|| {
-                    defined = false;
-                    Arg::Value(v)
-                })
-            });
-            if !defined {
-                return None;
-            }
-            let v = self.value_of_op(i);
-            let pos = self.op_pos.get(i).copied().unwrap_or_default();
-            map[v.0 as usize] = Some(Arg::Value(exit.push(copy, self.name(v), pos)));
+        if !exit.copy_ops(self, first..guard, &mut map) {
+            return None;
         }
         let mut args = Vec::new();
         for item in op.fail_args.as_ref()? {
@@ -612,6 +599,33 @@ impl Trace {
         let pos = self.op_pos.get(guard).copied().unwrap_or_default();
         exit.push(Op::new(Opcode::Jump, args), "", pos);
         Some(exit)
+    }
+
+    /// Appends copies of `from`'s ops in `range`, each value `v` they use
+    /// as `map[v]`, and maps each result to its copy. False (and the
+    /// copy stops) where an op uses a value `map` does not give.
+    pub fn copy_ops(
+        &mut self,
+        from: &Trace,
+        range: std::ops::Range<usize>,
+        map: &mut [Option<Arg>],
+    ) -> bool {
+        for i in range {
+            let mut defined = true;
+            let copy = self.import_op(from, &from.ops[i], |v| {
+                map[v.0 as usize].unwrap_or_else(|| {
+                    defined = false;
+                    Arg::Value(v)
+                })
+            });
+            if !defined {
+                return false;
+            }
+            let v = from.value_of_op(i);
+            let pos = from.op_pos.get(i).copied().unwrap_or_default();
+            map[v.0 as usize] = Some(Arg::Value(self.push(copy, from.name(v), pos)));
+        }
+        true
     }
 
     /// The class of each object the recorded ops allocate with

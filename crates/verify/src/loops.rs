@@ -240,19 +240,8 @@ fn body(trace: &Trace, label: usize) -> Option<Trace> {
             map[v.0 as usize] = Some(Arg::Value(input));
         }
     }
-    for i in label + 1..trace.ops.len() {
-        let mut defined = true;
-        let copy = part.import_op(trace, &trace.ops[i], |v| {
-            map[v.0 as usize].unwrap_or_else(|| {
-                defined = false;
-                Arg::Value(v)
-            })
-        });
-        if !defined {
-            return None;
-        }
-        let v = trace.value_of_op(i);
-        map[v.0 as usize] = Some(Arg::Value(part.push(copy, trace.name(v), trace.op_pos[i])));
+    if !part.copy_ops(trace, label + 1..trace.ops.len(), &mut map) {
+        return None;
     }
     let recorded = |i: usize| i.max(label + 1) - (label + 1);
     part.recorded = recorded(trace.recorded.start)..recorded(trace.recorded.end);

@@ -85,6 +85,35 @@ pub fn power_of_two_quotient(x: &Term, divisor: &Term, quotient: &Term) -> Optio
     Some(power.implies(&quotient.eq(&x.bv(Fun::BvAshr, k))))
 }
 
+/// For `x - (x == c)` and `x + (x == c)` (`flag` seen through its name):
+/// the result is never `c`, which moves `x` off `c` when it was on it.
+/// PyPy's hashes are made so (never -1), and a recording tests the result
+/// again; a bit-blasting solver does not see the second test is 0 by
+/// itself, and the hash's multiplications then cost it minutes.
+pub fn moved_off_constant(opcode: Opcode, x: &Term, flag: &Term, value: &Term) -> Option<Term> {
+    if !matches!(opcode, Opcode::IntSub | Opcode::IntAdd) {
+        return None;
+    }
+    let Term::App(Fun::Ite, parts) = flag else {
+        return None;
+    };
+    let [test, one, zero] = &parts[..] else {
+        return None;
+    };
+    if *one != Term::word(1) || *zero != Term::word(0) {
+        return None;
+    }
+    let Term::App(Fun::Eq, sides) = test else {
+        return None;
+    };
+    let c = match &sides[..] {
+        [l, r] if l == x && matches!(r, Term::Bv { .. }) => r,
+        [l, r] if r == x && matches!(l, Term::Bv { .. }) => l,
+        _ => return None,
+    };
+    Some(value.eq(c).not())
+}
+
 /// The meaning of an integer op, or `None` if `opcode` is not one (or the
 /// argument count is wrong). `call_pure_i` takes the function as its first
 /// argument, as in traces.

@@ -221,3 +221,63 @@ fn a_quotient_by_a_power_of_two_is_a_shift_for_every_power() {
         );
     }
 }
+
+/// The lemma `moved_off_constant` gives `x - (x == c)` and `x + (x == c)`:
+/// the result is not c, proved for every x and c. Its wrong twins are
+/// refuted: the result may be c's neighbour, and a flag testing another
+/// value moves nothing (so none is given for it).
+#[test]
+fn a_value_moved_off_a_constant_is_not_that_constant() {
+    use traceopt_smt::encode::{flag, moved_off_constant};
+    use traceopt_smt::Fun;
+    let mut solver = Solver::start(None, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("{e}\n(the test command installs z3: see README)"));
+    let (x, y, c) = (Term::var("x"), Term::var("y"), Term::var("c"));
+    for name in ["x", "y", "c"] {
+        solver
+            .declare(
+                &traceopt_smt::Name::invented(name),
+                traceopt_smt::Sort::Bv(64),
+            )
+            .unwrap();
+    }
+    let vars: Vec<String> = ["x", "y", "c"].map(String::from).to_vec();
+    // The solver proves it for a symbolic c; the encoder gives it for
+    // constants only, which this covers.
+    let on_c = flag(&x.eq(&c));
+    for (opcode, fun) in [(Opcode::IntSub, Fun::BvSub), (Opcode::IntAdd, Fun::BvAdd)] {
+        let value = x.bv(fun, &on_c);
+        let proved = value.eq(&c).not();
+        assert_eq!(solver.prove_bv(&proved, &vars).unwrap(), Outcome::Proved);
+        let neighbour = c.bv(fun, &Term::word(1));
+        let wrong = value.eq(&neighbour).not();
+        assert!(matches!(
+            solver.prove_bv(&wrong, &vars).unwrap(),
+            Outcome::Counterexample(_)
+        ));
+        let other = y.bv(fun, &on_c).eq(&c).not();
+        assert!(matches!(
+            solver.prove_bv(&other, &vars).unwrap(),
+            Outcome::Counterexample(_)
+        ));
+    }
+    // What the encoder gives, for -1 on either side of the test.
+    let minus_one = Term::word(-1);
+    for test in [x.eq(&minus_one), minus_one.eq(&x)] {
+        let value = x.bv(Fun::BvSub, &flag(&test));
+        let lemma = moved_off_constant(Opcode::IntSub, &x, &flag(&test), &value)
+            .expect("a lemma for x - (x == -1)");
+        assert_eq!(lemma, value.eq(&minus_one).not());
+        assert_eq!(solver.prove_bv(&lemma, &vars).unwrap(), Outcome::Proved);
+    }
+    let value = y.bv(Fun::BvSub, &flag(&x.eq(&minus_one)));
+    assert_eq!(
+        moved_off_constant(Opcode::IntSub, &y, &flag(&x.eq(&minus_one)), &value),
+        None
+    );
+    let value = x.bv(Fun::BvMul, &flag(&x.eq(&minus_one)));
+    assert_eq!(
+        moved_off_constant(Opcode::IntMul, &x, &flag(&x.eq(&minus_one)), &value),
+        None
+    );
+}

@@ -53,7 +53,9 @@ use traceopt_interp::{
 use traceopt_ir::{
     Arg, Const, Descr, Flags, Namespace, Op, Opcode, PureResult, SeenClass, Trace, Type, ValueId,
 };
-use traceopt_smt::encode::{encode, power_of_two_quotient, py_division_oopspec, truthy};
+use traceopt_smt::encode::{
+    encode, moved_off_constant, power_of_two_quotient, py_division_oopspec, truthy,
+};
 
 mod bridge;
 mod copies;
@@ -1691,6 +1693,14 @@ fn encode_side<'t>(
                     };
                     if let (None, Some((x, divisor))) = (&enc.lemma, quotient) {
                         enc.lemma = power_of_two_quotient(x, shared.term(divisor), &enc.value);
+                    }
+                    if let (None, [x, y]) = (&enc.lemma, &args[..]) {
+                        // `x - (x == c)` is not c (`y + (y == c)` neither).
+                        enc.lemma = moved_off_constant(opcode, x, shared.term(y), &enc.value)
+                            .or_else(|| {
+                                (opcode == Opcode::IntAdd).then_some(())?;
+                                moved_off_constant(opcode, y, shared.term(x), &enc.value)
+                            });
                     }
                     if world.opaque_arithmetic {
                         enc.value = world.opaque(solver, &enc.value)?;

@@ -255,6 +255,11 @@ fn a_value_moved_off_a_constant_is_not_that_constant() {
             solver.prove_bv(&wrong, &vars).unwrap(),
             Outcome::Counterexample(_)
         ));
+        let seven = Term::word(7);
+        let on_seven = flag(&x.eq(&seven));
+        let given = moved_off_constant(opcode, &x, &on_seven, &x.bv(fun, &on_seven));
+        let given = given.expect("a lemma for x - (x == 7) and x + (x == 7)");
+        assert_eq!(solver.prove_bv(&given, &vars).unwrap(), Outcome::Proved);
         let other = y.bv(fun, &on_c).eq(&c).not();
         assert!(matches!(
             solver.prove_bv(&other, &vars).unwrap(),

@@ -242,7 +242,21 @@ pub fn encode(opcode: Opcode, args: &[Term], descr: Option<&Descr>) -> Option<En
                 _ => (Fun::BvMul, 64),
             };
             let value = binary(fun);
-            let wide = |t: &Term| t.un(Fun::SignExtend(wide_bits));
+            // A constant is widened here: the validator leaves a product
+            // with a constant factor interpreted (a product of two unknowns
+            // it makes opaque at first), and z3 bit-blasts one such in a
+            // second where it cannot prove the opaque one in minutes.
+            let wide = |t: &Term| match t {
+                Term::Bv { value, width: 64 } => {
+                    let bits = 64 + wide_bits;
+                    let extended = *value as u64 as i64 as i128 as u128;
+                    Term::Bv {
+                        value: extended & (u128::MAX >> (128 - bits)),
+                        width: bits,
+                    }
+                }
+                _ => t.un(Fun::SignExtend(wide_bits)),
+            };
             let exact = wide(a).bv(fun, &wide(b.unwrap()));
             // Bit-blasted solvers cannot see that the exact product of
             // nonzero factors is negative iff their signs differ (x*x >= 0);

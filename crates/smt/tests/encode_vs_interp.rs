@@ -286,3 +286,35 @@ fn a_value_moved_off_a_constant_is_not_that_constant() {
         None
     );
 }
+
+/// A constant factor of `int_mul_ovf` is widened as a constant (negative
+/// ones too), not as a `sign_extend` of one: the validator keeps a product
+/// with a constant factor interpreted, and one of two unknowns it makes
+/// opaque, so this decides which the exact product is. That the widened
+/// constant means the same is `every_integer_encoding_agrees_with_the_interpreter`.
+#[test]
+fn a_constant_factor_is_widened_as_a_constant() {
+    let x = Term::var("x");
+    for (factor, wide) in [
+        (0x0101_0101, "#x00000000000000000000000001010101"),
+        (-3, "#xfffffffffffffffffffffffffffffffd"),
+    ] {
+        let enc = encode(Opcode::IntMulOvf, &[x.clone(), Term::word(factor)], None).unwrap();
+        let no_overflow = enc
+            .no_overflow
+            .expect("int_mul_ovf's overflow condition")
+            .to_string();
+        assert!(no_overflow.contains(wide), "{no_overflow}");
+        assert_eq!(
+            no_overflow.matches("sign_extend").count(),
+            2,
+            "{no_overflow}"
+        );
+    }
+    let enc = encode(Opcode::IntAddOvf, &[x.clone(), Term::word(-1)], None).unwrap();
+    let no_overflow = enc.no_overflow.unwrap().to_string();
+    assert!(
+        no_overflow.contains("#b11111111111111111111111111111111111111111111111111111111111111111"),
+        "{no_overflow}"
+    );
+}

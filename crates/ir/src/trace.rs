@@ -453,13 +453,17 @@ impl Trace {
     /// `op` of trace `from`, made an op of this trace: each value `v` it
     /// uses becomes `value(v)`, its constants and descrs are interned
     /// here (resume data included). Not pushed.
-    pub fn import_op(
+    pub fn import_op(&mut self, from: &Trace, op: &Op, value: impl FnMut(ValueId) -> Arg) -> Op {
+        self.import_owned_op(from, op.clone(), value)
+    }
+
+    /// `import_op` of an op taken out of `from` (not copied).
+    pub fn import_owned_op(
         &mut self,
         from: &Trace,
-        op: &Op,
+        mut copy: Op,
         mut value: impl FnMut(ValueId) -> Arg,
     ) -> Op {
-        let mut copy = op.clone();
         // Entries of a table both traces share keep their ids.
         let shared = Arc::ptr_eq(&self.pool.base, &from.pool.base);
         let (base_consts, base_descrs) = (from.pool.base.consts.len(), from.pool.base.descrs.len());

@@ -206,6 +206,10 @@ fn peel_once(
             *fact = Fact::default();
         }
     }
+    // (Named once: the arguments only get fewer from round to round.)
+    let label_names: Vec<CompactString> = (0..types.len())
+        .map(|k| compact_str::format_compact!("label{k}"))
+        .collect();
     let mut rounds = 0;
     let (body, body_leaves) = loop {
         rounds += 1;
@@ -213,9 +217,7 @@ fn peel_once(
             state: &label_state,
             pool: &preamble.trace,
             types: types.clone(),
-            names: (0..types.len())
-                .map(|k| compact_str::format_compact!("label{k}"))
-                .collect(),
+            names: label_names[..types.len()].to_vec(),
         };
         // A body that must fail a guard takes for granted what held on
         // the first pass only (a branch the preamble took): it takes less
@@ -303,7 +305,7 @@ fn peel_once(
         *total += n;
     }
     let jump = input.ops.len() - 1;
-    let (trace, provenance, label) = splice(preamble, &leaves, &body, &body_leaves, jump);
+    let (trace, provenance, label) = splice(preamble, &leaves, body, &body_leaves, jump);
     let object_classes = label_state.recorded_object_classes(&trace, input);
     Ok(Attempt::Done(Some(Box::new(Peeled {
         optimized: Optimized {
@@ -1163,7 +1165,7 @@ pub(crate) fn weaken(assumed: &Fact, held: &Fact) -> Fact {
 fn splice(
     preamble: Optimized,
     leaves: &[Arg],
-    body: &Optimized,
+    mut body: Optimized,
     body_leaves: &[Arg],
     jump: usize,
 ) -> (Trace, Vec<Option<usize>>, usize) {
@@ -1184,7 +1186,9 @@ fn splice(
         fresh += 1;
         // PyPy's letters: `p` for a reference.
         let letter = if ty == Type::Ref { 'p' } else { ty.letter() };
-        let name = compact_str::format_compact!("{letter}{fresh}");
+        let mut name = CompactString::const_new("");
+        name.push(letter);
+        name.push_str(&compact_str::ToCompactString::to_compact_string(&fresh));
         if names.insert(name.clone()) {
             return name;
         }
@@ -1226,8 +1230,10 @@ fn splice(
     let mut map: Vec<Arg> = label_args;
     let body_ops = body.trace.ops.len() - 1;
     let body_names = &body.trace.names[body.trace.inputs.len()..];
-    for (i, op) in body.trace.ops[..body_ops].iter().enumerate() {
-        let copy = trace.import_op(&body.trace, op, |v: ValueId| map[v.0 as usize]);
+    let mut body_ops_taken = std::mem::take(&mut body.trace.ops);
+    body_ops_taken.truncate(body_ops);
+    for (i, op) in body_ops_taken.into_iter().enumerate() {
+        let copy = trace.import_owned_op(&body.trace, op, |v: ValueId| map[v.0 as usize]);
         let ty = copy.opcode.result_type();
         let name = &body_names[i];
         let name = if ty == Type::Void || names.insert(name.clone()) {

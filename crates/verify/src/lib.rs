@@ -970,9 +970,11 @@ fn check_once(
     world.span_mode = span_mode;
     // The guards of BEFORE and AFTER, by op, whose resume data is compared.
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();
-    let slots = pairing::Slots::of(before, after, provenance);
-    let b_sites = Rc::new(Sites::before(before, given.built));
+    // End to end, the optimizer's provenance still pairs the allocations
+    // (in order alone, a dropped one takes the place of a kept one).
     let claimed = provenance.or(given.provenance);
+    let slots = pairing::Slots::of(before, after, claimed);
+    let b_sites = Rc::new(Sites::before(before, given.built));
     let a_sites = Sites::after(after, (before, &b_sites), claimed, &slots.partners);
     let a_sites = Rc::new(a_sites);
     let result = (|| {

@@ -344,6 +344,24 @@ impl Solver {
         self.budget = budget;
     }
 
+    /// The time each query may take.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Gives each later query `timeout` (z3 is told with the next query;
+    /// other solvers keep their own limit, and the deadline here, the
+    /// process killed past it, is the new one).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+        if self.kind == SolverKind::Z3 {
+            self.write(&format!(
+                "(set-option :timeout {})",
+                timeout.as_millis().max(1)
+            ));
+        }
+    }
+
     /// Whether a popped top-level scope that did work makes the next
     /// query start a fresh process (on by default).
     pub fn fresh_after_work(&self) -> bool {
@@ -1399,6 +1417,8 @@ mod tests {
                 // Reads a little, then nothing.
                 ("tired", "head -c 1000 >/dev/null; exec sleep 60"),
                 ("quits", "exit 0"),
+                // Reads every line, answers none.
+                ("mute", "while read -r l; do :; done"),
                 (
                     "babbles",
                     "while read -r l; do case \"$l\" in *check-sat*) echo hello;; esac; done",
@@ -1456,6 +1476,19 @@ mod tests {
         for _ in 0..2 {
             assert!(matches!(solver.check(&[]), Ok(Sat::Unknown(_))));
         }
+    }
+
+    #[test]
+    fn a_timeout_set_later_bounds_the_next_queries() {
+        let long = Duration::from_secs(60);
+        let mut solver = Solver::launch(SolverKind::Z3, fake("mute"), long).unwrap();
+        solver.set_timeout(Duration::from_millis(300));
+        assert_eq!(solver.timeout(), Duration::from_millis(300));
+        let started = Instant::now();
+        assert!(matches!(solver.check(&[]), Ok(Sat::Unknown(_))));
+        assert!(started.elapsed() < Duration::from_secs(20));
+        solver.set_timeout(long);
+        assert_eq!(solver.timeout(), long);
     }
 
     #[test]

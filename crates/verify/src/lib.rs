@@ -619,7 +619,10 @@ fn sight_equations(
             continue;
         };
         let fresh = equations.iter().all(|(e, _)| e != p);
-        if p != q && fresh && x.listed_slots() == y.listed_slots() {
+        // Where AFTER lists fewer objects (BEFORE's others are ones AFTER
+        // keeps virtual, such as arrays of a folded copy), they may well
+        // be unreached there: the equation is tried too.
+        if p != q && fresh && y.listed_slots().is_subset(&x.listed_slots()) {
             equations.push((p.clone(), q.clone()));
         }
     }
@@ -634,17 +637,29 @@ fn proved_equations(
     assumptions: &Slicer,
     equations: Vec<(Term, Term)>,
 ) -> Result<Vec<(Term, Term)>, SolverError> {
+    // Each is a help, not an obligation: it gets a short time, so that
+    // many that do not hold cost little.
+    let timeout = solver.timeout();
+    solver.set_timeout(timeout.min(EQUATION_TIMEOUT));
     let mut proved = Vec::new();
-    for (x, y) in equations {
-        let equation = x.eq(&y);
-        let premise =
-            (assumptions.cone(solver, &equation)).unwrap_or_else(|| assumptions.all().clone());
-        if proves(solver, world, &premise.implies(&equation))? {
-            proved.push((x, y));
+    let tried = || -> Result<(), SolverError> {
+        for (x, y) in equations {
+            let equation = x.eq(&y);
+            let premise =
+                (assumptions.cone(solver, &equation)).unwrap_or_else(|| assumptions.all().clone());
+            if proves(solver, world, &premise.implies(&equation))? {
+                proved.push((x, y));
+            }
         }
-    }
-    Ok(proved)
+        Ok(())
+    };
+    let result = tried();
+    solver.set_timeout(timeout);
+    result.map(|()| proved)
 }
+
+/// The time a sight equation (`proved_equations`) may take.
+const EQUATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// What the aligned form's refutation says where the guards do not line
 /// up but the two runs end alike.
@@ -1126,10 +1141,14 @@ fn check_once(
                 resumes.push(both_fail.implies(&agree));
             }
         }
-        obligations.push((
-            "the traces resume differently where they fail the same guard".into(),
-            Term::and_all(resumes),
-        ));
+        // One obligation per pair of guards: together, one query had to
+        // be split into every cell of every pair.
+        for resume in resumes {
+            obligations.push((
+                "the traces resume differently where they fail the same guard".into(),
+                resume,
+            ));
+        }
         // End to end, the pairs above are guards with the same condition.
         // Where AFTER fails a guard with resume data of its own that no
         // BEFORE guard matches so, BEFORE must fail some guard there that

@@ -2318,15 +2318,24 @@ fn end_to_end_the_optimizers_provenance_pairs_the_allocations() {
         setfield_gc(p4, NULL, descr=virtualtokendescr)\n\
         jump(p0, p3)\n";
     let ns = Some(namespace());
-    let before = parse_trace_with(before, "before", ns.clone()).unwrap();
-    let after = parse_trace_with(after, "after", ns).unwrap();
+    let verdict = |after: &str, provenance: &[Option<usize>]| {
+        let before = parse_trace_with(before, "before", ns.clone()).unwrap();
+        let after = parse_trace_with(after, "after", ns.clone()).unwrap();
+        let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
+        let given = Given {
+            provenance: Some(provenance),
+            ..Given::default()
+        };
+        verify_given(&before, &after, given, &mut solver).unwrap()
+    };
     // AFTER's op k stands for BEFORE's op provenance[k].
     let provenance = [4, 4, 4, 4, 5, 3, 6, 7, 8, 9].map(Some);
-    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
-    let given = Given {
-        provenance: Some(&provenance),
-        ..Given::default()
-    };
-    let verdict = verify_given(&before, &after, given, &mut solver).unwrap();
-    assert_eq!(verdict, Verdict::Proved);
+    assert_eq!(verdict(after, &provenance), Verdict::Proved);
+    // A provenance that names the dropped ref proves nothing.
+    let wrong = [1, 1, 1, 1, 5, 3, 6, 7, 8, 9].map(Some);
+    assert!(matches!(verdict(after, &wrong), Verdict::Unreplayed(_)));
+    // A wrong twin, p0.next left pointing at the ref, is refuted.
+    let kept = after.replace("setfield_gc(p0, NULL, descr=nextdescr)\n", "");
+    let provenance = [4, 4, 4, 4, 5, 3, 6, 8, 9].map(Some);
+    assert!(matches!(verdict(&kept, &provenance), Verdict::Refuted(_)));
 }

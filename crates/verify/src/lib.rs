@@ -59,6 +59,7 @@ use traceopt_smt::encode::{
 
 mod bridge;
 mod copies;
+mod equations;
 pub use bridge::Scope;
 mod exit;
 mod heap;
@@ -595,72 +596,6 @@ fn conjuncts(goal: &Term) -> Vec<Term> {
     }
 }
 
-/// Where both traces' sights at one point (the k-th call that observes
-/// the heap, a pair of guards compared, the end) reach their objects at
-/// fixed slots under conditions of their own (`Sight::slot_reached`, a
-/// named array each), the two names, BEFORE's first. Proved equal from
-/// the assumptions, BEFORE's name is made to stand for AFTER's
-/// (`Solver::alias`): the solver then need not show the two traces'
-/// reach alike, slot by slot, in every cell it compares (on
-/// `shapes_dispatch.log:1734`, 2 to 7 s per cell without, under 1 s
-/// with). Assumed as an equation instead, it made other queries slower
-/// (`collatz.log:2611`: 13 s to 44 s).
-fn sight_equations(
-    b: &Side,
-    a: &Side,
-    pairs: &[(usize, usize)],
-    ends: [&Sight; 2],
-) -> Vec<(Term, Term)> {
-    let calls = b.call_sights.iter().zip(&a.call_sights);
-    let guards = (pairs.iter()).map(|&(g, m)| (&b.guards[g].sight, &a.guards[m].sight));
-    let mut equations: Vec<(Term, Term)> = Vec::new();
-    for (x, y) in calls.chain(guards).chain([(ends[0], ends[1])]) {
-        let (Some(p), Some(q)) = (&x.slot_reached, &y.slot_reached) else {
-            continue;
-        };
-        let fresh = equations.iter().all(|(e, _)| e != p);
-        // Where AFTER lists fewer objects (BEFORE's others are ones AFTER
-        // keeps virtual, such as arrays of a folded copy), they may well
-        // be unreached there: the equation is tried too.
-        if p != q && fresh && y.listed_slots().is_subset(&x.listed_slots()) {
-            equations.push((p.clone(), q.clone()));
-        }
-    }
-    equations
-}
-
-/// The equations of `equations` proved from `assumptions`; the others
-/// are left out (an equation not proved is no difference, only no help).
-fn proved_equations(
-    solver: &mut Solver,
-    world: &World,
-    assumptions: &Slicer,
-    equations: Vec<(Term, Term)>,
-) -> Result<Vec<(Term, Term)>, SolverError> {
-    // Each is a help, not an obligation: it gets a short time, so that
-    // many that do not hold cost little.
-    let timeout = solver.timeout();
-    solver.set_timeout(timeout.min(EQUATION_TIMEOUT));
-    let mut proved = Vec::new();
-    let tried = || -> Result<(), SolverError> {
-        for (x, y) in equations {
-            let equation = x.eq(&y);
-            let premise =
-                (assumptions.cone(solver, &equation)).unwrap_or_else(|| assumptions.all().clone());
-            if proves(solver, world, &premise.implies(&equation))? {
-                proved.push((x, y));
-            }
-        }
-        Ok(())
-    };
-    let result = tried();
-    solver.set_timeout(timeout);
-    result.map(|()| proved)
-}
-
-/// The time a sight equation (`proved_equations`) may take.
-const EQUATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// What the aligned form's refutation says where the guards do not line
 /// up but the two runs end alike.
 pub const ENDS_ALIKE: &str = "the two runs end alike on these inputs";
@@ -1192,10 +1127,13 @@ fn check_once(
         ));
         // The traces' reach proved alike where they name it apart
         // (`sight_equations`): BEFORE's name then stands for AFTER's.
-        let equations = sight_equations(&b, &a, &pairs, [&b_sight, &a_sight]);
+        let calls = b.call_sights.iter().zip(&a.call_sights);
+        let guards = (pairs.iter()).map(|&(g, m)| (&b.guards[g].sight, &a.guards[m].sight));
+        let points = calls.chain(guards).chain([(&b_sight, &a_sight)]);
+        let equations = equations::sight_equations(points);
         if !equations.is_empty() {
             let slicer = Slicer::new(solver, &assumed);
-            for (x, y) in proved_equations(solver, &world, &slicer, equations)? {
+            for (x, y) in equations::proved_equations(solver, &world, &slicer, equations)? {
                 if let Term::Var(name) = &x {
                     solver.alias(name, &y);
                 }

@@ -771,7 +771,12 @@ impl Sight {
         if refs {
             kept = kept.or(&self.hides(&written));
         }
-        let body = Term::ite(&kept, &before.select(&key), &written);
+        // Read through (`Term::read`): where `before` is the `lambda` of
+        // an earlier call, its body for this key, so that the calls make
+        // one flat `lambda` that a read at a key reduces to a term (a
+        // `lambda` within a `lambda` is left to the solver, which then
+        // reasons about arrays to learn what one read gave).
+        let body = Term::ite(&kept, &before.read(&key), &written);
         Term::lambda("sight_key", cell.sort_index(), &body)
     }
 

@@ -2339,3 +2339,57 @@ fn end_to_end_the_optimizers_provenance_pairs_the_allocations() {
     let provenance = [4, 4, 4, 4, 5, 3, 6, 8, 9].map(Some);
     assert!(matches!(verdict(&kept, &provenance), Verdict::Refuted(_)));
 }
+
+#[test]
+fn a_read_after_calls_that_hide_fresh_objects_is_a_term_not_an_array_question() {
+    // Each call that writes `nextdescr` leaves it as a `lambda` that keeps
+    // what the call cannot see (BEFORE's box, which AFTER leaves out).
+    // Built over the previous call's `lambda`, the read of p0.next after
+    // three calls was a question about arrays the solver must expand (a
+    // `lambda` within a `lambda`, which `Term::read` did not reduce): on
+    // stack_vm.log:6063 the class guard of an object read so, after three
+    // calls, timed out where BEFORE's class array holds fresh boxes. Read
+    // through, the calls make one flat `lambda` and a read is a term.
+    let before = "[p0, i0]\np1 = new_with_vtable(descr=<SizeDescr 16>)\n\
+                  i11 = call_i(123, i0, descr=plaincalldescr)\nguard_no_exception() []\n\
+                  i12 = call_i(123, i0, descr=plaincalldescr)\nguard_no_exception() []\n\
+                  i13 = call_i(123, i0, descr=plaincalldescr)\nguard_no_exception() []\n\
+                  p5 = getfield_gc_r(p0, descr=nextdescr)\n\
+                  p6 = getfield_gc_r(p5, descr=nextdescr)\n\
+                  guard_class(p6, ConstClass(node_vtable)) []\nfinish(p6)\n";
+    let after = before.replace("p1 = new_with_vtable(descr=<SizeDescr 16>)\n", "");
+    let dir = std::env::temp_dir().join(format!("traceopt-flat-sight-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let ns = Some(namespace());
+    let parse = |text: &str, name| parse_trace_with(text, name, ns.clone()).unwrap();
+    let mut solver = Solver::start(None, Duration::from_secs(20)).unwrap();
+    solver.dump_to(&dir).unwrap();
+    let verdict = verify_given(
+        &parse(before, "before"),
+        &parse(&after, "after"),
+        Given::default(),
+        &mut solver,
+    )
+    .unwrap();
+    assert_eq!(verdict, Verdict::Proved);
+    // No query leaves a read of a `lambda` to the solver.
+    let mut queries = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        queries += 1;
+        assert!(!text.contains("(select (lambda"), "{text}");
+    }
+    assert!(queries > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+    // Wrong twins are still refuted: a class test of p0.next instead of
+    // p0.next.next, and p0.next read before the calls that may write it.
+    let tests_p5 = after.replace("guard_class(p6,", "guard_class(p5,");
+    not_proved(before, &tests_p5);
+    let moved = after
+        .replace("p5 = getfield_gc_r(p0, descr=nextdescr)\n", "")
+        .replace(
+            "[p0, i0]\n",
+            "[p0, i0]\np5 = getfield_gc_r(p0, descr=nextdescr)\n",
+        );
+    not_proved(before, &moved);
+}

@@ -1591,6 +1591,30 @@ fn encode_side<'t>(
             call_sights.push(sight.clone());
             (memory.sight_of_call, seen, call_sites) = (Some(sight), reached, sites);
         }
+        // An elidable call that gives a reference observes no heap, but
+        // it cannot give a fresh object it cannot reach either (its
+        // arguments, or what a call saw before): `reach` takes no call's
+        // result for one of the trace's objects. Without this, its result
+        // could be an object the trace never handed out, reached in one
+        // trace through a read that the other forwards (the preamble of
+        // word_freq.log:1784, `ll_lower` giving `_ll_stringslice`'s).
+        let pure_sight = match gives_ref_purely(trace, op)
+            && world.slots.as_ref().is_some_and(|(count, _)| *count > 0)
+        {
+            true => {
+                let call = Point {
+                    trace,
+                    end: index + 1,
+                    failing: false,
+                    values: &values,
+                    seen: &seen,
+                    name: format!("{p}_pure{index}"),
+                    resume: None,
+                };
+                Some(call.unreached(&mut memory, shared, world, solver)?.0)
+            }
+            false => None,
+        };
         let line = trace.op_pos.get(index).map_or(0, |p| p.line);
         let unsupported = |what: String| VerifyError::Unsupported { side, line, what };
         let mut args = Vec::with_capacity(op.args.len());
@@ -1724,6 +1748,9 @@ fn encode_side<'t>(
             }
         }
         memory.sight_of_call = None;
+        if let (Some(sight), Some(value)) = (&pure_sight, &result) {
+            lemmas.push(sight.hides(value).not());
+        }
         if let Some(cond) = guard {
             let name = format!("{p}_guard{}", guards.len());
             let next = shared.define(solver, name, Sort::Bool, pass.and(&cond))?;
@@ -1969,6 +1996,15 @@ fn defined_where_before_is(b: &Side, a: &Side, provenance: &[Option<usize>], d: 
 /// Whether `op` is a call that sees the heap (`Effect::observed`).
 fn observes_heap(trace: &Trace, op: &Op) -> bool {
     op.opcode.has(Flags::CALL) && !op.opcode.has(Flags::PURE) && reach::helper(trace, op).is_none()
+}
+
+/// Whether `op` is an elidable call (no string helper) that gives a
+/// reference.
+fn gives_ref_purely(trace: &Trace, op: &Op) -> bool {
+    op.opcode.has(Flags::CALL)
+        && op.opcode.has(Flags::PURE)
+        && op.opcode.result_type() == Type::Ref
+        && reach::helper(trace, op).is_none()
 }
 
 /// The stores of fresh objects as terms (`values` the trace's value

@@ -1575,46 +1575,36 @@ fn encode_side<'t>(
     let mut call_sights = Vec::new();
     for (index, op) in trace.ops.iter().enumerate() {
         memory.now = index + 1;
-        if observes_heap(trace, op) && world.slots.as_ref().is_some_and(|(count, _)| *count > 0) {
-            // The fresh objects this call cannot see, and those it may
-            // keep from now on.
+        // The fresh objects a call cannot see, and those it may keep from
+        // now on. An elidable call that gives a reference observes no
+        // heap, but it cannot give a fresh object it cannot reach either
+        // (its arguments, or what a call saw before): `reach` takes no
+        // call's result for one of the trace's objects. Without this, its
+        // result could be an object the trace never handed out, reached in
+        // one trace through a read that the other forwards (the preamble
+        // of word_freq.log:1784, `ll_lower` giving `_ll_stringslice`'s).
+        let observes = observes_heap(trace, op);
+        let fresh = world.slots.as_ref().is_some_and(|(count, _)| *count > 0);
+        let mut pure_sight = None;
+        if fresh && (observes || gives_ref_purely(trace, op)) {
+            let kind = if observes { "seen" } else { "pure" };
             let call = Point {
                 trace,
                 end: index + 1,
                 failing: false,
                 values: &values,
                 seen: &seen,
-                name: format!("{p}_seen{index}"),
+                name: format!("{p}_{kind}{index}"),
                 resume: None,
             };
             let (sight, reached, sites) = call.unreached(&mut memory, shared, world, solver)?;
-            call_sights.push(sight.clone());
-            (memory.sight_of_call, seen, call_sites) = (Some(sight), reached, sites);
-        }
-        // An elidable call that gives a reference observes no heap, but
-        // it cannot give a fresh object it cannot reach either (its
-        // arguments, or what a call saw before): `reach` takes no call's
-        // result for one of the trace's objects. Without this, its result
-        // could be an object the trace never handed out, reached in one
-        // trace through a read that the other forwards (the preamble of
-        // word_freq.log:1784, `ll_lower` giving `_ll_stringslice`'s).
-        let pure_sight = match gives_ref_purely(trace, op)
-            && world.slots.as_ref().is_some_and(|(count, _)| *count > 0)
-        {
-            true => {
-                let call = Point {
-                    trace,
-                    end: index + 1,
-                    failing: false,
-                    values: &values,
-                    seen: &seen,
-                    name: format!("{p}_pure{index}"),
-                    resume: None,
-                };
-                Some(call.unreached(&mut memory, shared, world, solver)?.0)
+            if observes {
+                call_sights.push(sight.clone());
+                (memory.sight_of_call, seen, call_sites) = (Some(sight), reached, sites);
+            } else {
+                pure_sight = Some(sight);
             }
-            false => None,
-        };
+        }
         let line = trace.op_pos.get(index).map_or(0, |p| p.line);
         let unsupported = |what: String| VerifyError::Unsupported { side, line, what };
         let mut args = Vec::with_capacity(op.args.len());

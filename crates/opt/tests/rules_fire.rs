@@ -117,6 +117,12 @@ const EXTRA_TRACES: &[&str] = &[
 ];
 
 /// Optimizes one test trace and proves the output; gives the rule counts.
+/// Proved rules whose example values the solver takes over 20 s to
+/// find (the overflow check of a 64-bit square: half of this test's time
+/// once). EXTRA_TRACES has a trace for each; `never` below still fails
+/// if one of them does not fire.
+const SLOW_EXAMPLES: &[&str] = &["lt_square", "ge_square"];
+
 fn run_case(
     name: &str,
     text: &str,
@@ -162,7 +168,7 @@ fn every_rule_fires_and_its_output_is_proved() {
     let mut missed_own = Vec::new();
     for source in &rules {
         let rule = source.rule;
-        if rule.sorry {
+        if rule.sorry || SLOW_EXAMPLES.contains(&rule.name.as_str()) {
             // The solver is slow on these (64-bit products and quotients);
             // EXTRA_TRACES has a trace for each.
             continue;

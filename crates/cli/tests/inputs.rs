@@ -17,9 +17,10 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A fresh directory for one test's files.
+/// A fresh directory for one test's files, under cargo's `target/tmp`
+/// (one per test name, emptied at its start: nothing piles up in /tmp).
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("traceopt-inputs-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("inputs-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -1404,13 +1404,15 @@ mod tests {
 
     /// Shell scripts standing in for a solver, written once before any
     /// test starts one (a script still open for writing cannot be run).
+    /// One directory for every test process, named by the scripts'
+    /// text: each process writes a script under a name of its own and
+    /// renames it into place, so that none runs a script another one is
+    /// still writing, and nothing piles up in /tmp.
     fn fake(name: &str) -> PathBuf {
         static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
         let dir = DIR.get_or_init(|| {
+            use std::hash::{Hash, Hasher};
             use std::os::unix::fs::PermissionsExt;
-            let dir =
-                std::env::temp_dir().join(format!("traceopt-smt-fakes-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
             let scripts = [
                 // Reads nothing: the query fills the pipe.
                 ("deaf", "exec sleep 60"),
@@ -1434,10 +1436,17 @@ mod tests {
                      *get-value*) echo '((i.x #x01))';; esac; done",
                 ),
             ];
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            scripts.hash(&mut hasher);
+            let dir =
+                std::env::temp_dir().join(format!("traceopt-smt-fakes-{:016x}", hasher.finish()));
+            std::fs::create_dir_all(&dir).unwrap();
             for (name, body) in scripts {
                 let path = dir.join(name);
-                std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+                let own = dir.join(format!(".{name}.{}", std::process::id()));
+                std::fs::write(&own, format!("#!/bin/sh\n{body}\n")).unwrap();
+                std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o755)).unwrap();
+                std::fs::rename(&own, &path).unwrap();
             }
             dir
         });

@@ -116,13 +116,13 @@ const EXTRA_TRACES: &[&str] = &[
     "[i0, i1]\ni2 = int_and(i0, -16)\nguard_value(i2, 0) []\ni3 = int_and(i1, 15)\nguard_value(i3, 15) []\ni4 = int_and(i0, i1)\nfinish(i4)\n",
 ];
 
-/// Optimizes one test trace and proves the output; gives the rule counts.
 /// Proved rules whose example values the solver takes over 20 s to
 /// find (the overflow check of a 64-bit square: half of this test's time
 /// once). EXTRA_TRACES has a trace for each; `never` below still fails
 /// if one of them does not fire.
 const SLOW_EXAMPLES: &[&str] = &["lt_square", "ge_square"];
 
+/// Optimizes one test trace and proves the output; gives the rule counts.
 fn run_case(
     name: &str,
     text: &str,

@@ -807,11 +807,15 @@ impl Solver {
     ) -> Result<Sat, SolverError> {
         let mut errors = Vec::new();
         let answer = loop {
-            match self.response(deadline)? {
-                None if errors.is_empty() => return Ok(Sat::Unknown(self.no_answer())),
-                None => break String::new(),
-                Some(line) if line.starts_with("(error") => errors.push(brief(&line)),
-                Some(line) => break line,
+            match self.response(deadline) {
+                Ok(None) if errors.is_empty() => return Ok(Sat::Unknown(self.no_answer())),
+                Ok(None) => break String::new(),
+                Ok(Some(line)) if line.starts_with("(error") => errors.push(brief(&line)),
+                Ok(Some(line)) => break line,
+                Err(died) if errors.is_empty() => return Err(died),
+                // A solver that reports an error and exits (cvc5 on a
+                // command it cannot parse): its error says why.
+                Err(_) => break String::new(),
             }
         };
         if !errors.is_empty() {
@@ -827,7 +831,7 @@ impl Solver {
                     self.timeout.as_secs_f64()
                 )));
             }
-            return Err(self.error(all));
+            return Err(self.error(self.with_hint(all)));
         }
         match answer.as_str() {
             "unsat" => Ok(Sat::Unsat),
@@ -871,6 +875,21 @@ impl Solver {
             )
         } else {
             format!("no answer within {seconds}s")
+        }
+    }
+
+    /// `message`, with a hint where cvc5 could not parse the query: the
+    /// heap encoding uses z3's extensions (arrays given as `lambda`
+    /// terms, `check-sat-using`).
+    fn with_hint(&self, message: String) -> String {
+        if self.kind == SolverKind::Cvc5 && message.contains("Parse Error") {
+            format!(
+                "{message}\n  hint: the validator's heap encoding uses z3's extensions \
+                 (arrays given as lambda terms), which cvc5 does not read: verify heap \
+                 traces with --solver z3"
+            )
+        } else {
+            message
         }
     }
 
@@ -1430,6 +1449,13 @@ mod tests {
                     "while read -r l; do case \"$l\" in *check-sat*) \
                      echo '(error \"line 3 column 7: push canceled\")'; echo unsat;; esac; done",
                 ),
+                // Rejects a command it cannot parse, and exits.
+                (
+                    "rejects",
+                    "while read -r l; do case \"$l\" in *lambda*) \
+                     echo '(error \"Parse Error: <stdin>:7.45: Unexpected token\")'; exit 0;; \
+                     esac; done",
+                ),
                 (
                     "no-model",
                     "while read -r l; do case \"$l\" in *check-sat*) echo sat;; \
@@ -1528,6 +1554,26 @@ mod tests {
                 "{reason}"
             ),
             other => panic!("{other:?}"),
+        }
+        // A solver that rejects a command and exits says why, not only
+        // that it stopped; cvc5 with a hint.
+        for (kind, hint) in [(SolverKind::Z3, false), (SolverKind::Cvc5, true)] {
+            let mut solver = Solver::launch(kind, fake("rejects"), timeout).unwrap();
+            let array = Term::lambda("k", Sort::Bv(64), &Term::word(0));
+            let sort = Sort::Array {
+                index: 64,
+                value: 64,
+            };
+            solver.define("a", sort, &array).unwrap();
+            let error = solver.check(&[]).unwrap_err().to_string();
+            let binary = kind.binary();
+            assert!(
+                error.starts_with(&format!(
+                    "{binary} reported an error: (error \"Parse Error: <stdin>:7.45"
+                )),
+                "{error}"
+            );
+            assert_eq!(error.contains("--solver z3"), hint, "{error}");
         }
         let mut solver = Solver::launch(SolverKind::Z3, fake("no-model"), timeout).unwrap();
         let error = solver.check(&["y".into()]).unwrap_err().to_string();

@@ -289,7 +289,7 @@ fn substitute(
             let new_args = (args.iter())
                 .map(|a| substitute(a, var, value, done))
                 .collect::<Option<Vec<Term>>>()?;
-            let new = Term::app(*fun, &new_args);
+            let new = Term::rebuilt(*fun, &new_args);
             done.insert(key, new.clone());
             new
         }
@@ -356,8 +356,15 @@ impl Term {
         Term::App(fun, args.into())
     }
 
+    /// `if cond then then else otherwise`, decided where `cond` is a
+    /// constant or both branches are one node.
     pub fn ite(cond: &Term, then: &Term, otherwise: &Term) -> Term {
-        Term::app(Fun::Ite, &[cond.clone(), then.clone(), otherwise.clone()])
+        match cond {
+            Term::Bool(true) => then.clone(),
+            Term::Bool(false) => otherwise.clone(),
+            _ if then.same_node(otherwise) => then.clone(),
+            _ => Term::app(Fun::Ite, &[cond.clone(), then.clone(), otherwise.clone()]),
+        }
     }
 
     pub fn not(&self) -> Term {
@@ -367,8 +374,45 @@ impl Term {
         }
     }
 
+    /// Equality; `true` where both sides are one node, `false` for two
+    /// different literals (a read of a store chain at a key it wrote
+    /// decides itself so).
     pub fn eq(&self, other: &Term) -> Term {
-        Term::app(Fun::Eq, &[self.clone(), other.clone()])
+        if self.same_node(other) {
+            return Term::Bool(true);
+        }
+        match (self, other) {
+            (Term::Bv { .. }, Term::Bv { .. })
+            | (Term::Bool(_), Term::Bool(_))
+            | (Term::Int(_), Term::Int(_)) => Term::Bool(false),
+            _ => Term::app(Fun::Eq, &[self.clone(), other.clone()]),
+        }
+    }
+
+    /// Whether the two are the same node: the same literal or name, or
+    /// applications sharing their arguments. (Cheap, unlike `==`, which
+    /// compares structures.)
+    fn same_node(&self, other: &Term) -> bool {
+        match (self, other) {
+            (Term::App(f, xs), Term::App(g, ys)) => f == g && Rc::ptr_eq(xs, ys),
+            (Term::Var(x), Term::Var(y)) => x == y,
+            (Term::Bv { .. } | Term::Bool(_) | Term::Int(_), _) => self == other,
+            _ => false,
+        }
+    }
+
+    /// `fun` of `args`, through the constructors that simplify (for terms
+    /// rebuilt with new arguments).
+    fn rebuilt(fun: Fun, args: &[Term]) -> Term {
+        match (fun, args) {
+            (Fun::Eq, [x, y]) => x.eq(y),
+            (Fun::Ite, [c, t, e]) => Term::ite(c, t, e),
+            (Fun::Not, [x]) => x.not(),
+            (Fun::And, _) => Term::and_all(args.iter().cloned()),
+            (Fun::Or, _) => Term::or_all(args.iter().cloned()),
+            (Fun::Implies, [x, y]) => x.implies(y),
+            _ => Term::app(fun, args),
+        }
     }
 
     /// The terms are pairwise different; `true` for fewer than two.
@@ -398,6 +442,9 @@ impl Term {
             match t {
                 Term::Bool(b) if b == unit => {}
                 Term::Bool(b) => return Term::Bool(b),
+                // (A repeat among the first few parts: a long list is
+                // not searched, so building one stays linear.)
+                t if parts.len() <= 8 && parts.iter().any(|p| p.same_node(&t)) => {}
                 t => parts.push(t),
             }
         }
@@ -417,6 +464,7 @@ impl Term {
         match (self, other) {
             (Term::Bool(true), _) | (_, Term::Bool(true)) => Term::Bool(true),
             (Term::Bool(false), x) | (x, Term::Bool(false)) => x.clone(),
+            _ if self.same_node(other) => self.clone(),
             _ => Term::app(Fun::Or, &[self.clone(), other.clone()]),
         }
     }
@@ -773,11 +821,50 @@ mod tests {
             "((_ extract 127 64) ((_ sign_extend 64) i.x))"
         );
         assert_eq!(Term::Bv { value: 5, width: 3 }.to_string(), "#b101");
+        let y = Term::var("y");
         assert_eq!(
-            Term::and_all([Term::Bool(true), x.eq(&x)]).to_string(),
-            "(= i.x i.x)"
+            Term::and_all([Term::Bool(true), x.eq(&y)]).to_string(),
+            "(= i.x i.y)"
         );
         assert_eq!(Term::and_all([]).to_string(), "true");
+    }
+
+    #[test]
+    fn trivial_tests_decide_themselves() {
+        let (x, y, c) = (Term::var("x"), Term::var("y"), Term::var("c"));
+        let sum = x.bv(Fun::BvAdd, &y);
+        assert_eq!(x.eq(&x), Term::Bool(true));
+        assert_eq!(sum.eq(&sum.clone()), Term::Bool(true));
+        assert_eq!(Term::word(1).eq(&Term::word(2)), Term::Bool(false));
+        assert_eq!(Term::word(1).eq(&Term::word(1)), Term::Bool(true));
+        // Two sums built apart are not one node: left to the solver.
+        let again = x.bv(Fun::BvAdd, &y);
+        assert_eq!(
+            sum.eq(&again).to_string(),
+            "(= (bvadd i.x i.y) (bvadd i.x i.y))"
+        );
+        assert_eq!(x.eq(&y).to_string(), "(= i.x i.y)");
+        assert_eq!(Term::ite(&Term::Bool(true), &x, &y), x);
+        assert_eq!(Term::ite(&Term::Bool(false), &x, &y), y);
+        assert_eq!(Term::ite(&c, &x, &x), x);
+        assert_eq!(Term::ite(&c, &x, &y).to_string(), "(ite i.c i.x i.y)");
+        let b = x.eq(&y);
+        assert_eq!(b.or(&b), b);
+        assert_eq!(
+            Term::and_all([b.clone(), c.clone(), b.clone()]).to_string(),
+            "(and (= i.x i.y) i.c)"
+        );
+        // A read at a key of a store chain over a `lambda` (which is read
+        // through) decides the tests the key settles.
+        let k = Term::var("k");
+        let lambda = Term::lambda("k", Sort::Bv(64), &Term::ite(&k.eq(&x), &y, &Term::word(0)));
+        assert_eq!(lambda.read(&x), y);
+        assert_eq!(
+            lambda.read(&Term::word(3)).to_string(),
+            "(ite (= #x0000000000000003 i.x) i.y #x0000000000000000)"
+        );
+        let stored = lambda.store(&c, &Term::word(7));
+        assert_eq!(stored.read(&c), Term::word(7));
     }
 
     #[test]

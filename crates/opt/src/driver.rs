@@ -266,7 +266,7 @@ pub(crate) struct Optimizer<'a> {
     /// Keep the final jump's virtual arguments (`optimize_knowing`), with
     /// the places where the ending has label arguments of its own
     /// (`End::Capture`).
-    pub(crate) capture: Option<Vec<Path>>,
+    pub(crate) capture: Option<std::borrow::Cow<'a, [Path]>>,
     /// What the final jump passed on, captured.
     pub(crate) captured: Option<Ending>,
     /// The derived label arguments and known constants a peeled body (or
@@ -344,8 +344,8 @@ pub(crate) struct Disabled<'a> {
 pub(crate) struct Entry<'a> {
     pub state: &'a LabelState,
     pub pool: &'a Trace,
-    pub types: Vec<Type>,
-    pub names: Vec<compact_str::CompactString>,
+    pub types: &'a [Type],
+    pub names: &'a [compact_str::CompactString],
 }
 
 /// How the optimized trace ended: the state its final jump (back to the
@@ -465,8 +465,8 @@ pub(crate) fn optimize_knowing(
         label_floor: 0,
     };
     opt.capture = match end {
-        End::Capture(widened) => Some(widened.to_vec()),
-        End::Enter(..) => Some(Vec::new()),
+        End::Capture(widened) => Some(widened.into()),
+        End::Enter(..) => Some(Vec::new().into()),
         _ => None,
     };
     // The output is about as long as the input, or shorter: sized once,
@@ -495,7 +495,7 @@ pub(crate) fn optimize_knowing(
             }
         }
         Start::Label(entry) => {
-            for (ty, name) in entry.types.iter().zip(&entry.names) {
+            for (ty, name) in entry.types.iter().zip(entry.names) {
                 let v = opt.out.add_input(*ty, name);
                 opt.new_value(v);
             }
@@ -526,7 +526,7 @@ pub(crate) fn optimize_knowing(
         let paths = (state.fresh_paths().into_iter())
             .map(|(input, steps)| (input, opt.import_steps(&steps, pool)))
             .collect();
-        opt.capture = Some(paths);
+        opt.capture = Some(std::borrow::Cow::<[Path]>::Owned(paths));
     }
     for (index, op) in input.ops.iter().enumerate() {
         opt.current = index;
@@ -1183,7 +1183,7 @@ impl Optimizer<'_> {
 
 /// A name of the form `i12` as ('i', 12): a letter, then a number written
 /// as `format!` writes it (no leading zero).
-fn letter_and_number(name: &str) -> Option<(char, u32)> {
+pub(crate) fn letter_and_number(name: &str) -> Option<(char, u32)> {
     let mut chars = name.chars();
     let letter = chars.next()?;
     let digits = chars.as_str().as_bytes();

@@ -207,17 +207,15 @@ fn peel_once(
         }
     }
     // (Named once: the arguments only get fewer from round to round.)
-    let label_names: Vec<CompactString> = (0..types.len())
-        .map(|k| compact_str::format_compact!("label{k}"))
-        .collect();
+    let label_names: Vec<CompactString> = (0..types.len()).map(label_name).collect();
     let mut rounds = 0;
     let (body, body_leaves) = loop {
         rounds += 1;
         let entry = Entry {
             state: &label_state,
             pool: &preamble.trace,
-            types: types.clone(),
-            names: label_names[..types.len()].to_vec(),
+            types: &types,
+            names: &label_names[..types.len()],
         };
         // A body that must fail a guard takes for granted what held on
         // the first pass only (a branch the preamble took): it takes less
@@ -320,6 +318,13 @@ fn peel_once(
         structs: input.recorded_structs(),
         object_classes,
     }))))
+}
+
+/// The name of label argument `k` in a body's inputs: `label{k}`.
+fn label_name(k: usize) -> CompactString {
+    let mut name = CompactString::const_new("label");
+    name.push_str(&compact_str::ToCompactString::to_compact_string(&k));
+    name
 }
 
 /// How a copy of the loop ends: its objects kept (`carry`), `widened`
@@ -556,11 +561,15 @@ impl Optimizer<'_> {
     pub(crate) fn capture_jump(&mut self, args: &[Arg]) -> Ending {
         // An object where the label wants an argument of its own is
         // allocated.
-        for (input, steps) in self.capture.clone().unwrap_or_default() {
-            if let Some(&root) = args.get(input) {
-                self.force_at(root, &steps);
+        // (Taken out while objects are forced, and put back: the places
+        // are not copied.)
+        let capture = self.capture.take();
+        for (input, steps) in capture.iter().flat_map(|paths| paths.iter()) {
+            if let Some(&root) = args.get(*input) {
+                self.force_at(root, steps);
             }
         }
+        self.capture = capture;
         // An entry tests what it does not know of the state it passes on.
         let mut args = args.to_vec();
         if let Some(entering) = self.entering.as_mut() {
@@ -892,6 +901,7 @@ impl Optimizer<'_> {
             seen: vec![false; virtuals.len()],
             virtuals: &mut virtuals,
             leaves: Vec::new(),
+            first: Default::default(),
         };
         for (input, item) in items.iter_mut().enumerate() {
             slots.slot(item, &mut (input, Vec::new()));
@@ -928,6 +938,9 @@ struct Slots<'a> {
     seen: Vec<bool>,
     /// The value of each label argument so far.
     leaves: Vec<Arg>,
+    /// The first label argument of each value among `leaves` (followed
+    /// where a value met again is the same argument: with `widened`).
+    first: rustc_hash::FxHashMap<Arg, usize>,
     /// Whether a constant at a place stays a constant (not one a bridge
     /// could pass under another name).
     kept: &'a dyn Fn(Arg, &Path) -> bool,
@@ -943,15 +956,19 @@ impl Slots<'_> {
                     None => path.1.is_empty() || matches!(a, Arg::Value(_)),
                     Some(widened) => widened.contains(path),
                 };
-                let again = (self.widened.is_some() && matches!(a, Arg::Value(_)))
-                    .then(|| self.leaves.iter().position(|&l| l == a))
+                let again = (!own && self.widened.is_some() && matches!(a, Arg::Value(_)))
+                    .then(|| self.first.get(&a).copied())
                     .flatten();
                 let slot = match (own, again) {
                     (false, Some(k)) => k,
                     (false, None) if matches!(a, Arg::Const(_)) && (self.kept)(a, path) => return,
                     _ => {
                         self.leaves.push(a);
-                        self.leaves.len() - 1
+                        let k = self.leaves.len() - 1;
+                        if self.widened.is_some() {
+                            self.first.entry(a).or_insert(k);
+                        }
+                        k
                     }
                 };
                 *item = FailArg::Arg(Arg::Value(ValueId(slot as u32)));
@@ -1159,6 +1176,39 @@ pub(crate) fn weaken(assumed: &Fact, held: &Fact) -> Fact {
     }
 }
 
+/// The names a spliced trace has taken. (Most are a letter and a
+/// number, as every fresh one: those are kept as such, cheaper to hash
+/// and to look up than their text.)
+struct TakenNames {
+    /// Those of the form `letter_and_number` reads.
+    numbered: HashSet<(char, u32)>,
+    /// The empty name (every op without a result has it).
+    empty: bool,
+    other: HashSet<CompactString>,
+}
+
+impl TakenNames {
+    /// Room for `n` names (most of them numbered).
+    fn with_capacity(n: usize) -> TakenNames {
+        TakenNames {
+            numbered: HashSet::with_capacity_and_hasher(n, Default::default()),
+            empty: false,
+            other: HashSet::default(),
+        }
+    }
+
+    /// Takes `name`: `false` if it was taken already.
+    fn insert(&mut self, name: &str) -> bool {
+        if name.is_empty() {
+            return !std::mem::replace(&mut self.empty, true);
+        }
+        match crate::driver::letter_and_number(name) {
+            Some(numbered) => self.numbered.insert(numbered),
+            None => self.other.insert(name.into()),
+        }
+    }
+}
+
 /// `preamble` less its jump, the label (taking `leaves`, each a value
 /// of its own), then `body` with its inputs read as the label's
 /// arguments, and a jump to the label with `body_leaves`.
@@ -1180,16 +1230,19 @@ fn splice(
     trace.op_pos.pop();
     trace.names.pop();
     provenance.pop();
-    let mut names: HashSet<CompactString> = trace.names.iter().cloned().collect();
+    let mut names = TakenNames::with_capacity(trace.names.len() + more);
+    for name in &trace.names {
+        names.insert(name);
+    }
     let mut fresh = 0u32;
-    let mut fresh_name = |ty: Type, names: &mut HashSet<CompactString>| loop {
+    let mut fresh_name = |ty: Type, names: &mut TakenNames| loop {
         fresh += 1;
         // PyPy's letters: `p` for a reference.
         let letter = if ty == Type::Ref { 'p' } else { ty.letter() };
-        let mut name = CompactString::const_new("");
-        name.push(letter);
-        name.push_str(&compact_str::ToCompactString::to_compact_string(&fresh));
-        if names.insert(name.clone()) {
+        if names.numbered.insert((letter, fresh)) {
+            let mut name = CompactString::const_new("");
+            name.push(letter);
+            name.push_str(&compact_str::ToCompactString::to_compact_string(&fresh));
             return name;
         }
     };
@@ -1236,7 +1289,7 @@ fn splice(
         let copy = trace.import_owned_op(&body.trace, op, |v: ValueId| map[v.0 as usize]);
         let ty = copy.opcode.result_type();
         let name = &body_names[i];
-        let name = if ty == Type::Void || names.insert(name.clone()) {
+        let name = if ty == Type::Void || names.insert(name) {
             name.clone()
         } else {
             fresh_name(ty, &mut names)

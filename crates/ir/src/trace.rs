@@ -766,6 +766,12 @@ impl Trace {
         self.names.get(v.0 as usize).map_or("", |n| n)
     }
 
+    /// `name`, as the trace holds it (cheaper to copy than its text).
+    pub fn compact_name(&self, v: ValueId) -> &CompactString {
+        static UNNAMED: CompactString = CompactString::const_new("");
+        self.names.get(v.0 as usize).unwrap_or(&UNNAMED)
+    }
+
     /// Where a `jump` goes: to a `label` of this trace with the same descr;
     /// back to the start when it has no descr and its values fit the
     /// inputs (else it leaves the trace), closes the loop being

@@ -31,6 +31,7 @@
 //! the input op it stands for (`provenance`), so that the validator can
 //! align guards.
 
+use compact_str::{CompactString, ToCompactString};
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
@@ -181,6 +182,9 @@ impl std::fmt::Display for Infeasible {
     }
 }
 
+/// The name of an op without a result (and so of none).
+pub(crate) const UNNAMED: CompactString = CompactString::const_new("");
+
 /// Depth limit for rewriting the ops a rule builds (rules lower the
 /// cost, so this is a safety net, never reached by terminating rules).
 const MAX_REWRITE_DEPTH: u32 = 16;
@@ -249,8 +253,8 @@ pub(crate) struct Optimizer<'a> {
     /// (`SiteClass`), or a claim was taken; else as its recording saw
     /// (`recorded_classes`, found when first asked).
     pub(crate) site_classes: rustc_hash::FxHashMap<usize, Const>,
-    /// `Trace::recorded_classes` of the input, by allocating op.
-    pub(crate) recorded_classes: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Const>>,
+    /// What is looked up in the input once (`InputTables`).
+    pub(crate) tables: &'a InputTables,
     /// Those seen where a class guard of the recording tests what the
     /// optimizer knows one of its allocations made (`SeenClass`), by a
     /// pass from the trace's start (`may_see_classes`): a body starts
@@ -259,10 +263,6 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) seen_classes: Vec<SeenClass>,
     pub(crate) may_see_classes: bool,
     pub(crate) fresh: u32,
-    /// The input's value names, once a fresh name is wanted.
-    /// Those of the form a fresh name takes (a letter and a number), as
-    /// (letter, number): cheaper to gather than the names.
-    pub(crate) input_names: Option<rustc_hash::FxHashSet<(char, u32)>>,
     /// Keep the final jump's virtual arguments (`optimize_knowing`), with
     /// the places where the ending has label arguments of its own
     /// (`End::Capture`).
@@ -277,6 +277,9 @@ pub(crate) struct Optimizer<'a> {
     /// arguments), in a body that starts at a label; with the index of
     /// the known constant it is, if it is one.
     pub(crate) derived_ops: HashMap<(Opcode, Args), (Arg, Option<usize>)>,
+    /// Whether `derived_ops` has an op of each opcode (by its number):
+    /// most ops are of none, and are not hashed.
+    pub(crate) derived_opcodes: Vec<bool>,
     /// The heap places of the known constants a body was given, and
     /// whether the body has used each (looked it up; a reference test
     /// counts as used).
@@ -406,11 +409,38 @@ pub(crate) enum End<'a> {
     Enter(&'a LabelState, &'a Trace, &'a [Box<str>]),
 }
 
+/// What the optimizer looks up in its input, found when first asked
+/// and kept for every pass over that input (a peeled loop's preamble and
+/// bodies).
+#[derive(Default)]
+pub(crate) struct InputTables {
+    /// `Trace::recorded_classes` of the input, by allocating op.
+    recorded_classes: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Const>>,
+    /// The input's value names of the form a fresh name takes (a letter
+    /// and a number), as (letter, number), past its count of values:
+    /// those a fresh name could meet (`Optimizer::fresh_name`).
+    numbered_names: std::cell::OnceCell<rustc_hash::FxHashSet<(char, u32)>>,
+}
+
 /// `optimize_without`, starting as `start` says (from the input's inputs,
 /// with facts known of them, or from a peeled loop's label), ending as
 /// `end` says.
 pub(crate) fn optimize_knowing(
     input: &Trace,
+    passes: Passes,
+    disabled: Disabled,
+    start: Start,
+    end: End,
+) -> Result<(Optimized, Option<Ending>), Infeasible> {
+    let tables = InputTables::default();
+    optimize_sharing(input, &tables, passes, disabled, start, end)
+}
+
+/// `optimize_knowing`, with what is looked up in `input` kept in
+/// `tables` (for `input` only).
+pub(crate) fn optimize_sharing(
+    input: &Trace,
+    tables: &InputTables,
     passes: Passes,
     disabled: Disabled,
     start: Start,
@@ -449,9 +479,8 @@ pub(crate) fn optimize_knowing(
         lazy: Vec::new(),
         current: 0,
         fresh: input.num_values() as u32,
-        input_names: None,
         site_classes: Default::default(),
-        recorded_classes: Default::default(),
+        tables,
         seen_classes: Vec::new(),
         may_see_classes: matches!(start, Start::Inputs(_) | Start::Loop(_))
             && !matches!(end, End::Enter(..)),
@@ -459,6 +488,7 @@ pub(crate) fn optimize_knowing(
         captured: None,
         derived: None,
         derived_ops: HashMap::default(),
+        derived_opcodes: Vec::new(),
         known_places: HashMap::default(),
         known_used: Vec::new(),
         entering: None,
@@ -676,33 +706,34 @@ impl Optimizer<'_> {
     /// not name it and it is known (`site_classes`).
     pub(crate) fn site_class(&self, site: usize) -> Option<Const> {
         let recorded = || {
-            let classes = (self.recorded_classes)
+            let classes = (self.tables.recorded_classes)
                 .get_or_init(|| self.input.recorded_classes().into_iter().collect());
             classes.get(&site).cloned()
         };
         self.site_classes.get(&site).cloned().or_else(recorded)
     }
 
-    pub(crate) fn emit(&mut self, op: Op, name: Option<&str>) -> ValueId {
+    pub(crate) fn emit(&mut self, op: Op, name: Option<&CompactString>) -> ValueId {
         self.emit_for(op, name, self.current)
     }
 
     /// Emits `op` standing for input op `index` (its provenance and
     /// position).
-    pub(crate) fn emit_for(&mut self, op: Op, name: Option<&str>, index: usize) -> ValueId {
+    pub(crate) fn emit_for(
+        &mut self,
+        op: Op,
+        name: Option<&CompactString>,
+        index: usize,
+    ) -> ValueId {
         let pos = self
             .input
             .op_pos
             .get(index)
             .copied()
             .unwrap_or(Pos::default());
-        let fresh;
         let name = match name {
-            Some(n) => n,
-            None => {
-                fresh = self.fresh_name(op.opcode.result_type());
-                &fresh
-            }
+            Some(n) => n.clone(),
+            None => self.fresh_name(op.opcode.result_type()),
         };
         let instance = self.returns_instance(&op);
         // (`Trace::push`, by hand: every output op comes this way, and
@@ -710,7 +741,7 @@ impl Optimizer<'_> {
         let out = &mut self.out;
         out.ops.push(op);
         out.op_pos.push(pos);
-        out.names.push(name.into());
+        out.names.push(name);
         let v = ValueId(out.names.len() as u32 - 1);
         self.provenance.push(Some(index));
         self.new_value(v);
@@ -723,14 +754,16 @@ impl Optimizer<'_> {
     /// A name for a value the optimizer makes: none the input uses (its
     /// names need not follow its value numbers, so a counter alone could
     /// meet one; the output would then define a name twice).
-    pub(crate) fn fresh_name(&mut self, ty: Type) -> String {
+    pub(crate) fn fresh_name(&mut self, ty: Type) -> CompactString {
         if ty == Type::Void {
-            return String::new();
+            return UNNAMED;
         }
-        let (input, first) = (self.input, self.fresh);
-        let taken = self.input_names.get_or_insert_with(|| {
-            // Only numbers past the counter's start can be met; a name
-            // with fewer digits has none (a short cut: most have fewer).
+        let input = self.input;
+        let taken = self.tables.numbered_names.get_or_init(|| {
+            // Only numbers past the counter's start (the input's count of
+            // values) can be met; a name with fewer digits has none (a
+            // short cut: most have fewer).
+            let first = input.num_values() as u32;
             let digits = first.checked_ilog10().unwrap_or(0) as usize + 1;
             (input.names.iter())
                 .filter(|name| name.len() > digits)
@@ -741,7 +774,10 @@ impl Optimizer<'_> {
         loop {
             self.fresh += 1;
             if !taken.contains(&(ty.letter(), self.fresh)) {
-                return format!("{}{}", ty.letter(), self.fresh);
+                let mut name = CompactString::const_new("");
+                name.push(ty.letter());
+                name.push_str(&self.fresh.to_compact_string());
+                return name;
             }
         }
     }
@@ -761,7 +797,7 @@ impl Optimizer<'_> {
                 ..Op::new(op.opcode, Args::from_slice(&op.args))
             };
             let input_value = self.input.value_of_op(index);
-            self.emit(marker, Some(self.input.name(input_value)));
+            self.emit(marker, Some(self.input.compact_name(input_value)));
             return Ok(());
         }
         self.optimize_op(index, op)
@@ -826,7 +862,7 @@ impl Optimizer<'_> {
                     _ => (Opcode::IntAnd, k - 1),
                 };
                 let by = self.int_const(by);
-                let name = self.input.name(input_value).to_string();
+                let name = self.input.compact_name(input_value).clone();
                 let value = self.int_op(opcode, smallvec![dividend, by], Some(&name), 0)?;
                 self.map[input_value.0 as usize] = Some(value);
                 self.call_removed = true;
@@ -876,7 +912,8 @@ impl Optimizer<'_> {
         }
         if is_rule_op(op.opcode) {
             let input = self.input;
-            let result = self.int_op(op.opcode, args, Some(input.name(input_value)), 0)?;
+            let name = Some(input.compact_name(input_value));
+            let result = self.int_op(op.opcode, args, name, 0)?;
             self.map[input_value.0 as usize] = Some(result);
             return Ok(());
         }
@@ -938,7 +975,7 @@ impl Optimizer<'_> {
             let result = (op.opcode.result_type() != Type::Void).then_some(next);
             self.heap_after(&copy, result);
         }
-        let v = self.emit(copy, Some(input.name(input_value)));
+        let v = self.emit(copy, Some(input.compact_name(input_value)));
         debug_assert_eq!(v, next, "the heap cache learnt of the id the op gets");
         // (The calls only for the ops they can teach of.)
         if op.opcode.has(Flags::ALLOC) {
@@ -1049,7 +1086,7 @@ impl Optimizer<'_> {
         &mut self,
         opcode: Opcode,
         args: Args,
-        name: Option<&str>,
+        name: Option<&CompactString>,
         depth: u32,
     ) -> Result<Arg, Infeasible> {
         let ovf = opcode.has(Flags::OVF);

@@ -491,7 +491,11 @@ impl Optimizer<'_> {
             ..Op::new(opcode, args)
         };
         self.resume_data(&mut guard);
-        self.emit_for(guard, Some(""), self.input.ops.len() + number);
+        self.emit_for(
+            guard,
+            Some(&crate::driver::UNNAMED),
+            self.input.ops.len() + number,
+        );
         true
     }
 }

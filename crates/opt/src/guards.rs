@@ -146,7 +146,7 @@ impl Optimizer<'_> {
         self.drop_overflow_guard = false;
         let copy = self.output_op(op, Args::from_slice(&args));
         let at = self.out.ops.len();
-        self.emit(copy, Some(""));
+        self.emit(copy, Some(&crate::driver::UNNAMED));
         if op.opcode == Opcode::GuardNonnull {
             self.nonnull_guards.insert(args[0], at);
         }

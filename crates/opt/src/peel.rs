@@ -42,7 +42,8 @@ use traceopt_ir::{
 };
 
 use crate::driver::{
-    optimize_knowing, End, Ending, Entry, Infeasible, Optimized, Optimizer, Passes, Start,
+    optimize_sharing, End, Ending, Entry, Infeasible, InputTables, Optimized, Optimizer, Passes,
+    Start,
 };
 use crate::heap::Place;
 use crate::virtuals::Mapped;
@@ -131,16 +132,20 @@ pub fn peel(input: &Trace, passes: Passes) -> Result<Option<Peeled>, Infeasible>
     if !is_loop || input.ops.iter().any(|op| op.opcode == Opcode::Label) {
         return Ok(None);
     }
+    // (Every copy of the loop looks up the same things in it.)
+    let tables = InputTables::default();
     if !passes.virtuals {
-        return peel_with(input, passes, false);
+        return peel_with(input, &tables, passes, false);
     }
-    match peel_with(input, passes, true) {
+    match peel_with(input, &tables, passes, true) {
         Ok(Some(peeled)) => Ok(Some(peeled)),
         // The body never reaches its jump, or passes other objects on.
-        _ => Ok(peel_with(input, passes, false)?.map(|peeled| Peeled {
-            forced: Some("the body does not pass the objects on as the preamble does".into()),
-            ..peeled
-        })),
+        _ => Ok(
+            peel_with(input, &tables, passes, false)?.map(|peeled| Peeled {
+                forced: Some("the body does not pass the objects on as the preamble does".into()),
+                ..peeled
+            }),
+        ),
     }
 }
 
@@ -155,10 +160,15 @@ const MAX_WIDENINGS: usize = 4;
 /// repeated, an object where the preamble passed a value or the other
 /// way round), that place becomes a label argument of its own (an
 /// object there allocated), and the loop is peeled again.
-fn peel_with(input: &Trace, passes: Passes, carry: bool) -> Result<Option<Peeled>, Infeasible> {
+fn peel_with(
+    input: &Trace,
+    tables: &InputTables,
+    passes: Passes,
+    carry: bool,
+) -> Result<Option<Peeled>, Infeasible> {
     let mut widened = Vec::new();
     for _ in 0..MAX_WIDENINGS {
-        match peel_once(input, passes, carry, &widened)? {
+        match peel_once(input, tables, passes, carry, &widened)? {
             Attempt::Done(peeled) => return Ok(peeled.map(|p| *p)),
             Attempt::Widen(more) => widened.extend(more),
         }
@@ -176,14 +186,16 @@ enum Attempt {
 /// Peels with the places `widened` label arguments of their own.
 fn peel_once(
     input: &Trace,
+    tables: &InputTables,
     passes: Passes,
     carry: bool,
     widened: &[Path],
 ) -> Result<Attempt, Infeasible> {
     let site_classes = SiteClass::of_loop(input);
     let start = Start::Loop(&site_classes);
-    let (preamble, ending) = optimize_knowing(
+    let (preamble, ending) = optimize_sharing(
         input,
+        tables,
         passes,
         Default::default(),
         start,
@@ -223,9 +235,14 @@ fn peel_once(
         // so (the preamble is the trace's first pass, and may well run to
         // its end).
         let start = Start::Label(&entry);
-        let Ok((body, ending)) =
-            optimize_knowing(input, passes, Default::default(), start, end(carry, &fresh))
-        else {
+        let Ok((body, ending)) = optimize_sharing(
+            input,
+            tables,
+            passes,
+            Default::default(),
+            start,
+            end(carry, &fresh),
+        ) else {
             if !label_state.known.is_empty() {
                 label_state.known.clear();
                 continue;
@@ -494,6 +511,11 @@ impl Optimizer<'_> {
     /// `known`): the same op met again is that value.
     fn know_derived_op(&mut self, opcode: Opcode, args: &[Arg], value: Arg, known: Option<usize>) {
         self.know_ref_test(opcode, args, value);
+        let number = opcode as usize;
+        if self.derived_opcodes.len() <= number {
+            self.derived_opcodes.resize(number + 1, false);
+        }
+        self.derived_opcodes[number] = true;
         self.derived_ops
             .insert((opcode, Args::from_slice(args)), (value, known));
         if let (true, &[a, b]) = (opcode.has(traceopt_ir::Flags::COMM), args) {
@@ -505,7 +527,7 @@ impl Optimizer<'_> {
     /// A pure op that a label argument already holds, if `opcode(args)`
     /// is one.
     pub(crate) fn derived_op(&mut self, opcode: Opcode, args: &[Arg]) -> Option<Arg> {
-        if self.derived_ops.is_empty() {
+        if self.derived_opcodes.get(opcode as usize) != Some(&true) {
             return None;
         }
         let (value, known) = *self.derived_ops.get(&(opcode, Args::from_slice(args)))?;
@@ -593,7 +615,8 @@ impl Optimizer<'_> {
         if self.passes.heap {
             self.derive(&mut ending);
         }
-        self.emit(Op::new(Opcode::Jump, ending.leaves.clone()), Some(""));
+        let jump = Op::new(Opcode::Jump, ending.leaves.clone());
+        self.emit(jump, Some(&crate::driver::UNNAMED));
         ending
     }
 

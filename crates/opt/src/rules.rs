@@ -13,7 +13,7 @@ impl Optimizer<'_> {
     pub(crate) fn build(
         &mut self,
         built: Built<Arg>,
-        name: Option<&str>,
+        name: Option<&compact_str::CompactString>,
         depth: u32,
     ) -> Result<Arg, Infeasible> {
         Ok(match built {

@@ -174,7 +174,7 @@ impl Optimizer<'_> {
         if text || matches!(object.opcode, Opcode::NewArray | Opcode::NewArrayClear) {
             op.args.push(self.int_const(object.items.len() as i64));
         }
-        let name = input.name(input.value_of_op(object.alloc));
+        let name = input.compact_name(input.value_of_op(object.alloc));
         if self.passes.heap {
             self.heap_after(&op, Some(ValueId(self.out.num_values() as u32)));
         }
@@ -218,7 +218,7 @@ impl Optimizer<'_> {
         if self.passes.heap {
             self.heap_after(&op, None);
         }
-        self.emit(op, Some(""));
+        self.emit(op, Some(&crate::driver::UNNAMED));
     }
 
     /// Whether an output argument is a constant zero (int 0, null, 0.0),
@@ -416,7 +416,7 @@ impl Optimizer<'_> {
                             (true, [], []) => Mapped::Out(self.int_const(1)),
                             (true, &[Mapped::Out(c)], &[Mapped::Out(d)]) => {
                                 let input = self.input;
-                                let name = Some(input.name(result));
+                                let name = Some(input.compact_name(result));
                                 let eq = self.int_op(Opcode::IntEq, smallvec![c, d], name, 0);
                                 match eq {
                                     Ok(v) => Mapped::Out(v),

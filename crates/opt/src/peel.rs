@@ -924,7 +924,6 @@ impl Optimizer<'_> {
             seen: vec![false; virtuals.len()],
             virtuals: &mut virtuals,
             leaves: Vec::new(),
-            first: Default::default(),
         };
         for (input, item) in items.iter_mut().enumerate() {
             slots.slot(item, &mut (input, Vec::new()));
@@ -961,9 +960,6 @@ struct Slots<'a> {
     seen: Vec<bool>,
     /// The value of each label argument so far.
     leaves: Vec<Arg>,
-    /// The first label argument of each value among `leaves` (followed
-    /// where a value met again is the same argument: with `widened`).
-    first: rustc_hash::FxHashMap<Arg, usize>,
     /// Whether a constant at a place stays a constant (not one a bridge
     /// could pass under another name).
     kept: &'a dyn Fn(Arg, &Path) -> bool,
@@ -980,18 +976,14 @@ impl Slots<'_> {
                     Some(widened) => widened.contains(path),
                 };
                 let again = (!own && self.widened.is_some() && matches!(a, Arg::Value(_)))
-                    .then(|| self.first.get(&a).copied())
+                    .then(|| self.leaves.iter().position(|&l| l == a))
                     .flatten();
                 let slot = match (own, again) {
                     (false, Some(k)) => k,
                     (false, None) if matches!(a, Arg::Const(_)) && (self.kept)(a, path) => return,
                     _ => {
                         self.leaves.push(a);
-                        let k = self.leaves.len() - 1;
-                        if self.widened.is_some() {
-                            self.first.entry(a).or_insert(k);
-                        }
-                        k
+                        self.leaves.len() - 1
                     }
                 };
                 *item = FailArg::Arg(Arg::Value(ValueId(slot as u32)));
@@ -1200,21 +1192,32 @@ pub(crate) fn weaken(assumed: &Fact, held: &Fact) -> Fact {
 }
 
 /// The names a spliced trace has taken. (Most are a letter and a
-/// number, as every fresh one: those are kept as such, cheaper to hash
-/// and to look up than their text.)
+/// number, as every fresh one: those are kept as such, cheaper to look
+/// up than their text; those of PyPy's letters, as one bit each.)
 struct TakenNames {
-    /// Those of the form `letter_and_number` reads.
+    /// Those of the form `letter_and_number` reads, of the letters
+    /// `NUMBERED_LETTERS` and numbers below `MAX_DENSE_NUMBER`: bit `n`
+    /// of the letter's set for number `n`.
+    dense: [Vec<u64>; 3],
+    /// The other names of that form.
     numbered: HashSet<(char, u32)>,
     /// The empty name (every op without a result has it).
     empty: bool,
     other: HashSet<CompactString>,
 }
 
+/// The letters of PyPy's value names (`TakenNames::dense`).
+const NUMBERED_LETTERS: [char; 3] = ['i', 'p', 'f'];
+
+/// The numbers `TakenNames` keeps one bit each for (a larger one would
+/// make its sets large).
+const MAX_DENSE_NUMBER: u32 = 1 << 20;
+
 impl TakenNames {
-    /// Room for `n` names (most of them numbered).
-    fn with_capacity(n: usize) -> TakenNames {
+    fn new() -> TakenNames {
         TakenNames {
-            numbered: HashSet::with_capacity_and_hasher(n, Default::default()),
+            dense: Default::default(),
+            numbered: HashSet::default(),
             empty: false,
             other: HashSet::default(),
         }
@@ -1226,9 +1229,26 @@ impl TakenNames {
             return !std::mem::replace(&mut self.empty, true);
         }
         match crate::driver::letter_and_number(name) {
-            Some(numbered) => self.numbered.insert(numbered),
+            Some((letter, number)) => self.insert_numbered(letter, number),
             None => self.other.insert(name.into()),
         }
+    }
+
+    /// Takes the name `letter` then `number` (as `format!` writes it):
+    /// `false` if it was taken already.
+    fn insert_numbered(&mut self, letter: char, number: u32) -> bool {
+        let set = NUMBERED_LETTERS.iter().position(|&l| l == letter);
+        let Some(set) = set.filter(|_| number < MAX_DENSE_NUMBER) else {
+            return self.numbered.insert((letter, number));
+        };
+        let bits = &mut self.dense[set];
+        let (word, bit) = ((number / 64) as usize, number % 64);
+        if bits.len() <= word {
+            bits.resize(word + 1, 0);
+        }
+        let taken = bits[word] & (1 << bit) != 0;
+        bits[word] |= 1 << bit;
+        !taken
     }
 }
 
@@ -1253,7 +1273,7 @@ fn splice(
     trace.op_pos.pop();
     trace.names.pop();
     provenance.pop();
-    let mut names = TakenNames::with_capacity(trace.names.len() + more);
+    let mut names = TakenNames::new();
     for name in &trace.names {
         names.insert(name);
     }
@@ -1262,7 +1282,7 @@ fn splice(
         fresh += 1;
         // PyPy's letters: `p` for a reference.
         let letter = if ty == Type::Ref { 'p' } else { ty.letter() };
-        if names.numbered.insert((letter, fresh)) {
+        if names.insert_numbered(letter, fresh) {
             let mut name = CompactString::const_new("");
             name.push(letter);
             name.push_str(&compact_str::ToCompactString::to_compact_string(&fresh));

@@ -507,6 +507,11 @@ impl Optimizer<'_> {
     /// forcing any virtual argument).
     pub(crate) fn virtual_op(&mut self, index: usize, op: &Op) -> Result<bool, Infeasible> {
         use Opcode::*;
+        // (Most ops are of none of the opcodes below: they are not looked
+        // into.)
+        if !may_be_virtual_op(op.opcode) {
+            return Ok(false);
+        }
         let result = self.input.value_of_op(index);
         let first = op.args.first().map(|&a| self.mapped(a));
         match (op.opcode, first) {
@@ -1017,4 +1022,54 @@ impl Optimizer<'_> {
 /// Whether `op` calls PyPy's array copy helper (`OS_ARRAYCOPY`).
 fn is_array_copy(input: &traceopt_ir::Trace, op: &Op) -> bool {
     oopspec::of(op.descr.map(|d| input.descr(d))) == Some(oopspec::ARRAYCOPY)
+}
+
+/// Whether `virtual_op` handles some ops of `opcode` (it looks into no
+/// other).
+fn may_be_virtual_op(opcode: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        opcode,
+        New | NewWithVtable
+            | NewArray
+            | NewArrayClear
+            | Newstr
+            | Newunicode
+            | Strsetitem
+            | Unicodesetitem
+            | Strgetitem
+            | Unicodegetitem
+            | Strlen
+            | Unicodelen
+            | Copystrcontent
+            | Copyunicodecontent
+            | SetfieldGc
+            | GetfieldGcI
+            | GetfieldGcR
+            | GetfieldGcF
+            | SetarrayitemGc
+            | GetarrayitemGcI
+            | GetarrayitemGcR
+            | GetarrayitemGcF
+            | GetarrayitemGcPureI
+            | GetarrayitemGcPureR
+            | GetarrayitemGcPureF
+            | ArraylenGc
+            | SameAsR
+            | QuasiimmutField
+            | CallR
+            | CallI
+            | CallN
+            | VirtualRef
+            | VirtualRefFinish
+            | PtrEq
+            | PtrNe
+            | InstancePtrEq
+            | InstancePtrNe
+            | GuardNonnull
+            | AssertNotNone
+            | GuardIsnull
+            | GuardClass
+            | GuardNonnullClass
+    )
 }

@@ -123,6 +123,20 @@ fn fresh_objects_are_cleared_distinct_and_of_their_class() {
 }
 
 #[test]
+fn an_address_made_an_integer_is_no_fixed_number() {
+    // Where no op shows an address, the validator places fresh objects
+    // at a base of its choice; where one does, the base stays unknown:
+    // the fresh object's address is not the one the base would give it.
+    let before = "[p0]\np1 = new(descr=ssize)\ni2 = cast_ptr_to_int(p1)\nfinish(i2)\n";
+    let after = "[p0]\np1 = new(descr=ssize)\nfinish(2305843009213693953)\n";
+    not_proved_nor_replayed(before, after);
+    // Nor is a fresh object the one at that number.
+    let before = "[i0]\np1 = cast_int_to_ptr(2305843009213693953)\np3 = new(descr=ssize)\n\
+                  i4 = ptr_eq(p1, p3)\nfinish(i4)\n";
+    not_proved_nor_replayed(before, "[i0]\np3 = new(descr=ssize)\nfinish(1)\n");
+}
+
+#[test]
 fn a_dropped_store_is_a_difference() {
     let before = "[p0, i1]\nsetfield_gc(p0, i1, descr=valuedescr)\nfinish(i1)\n";
     not_proved(before, "[p0, i1]\nfinish(i1)\n");

@@ -136,6 +136,17 @@ pub enum Verdict {
     Unreplayed(String),
 }
 
+/// The types of the words a trace shows where the two traces meet: its
+/// observations (escapes and calls, their arguments and results, in
+/// order), the results of its calls by number (`call{k}`) and of its
+/// escapes (`esc{k}`). See `types_meet`.
+#[derive(Default)]
+struct Shown {
+    observations: Vec<(Vec<Type>, Type)>,
+    call_results: Vec<(u32, Type)>,
+    escape_results: Vec<Type>,
+}
+
 /// What one trace does, as terms.
 struct Side<'t> {
     pass: Term,
@@ -157,6 +168,8 @@ struct Side<'t> {
     seen: Vec<Term>,
     /// What each call that observes the heap could see, in order.
     call_sights: Vec<Sight>,
+    /// The types of what the trace shows the other (`types_meet`).
+    shown: Shown,
     /// The prefix of the side's names.
     prefix: &'static str,
 }
@@ -175,6 +188,9 @@ struct Defined {
 #[derive(Clone)]
 struct Guard {
     op_index: usize,
+    /// The type of each fail argument (`None` for a hole), a virtual
+    /// being a reference (`types_meet`).
+    fail_types: Vec<Option<Type>>,
     cond: Term,
     reached: Term,
     /// What the interpreter resumes with if it fails (`None` where a fail
@@ -1015,6 +1031,9 @@ fn check_once(
         if let Some(namespace) = before.namespace.as_deref() {
             world.constant_facts(solver, namespace)?;
         }
+        if !types_meet(&b, &a) {
+            world.addresses_exposed = true;
+        }
         let mut assumed: Vec<Term> = world.facts();
         assumed.extend(b.lemmas.iter().chain(&a.lemmas).cloned());
         // The encoding's own facts, which some heap must satisfy: if they
@@ -1573,6 +1592,7 @@ fn encode_side<'t>(
     let mut seen = Vec::new();
     let mut call_sites = Vec::new();
     let mut call_sights = Vec::new();
+    let mut shown = Shown::default();
     for (index, op) in trace.ops.iter().enumerate() {
         memory.now = index + 1;
         // The fresh objects a call cannot see, and those it may keep from
@@ -1643,6 +1663,10 @@ fn encode_side<'t>(
                 let k = escaped;
                 escaped += 1;
                 escapes.push(args.iter().map(Seen::word).collect());
+                shown
+                    .observations
+                    .push((arg_types(trace, op), op.opcode.result_type()));
+                shown.escape_results.push(op.opcode.result_type());
                 if op.opcode != Opcode::EscapeN {
                     let value = Term::var(&format!("esc{k}"));
                     if op.opcode == Opcode::EscapeR {
@@ -1706,8 +1730,26 @@ fn encode_side<'t>(
                             },
                         )
                         .collect();
+                    let calls_before = memory.calls();
                     let effect = encode_heap_op(world, &mut memory, solver, opcode, &args, descr)?
                         .ok_or_else(|| unsupported(opcode.name().to_string()))?;
+                    let ty = op.opcode.result_type();
+                    if memory.calls() > calls_before && ty != Type::Void {
+                        shown.call_results.push((memory.calls(), ty));
+                    }
+                    if effect.observed.is_some() {
+                        shown.observations.push((arg_types(trace, op), ty));
+                    }
+                    if matches!(
+                        opcode,
+                        Opcode::CallPureI
+                            | Opcode::CallPureR
+                            | Opcode::CallPureF
+                            | Opcode::CallPureN
+                    ) {
+                        let known = *world.pure_result_types.entry(args.len()).or_insert(ty);
+                        world.addresses_exposed |= known != ty;
+                    }
                     if let Some(cond) = effect.defined {
                         push_defined(&mut defined, index, &pass, cond);
                     }
@@ -1776,6 +1818,7 @@ fn encode_side<'t>(
             };
             guards.push(Guard {
                 op_index: index,
+                fail_types: fail_types(trace, op),
                 cond,
                 reached: pass,
                 resume,
@@ -1824,7 +1867,82 @@ fn encode_side<'t>(
         allocated,
         seen,
         call_sights,
+        shown,
         prefix: p,
+    })
+}
+
+fn arg_types(trace: &Trace, op: &Op) -> Vec<Type> {
+    op.args.iter().map(|&a| trace.arg_type(a)).collect()
+}
+
+fn fail_types(trace: &Trace, op: &Op) -> Vec<Option<Type>> {
+    (op.fail_args.iter().flatten())
+        .map(|arg| match *arg {
+            traceopt_ir::FailArg::Hole => None,
+            traceopt_ir::FailArg::Arg(a) => Some(trace.arg_type(a)),
+            traceopt_ir::FailArg::Virtual(_) => Some(Type::Ref),
+        })
+        .collect()
+}
+
+/// Whether the two traces show words of one type wherever a word of one
+/// meets a word of the other: the ends' arguments, the observations in
+/// order, the calls' and escapes' shared results, and the fail
+/// arguments of every pair of guards. Where they do not, an integer of
+/// one may be compared with an object's address in the other, and the
+/// base of fresh objects must stay unknown (`World::addresses_exposed`).
+fn types_meet(b: &Side, a: &Side) -> bool {
+    let end_types = |side: &Side| -> Option<Vec<Type>> {
+        let op = side
+            .trace
+            .ops
+            .iter()
+            .find(|op| matches!(op.opcode, Opcode::Jump | Opcode::Finish))?;
+        Some(arg_types(side.trace, op))
+    };
+    let ends = end_types(b) == end_types(a);
+    let (x, y) = (&b.shown, &a.shown);
+    let observations = (x.observations.iter().zip(&y.observations)).all(|(p, q)| p == q);
+    let calls =
+        (x.call_results.iter()).all(|(k, t)| y.call_results.iter().all(|(j, u)| j != k || t == u));
+    let escapes = (x.escape_results.iter().zip(&y.escape_results)).all(|(t, u)| t == u);
+    let guards = (b.guards.iter()).all(|g| {
+        (a.guards.iter()).all(|h| {
+            (g.fail_types.iter().zip(&h.fail_types))
+                .all(|(t, u)| t.is_none() || u.is_none() || t == u)
+        })
+    });
+    let contents = [b.trace, a.trace].iter().all(|trace| contents_typed(trace));
+    ends && observations && calls && escapes && guards && contents
+}
+
+/// Whether every value a guard's resume data stores (a virtual's field
+/// or item, a pending write) has the type its descr gives (characters
+/// being integers): what the resumed heap holds is then typed as the
+/// traces' own stores, which the checker types.
+fn contents_typed(trace: &Trace) -> bool {
+    let type_of = |arg: &traceopt_ir::FailArg| match *arg {
+        traceopt_ir::FailArg::Hole => None,
+        traceopt_ir::FailArg::Arg(a) => Some(trace.arg_type(a)),
+        traceopt_ir::FailArg::Virtual(_) => Some(Type::Ref),
+    };
+    let fits = |descr: Option<traceopt_ir::DescrId>, arg: &traceopt_ir::FailArg| {
+        let wanted = descr.and_then(|d| trace.descr(d).value_type());
+        type_of(arg).is_none() || (wanted.is_some() && type_of(arg) == wanted)
+    };
+    trace.ops.iter().all(|op| {
+        let virtuals = op.virtuals.iter().all(|v| {
+            let fields = v.fields.iter().all(|(d, arg)| fits(Some(*d), arg));
+            let items = v.items.iter().all(|arg| match v.opcode {
+                Opcode::Newstr | Opcode::Newunicode => {
+                    type_of(arg).map_or(true, |t| t == Type::Int)
+                }
+                _ => fits(v.descr, arg),
+            });
+            fields && items
+        });
+        virtuals && op.pending.iter().all(|w| fits(Some(w.descr), &w.value))
     })
 }
 

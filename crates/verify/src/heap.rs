@@ -263,8 +263,8 @@ impl World {
     }
 
     /// The base of fresh objects: objects from before are below it. Where
-    /// no op turns an address into an integer or back, `facts` fixes it
-    /// at `FIXED_BASE`.
+    /// no word may be a reference in one place and an integer in another
+    /// (`addresses_exposed`), `facts` fixes it at `FIXED_BASE`.
     pub fn base(&mut self, solver: &mut Solver) -> Result<Term, SolverError> {
         let name = Name::invented("base");
         let fresh = !self.declared.contains(&name);
@@ -976,7 +976,7 @@ impl Kind {
     }
 }
 
-/// The base of fresh objects where no op exposes an address
+/// The base of fresh objects where no address is exposed
 /// (`World::addresses_exposed`). A trace sees of a reference only which
 /// object it is (`ptr_eq`, the object's class, fields, length): any run
 /// is a run whose objects are renamed so that the ones from before sit

@@ -1876,13 +1876,19 @@ fn arg_types(trace: &Trace, op: &Op) -> Vec<Type> {
     op.args.iter().map(|&a| trace.arg_type(a)).collect()
 }
 
+/// The type of a fail argument or resume content: `None` for a hole, a
+/// virtual being a reference.
+fn fail_arg_type(trace: &Trace, arg: &traceopt_ir::FailArg) -> Option<Type> {
+    match *arg {
+        traceopt_ir::FailArg::Hole => None,
+        traceopt_ir::FailArg::Arg(a) => Some(trace.arg_type(a)),
+        traceopt_ir::FailArg::Virtual(_) => Some(Type::Ref),
+    }
+}
+
 fn fail_types(trace: &Trace, op: &Op) -> Vec<Option<Type>> {
     (op.fail_args.iter().flatten())
-        .map(|arg| match *arg {
-            traceopt_ir::FailArg::Hole => None,
-            traceopt_ir::FailArg::Arg(a) => Some(trace.arg_type(a)),
-            traceopt_ir::FailArg::Virtual(_) => Some(Type::Ref),
-        })
+        .map(|arg| fail_arg_type(trace, arg))
         .collect()
 }
 
@@ -1922,11 +1928,7 @@ fn types_meet(b: &Side, a: &Side) -> bool {
 /// being integers): what the resumed heap holds is then typed as the
 /// traces' own stores, which the checker types.
 fn contents_typed(trace: &Trace) -> bool {
-    let type_of = |arg: &traceopt_ir::FailArg| match *arg {
-        traceopt_ir::FailArg::Hole => None,
-        traceopt_ir::FailArg::Arg(a) => Some(trace.arg_type(a)),
-        traceopt_ir::FailArg::Virtual(_) => Some(Type::Ref),
-    };
+    let type_of = |arg: &traceopt_ir::FailArg| fail_arg_type(trace, arg);
     let fits = |descr: Option<traceopt_ir::DescrId>, arg: &traceopt_ir::FailArg| {
         let wanted = descr.and_then(|d| trace.descr(d).value_type());
         type_of(arg).is_none() || (wanted.is_some() && type_of(arg) == wanted)

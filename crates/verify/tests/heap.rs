@@ -151,6 +151,17 @@ fn an_address_is_no_fixed_number() {
     ] {
         not_proved_nor_replayed(&format!("{fresh}{b}"), &format!("{fresh}{a}"));
     }
+    // An integer that resume data stores into a reference field.
+    not_proved_nor_replayed(
+        &format!(
+            "{fresh}p2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, p1, descr=nextdescr)\n\
+             guard_true(0) [p2]\nfinish()\n"
+        ),
+        &format!(
+            "{fresh}guard_true(0) [p5] where p5 = new_with_vtable(descr=nodesize) \
+             {{nextdescr={number}}}\nfinish()\n"
+        ),
+    );
     // A word one trace takes as an object and the other as an integer:
     // a call's result, an elidable call's.
     for (b, a) in [

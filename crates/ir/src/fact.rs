@@ -278,7 +278,8 @@ pub struct Known {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Source {
     pub opcode: Opcode,
-    pub args: Vec<Arg>,
+    /// (Inline, as an op's: one or two as a rule.)
+    pub args: crate::Args,
     pub descr: Option<crate::DescrId>,
 }
 
@@ -292,7 +293,7 @@ impl Source {
         };
         Source {
             opcode,
-            args: vec![object],
+            args: crate::smallvec![object],
             descr: Some(descr),
         }
     }
@@ -307,7 +308,7 @@ impl Source {
         };
         Source {
             opcode,
-            args: vec![array, index],
+            args: crate::smallvec![array, index],
             descr: Some(descr),
         }
     }

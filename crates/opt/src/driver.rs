@@ -800,6 +800,14 @@ impl Optimizer<'_> {
             self.emit(marker, Some(self.input.compact_name(input_value)));
             return Ok(());
         }
+        // A write into a virtual object (most writes of a recorded trace,
+        // a third of its ops) is done at once (`virtual_write`).
+        if matches!(op.opcode, Opcode::SetfieldGc | Opcode::SetarrayitemGc)
+            && self.passes.virtuals
+            && self.virtual_write(op)
+        {
+            return Ok(());
+        }
         self.optimize_op(index, op)
     }
 

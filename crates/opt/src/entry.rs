@@ -452,7 +452,12 @@ impl Optimizer<'_> {
     /// The test that known constant `index` (`known`, of label arguments
     /// `args`) holds: its field read or op computed where nothing gives
     /// it, and a guard. Whether it is made.
-    pub(crate) fn test_known_at(&mut self, index: usize, known: &Known, args: Vec<Arg>) -> bool {
+    pub(crate) fn test_known_at(
+        &mut self,
+        index: usize,
+        known: &Known,
+        args: traceopt_ir::Args,
+    ) -> bool {
         let value = match known.source.reads() {
             // What it cannot tell is there is not read.
             true => {

@@ -28,7 +28,7 @@
 //! kept writes kept.
 
 use smallvec::SmallVec;
-use traceopt_ir::{smallvec, Arg, Args, DescrId, Flags, Op, Opcode, PendingWrite};
+use traceopt_ir::{smallvec, Arg, Args, DescrId, Flags, Op, Opcode, PendingWrite, ThinVec};
 
 use crate::driver::Optimizer;
 use crate::inject::Bug;
@@ -202,22 +202,27 @@ impl Optimizer<'_> {
         }
     }
 
-    /// The kept writes of virtual objects, as pending writes of a guard.
-    /// Holds them in the resume data being built.
+    /// The kept writes of virtual objects, as pending writes of a guard,
+    /// added to `pending`. Holds them in the resume data being built.
     pub(crate) fn pending_writes(
         &mut self,
+        pending: &mut ThinVec<PendingWrite>,
         mut resume_value: impl FnMut(&mut Self, Mapped) -> traceopt_ir::FailArg,
-    ) -> Vec<PendingWrite> {
-        let lazy = self.lazy.clone();
-        lazy.iter()
-            .filter(|w| matches!(w.value, Mapped::Virtual(_)))
-            .map(|w| PendingWrite {
-                object: w.object,
-                index: None,
-                value: resume_value(self, w.value),
-                descr: w.descr,
-            })
-            .collect()
+    ) {
+        // (By index, not a copy of the list: describing a value changes
+        // no kept write.)
+        for i in 0..self.lazy.len() {
+            let w = self.lazy[i];
+            if matches!(w.value, Mapped::Virtual(_)) {
+                let value = resume_value(self, w.value);
+                pending.push(PendingWrite {
+                    object: w.object,
+                    index: None,
+                    value,
+                    descr: w.descr,
+                });
+            }
+        }
     }
 }
 

@@ -644,7 +644,7 @@ impl Optimizer<'_> {
                 (derived, given.known, true)
             }
         };
-        let arguments = |ending: &Ending, source: &Source| -> Option<Vec<Arg>> {
+        let arguments = |ending: &Ending, source: &Source| -> Option<Args> {
             // Label argument k is the k-th leaf (derived ones come after
             // the state's, each after those it is made of).
             (source.args.iter())
@@ -745,7 +745,7 @@ impl Optimizer<'_> {
 
     /// What the field or array item `source` reads (of `args`) holds
     /// here: known to the heap cache (then `true`), or read.
-    pub(crate) fn derived_read(&mut self, source: &Source, args: Vec<Arg>) -> (Arg, bool) {
+    pub(crate) fn derived_read(&mut self, source: &Source, args: Args) -> (Arg, bool) {
         if let Some(known) = self.known_read(source, &args) {
             return (known, true);
         }
@@ -759,13 +759,13 @@ impl Optimizer<'_> {
     /// What pure `opcode(args)` gives here: a label argument that holds
     /// it, an equal op of the trace's own, or the op computed now (then
     /// `true`).
-    pub(crate) fn derived_pure(&mut self, source: &Source, args: Vec<Arg>) -> (Arg, bool) {
+    pub(crate) fn derived_pure(&mut self, source: &Source, args: Args) -> (Arg, bool) {
         if let Some(known) = self.known_pure(source.opcode, &args) {
             return (known, false);
         }
         // An entry's arguments may be constants, or known better.
         if self.entering.is_some() && traceopt_rules::check::is_rule_op(source.opcode) {
-            if let Ok(value) = self.int_op(source.opcode, args.as_slice().into(), None, 0) {
+            if let Ok(value) = self.int_op(source.opcode, args.clone(), None, 0) {
                 return (value, true);
             }
         }
@@ -859,7 +859,7 @@ impl Optimizer<'_> {
             let count = pending.len();
             let mut later = Vec::new();
             for (mut source, value) in std::mem::take(&mut pending) {
-                let args: Option<Vec<Arg>> = (source.args.iter())
+                let args: Option<Args> = (source.args.iter())
                     .map(|&a| template(&leaves, a))
                     .collect();
                 let Some(args) = args else {

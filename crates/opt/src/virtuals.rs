@@ -83,6 +83,12 @@ impl VirtualObject {
     }
 }
 
+/// Where a write into a virtual object goes (`virtual_write`).
+enum Slot {
+    Field(DescrId),
+    Item(usize),
+}
+
 /// The virtual objects one resume data describes: (object, its index
 /// among the resume data's virtuals). Few: looked up by a scan.
 type Described = SmallVec<[(u32, u32); 8]>;
@@ -502,6 +508,48 @@ impl Optimizer<'_> {
         true
     }
 
+    /// A `setfield_gc` into a virtual object, or a `setarrayitem_gc` at a
+    /// constant index inside one, done as `optimize_op` does it (what it
+    /// does first for any write, then `virtual_op`) without the tests
+    /// that no write meets; `false`, and nothing done, for any other
+    /// write (left to `optimize_op`). (Most writes of a recorded trace
+    /// are such, a third of its ops: each skips the whole pipeline.)
+    #[inline(never)]
+    pub(crate) fn virtual_write(&mut self, op: &Op) -> bool {
+        let Some(&Arg::Value(object)) = op.args.first() else {
+            return false;
+        };
+        let Some(k) = self.virtuals.of(object) else {
+            return false;
+        };
+        let (slot, value) = match op.opcode {
+            Opcode::SetfieldGc => match op.descr {
+                Some(descr) => (Slot::Field(descr), op.args[1]),
+                None => return false,
+            },
+            _ => {
+                // (As `virtual_index` finds it, for a constant index.)
+                let index = match op.args[1] {
+                    index @ Arg::Const(_) => self.as_int(index),
+                    Arg::Value(_) => None,
+                };
+                let len = self.virtuals.objects[k as usize].items.len();
+                match index.and_then(|i| usize::try_from(i).ok()) {
+                    Some(i) if i < len => (Slot::Item(i), op.args[2]),
+                    _ => return false,
+                }
+            }
+        };
+        self.learn_dereference(op);
+        self.call_removed = false;
+        let value = self.mapped(value);
+        match slot {
+            Slot::Field(descr) => self.set_virtual_field(k, descr, value),
+            Slot::Item(i) => self.virtuals.objects[k as usize].items[i] = Some(value),
+        }
+        true
+    }
+
     /// Handles an op that makes or uses a virtual without forcing it;
     /// `false` where the op is not one (it is then optimized as usual,
     /// forcing any virtual argument).
@@ -826,9 +874,9 @@ impl Optimizer<'_> {
             w.value = self.resume_item(w.value, &mut virtuals, &mut described);
         }
         if out.opcode.is_guard() && !self.lazy.is_empty() {
-            pending.extend(
-                self.pending_writes(|me, m| me.resume_value(m, &mut virtuals, &mut described)),
-            );
+            self.pending_writes(&mut pending, |me, m| {
+                me.resume_value(m, &mut virtuals, &mut described)
+            });
         }
         if !pending.is_empty() && fail_args.is_none() {
             fail_args = Some(Default::default());

@@ -926,7 +926,7 @@ fn a_guard_may_not_fail_in_the_place_of_a_check_of_the_witness() {
         known: vec![traceopt_ir::Known {
             source: traceopt_ir::Source {
                 opcode: Opcode::PtrEq,
-                args: vec![value(0), myptr],
+                args: traceopt_ir::smallvec![value(0), myptr],
                 descr: None,
             },
             value: one,

@@ -800,12 +800,19 @@ impl Optimizer<'_> {
             self.emit(marker, Some(self.input.compact_name(input_value)));
             return Ok(());
         }
-        // A write into a virtual object (most writes of a recorded trace,
-        // a third of its ops) is done at once (`virtual_write`).
-        if matches!(op.opcode, Opcode::SetfieldGc | Opcode::SetarrayitemGc)
-            && self.passes.virtuals
-            && self.virtual_write(op)
-        {
+        // The ops most of a recorded trace is, whose optimizing is simple
+        // (a write into a virtual object, an allocation, ...), are done
+        // at once (`virtual_write`, `quick_op`: each out of line, lean).
+        let quick = match op.opcode {
+            Opcode::SetfieldGc | Opcode::SetarrayitemGc => {
+                self.passes.virtuals && self.virtual_write(op)
+            }
+            opcode if crate::virtuals::may_be_quick(opcode) => {
+                self.passes.virtuals && self.quick_op(index, op)
+            }
+            _ => false,
+        };
+        if quick {
             return Ok(());
         }
         self.optimize_op(index, op)

@@ -508,12 +508,79 @@ impl Optimizer<'_> {
         true
     }
 
-    /// A `setfield_gc` into a virtual object, or a `setarrayitem_gc` at a
-    /// constant index inside one, done as `optimize_op` does it (what it
-    /// does first for any write, then `virtual_op`) without the tests
-    /// that no write meets; `false`, and nothing done, for any other
-    /// write (left to `optimize_op`). (Most writes of a recorded trace
-    /// are such, a third of its ops: each skips the whole pipeline.)
+    /// An op of a few opcodes (`may_be_quick`) whose optimizing is
+    /// simple, done as `optimize_op` would do it (what it does first for
+    /// an op of the opcode, then what `virtual_op`, `lazy_op` and
+    /// `forwarded_op` do of it), without the tests that no op of these
+    /// opcodes meets; `false`, and nothing done, where it is not that
+    /// simple (left to `optimize_op`). Each skips the whole pipeline:
+    /// - `new` and `new_with_vtable`: a virtual object;
+    /// - `quasiimmut_field` (with the heap cache): nothing;
+    /// - `same_as_r` (with folding): its argument.
+    ///
+    /// A write into a virtual object is done so too (`virtual_write`).
+    #[inline(never)]
+    pub(crate) fn quick_op(&mut self, index: usize, op: &Op) -> bool {
+        use Opcode::*;
+        match op.opcode {
+            New | NewWithVtable => {
+                self.call_removed = false;
+                self.new_virtual(index, op.opcode, op.descr, 0);
+                true
+            }
+            QuasiimmutField | SameAsR => self.quick_copy(index, op),
+            _ => false,
+        }
+    }
+
+    /// `quick_op` of `quasiimmut_field` and `same_as_r`.
+    fn quick_copy(&mut self, index: usize, op: &Op) -> bool {
+        let (heap, fold) = (self.passes.heap, self.passes.fold);
+        let quick = match op.opcode {
+            Opcode::QuasiimmutField => heap,
+            _ => fold,
+        };
+        // (A label argument could be given as such an op of its
+        // arguments: `derived_op`.)
+        let derived = self.derived_opcodes.get(op.opcode as usize) == Some(&true);
+        let Some(&first) = op.args.first() else {
+            return false;
+        };
+        if !quick || derived {
+            return false;
+        }
+        self.call_removed = false;
+        // Of a virtual object (`virtual_op`): nothing to watch, or the
+        // object.
+        if let Arg::Value(v) = first {
+            if let Some(k) = self.virtuals.of(v) {
+                if op.opcode == Opcode::SameAsR {
+                    self.bind(self.input.value_of_op(index), Mapped::Virtual(k));
+                }
+                return true;
+            }
+        }
+        // (Each argument forwarded where the pipeline does: its first by
+        // `virtual_op`, then all by `forwarded_op`.)
+        self.arg(first);
+        if heap {
+            // (It takes neither op: it may emit kept writes.)
+            self.lazy_op(index, op);
+        }
+        let forwarded = self.arg(first);
+        for &a in &op.args[1..] {
+            self.arg(a);
+        }
+        if op.opcode == Opcode::SameAsR {
+            self.map[self.input.value_of_op(index).0 as usize] = Some(forwarded);
+        }
+        true
+    }
+
+    /// A `setfield_gc` into a virtual object, or a `setarrayitem_gc` at
+    /// a constant index inside one (most writes of a recorded trace, a
+    /// third of its ops), done at once as `quick_op` does its ops;
+    /// `false`, and nothing done, for any other write.
     #[inline(never)]
     pub(crate) fn virtual_write(&mut self, op: &Op) -> bool {
         let Some(&Arg::Value(object)) = op.args.first() else {
@@ -1070,6 +1137,12 @@ impl Optimizer<'_> {
 /// Whether `op` calls PyPy's array copy helper (`OS_ARRAYCOPY`).
 fn is_array_copy(input: &traceopt_ir::Trace, op: &Op) -> bool {
     oopspec::of(op.descr.map(|d| input.descr(d))) == Some(oopspec::ARRAYCOPY)
+}
+
+/// Whether `quick_op` may take an op of `opcode` (kept in step with it).
+pub(crate) fn may_be_quick(opcode: Opcode) -> bool {
+    use Opcode::*;
+    matches!(opcode, New | NewWithVtable | QuasiimmutField | SameAsR)
 }
 
 /// Whether `virtual_op` handles some ops of `opcode` (it looks into no

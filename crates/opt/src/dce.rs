@@ -44,9 +44,10 @@ pub fn remove_dead(
         .map(|v| Some(ValueId(v as u32)))
         .collect();
     renumber.resize(trace.num_values(), None);
-    // Live ops move down in place (no second copy of the trace), with
-    // their positions, names and provenance; the dead ones end up past
-    // the kept ones and go. Constants and descrs stay as they are.
+    // Live ops are renumbered where they are, then move down in place
+    // (no second copy of the trace: `retain` moves each once), with
+    // their positions, names and provenance; the dead ones go.
+    // Constants and descrs stay as they are.
     let mut trace = trace;
     let mut kept = first_dead;
     for i in first_dead + 1..live.len() {
@@ -64,13 +65,16 @@ pub fn remove_dead(
             false => op.args.iter_mut().for_each(map),
         }
         renumber[inputs + i] = Some(ValueId((inputs + kept) as u32));
-        trace.ops.swap(kept, i);
         trace.op_pos[kept] = trace.op_pos[i];
         trace.names.swap(inputs + kept, inputs + i);
         provenance[kept] = provenance[i];
         kept += 1;
     }
-    trace.ops.truncate(kept);
+    let mut index = 0;
+    trace.ops.retain(|_| {
+        index += 1;
+        live[index - 1]
+    });
     trace.op_pos.truncate(kept);
     trace.names.truncate(inputs + kept);
     provenance.truncate(kept);

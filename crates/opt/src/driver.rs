@@ -47,7 +47,7 @@ use crate::inject::Bug;
 use crate::intbounds;
 use crate::relations::Relations;
 use crate::rules::{self, RULES};
-use crate::values::Info;
+use crate::values::{Info, Value};
 use crate::virtuals::{Mapped, Virtuals};
 
 /// Which parts of the optimizer run (all by default).
@@ -207,12 +207,9 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) provenance: Vec<Option<usize>>,
     /// Input value -> output argument.
     pub(crate) map: Vec<Option<Arg>>,
-    /// Output value -> what it was made equal to later (union-find).
-    pub(crate) replaced: Vec<Option<Arg>>,
-    /// Output value -> what is known of it (`values`).
-    pub(crate) info: Vec<Info>,
-    /// Output values of `*_ovf` ops whose `guard_no_overflow` followed.
-    pub(crate) no_overflow: Vec<bool>,
+    /// Output value -> what the passes keep of it (one list, not one
+    /// per kind: one push per value).
+    pub(crate) values: Vec<Value>,
     pub(crate) cse: HashMap<CseKey, Arg>,
     /// Integer constants of the output, by value: the small ones (most
     /// asked for: 0 and 1 of every known comparison) by index, the
@@ -454,9 +451,7 @@ pub(crate) fn optimize_sharing(
         out: Trace::new(),
         provenance: Vec::new(),
         map: vec![None; input.num_values()],
-        replaced: Vec::with_capacity(input.num_values()),
-        info: Vec::with_capacity(input.num_values()),
-        no_overflow: Vec::with_capacity(input.num_values()),
+        values: Vec::with_capacity(input.num_values()),
         // (Sized for the trace: a comparison a guard decides leaves
         // four entries, and growing step by step cost more than they.)
         cse: HashMap::with_capacity_and_hasher(input.ops.len() * 3 / 2, Default::default()),
@@ -589,10 +584,8 @@ pub(crate) fn optimize_sharing(
 impl Optimizer<'_> {
     pub(crate) fn new_value(&mut self, v: ValueId) {
         // Values come in order: this is one push each, as a rule.
-        while self.info.len() <= v.0 as usize {
-            self.replaced.push(None);
-            self.info.push(Info::Nothing);
-            self.no_overflow.push(false);
+        while self.values.len() <= v.0 as usize {
+            self.values.push(Value::default());
         }
     }
 
@@ -601,7 +594,7 @@ impl Optimizer<'_> {
     #[inline]
     pub(crate) fn find(&mut self, arg: Arg) -> Arg {
         match arg {
-            Arg::Value(v) if self.replaced[v.0 as usize].is_some() => self.find_replaced(v),
+            Arg::Value(v) if self.values[v.0 as usize].replaced.is_some() => self.find_replaced(v),
             _ => arg,
         }
     }
@@ -609,15 +602,15 @@ impl Optimizer<'_> {
     fn find_replaced(&mut self, v: ValueId) -> Arg {
         let mut root = Arg::Value(v);
         while let Arg::Value(r) = root {
-            match self.replaced[r.0 as usize] {
+            match self.values[r.0 as usize].replaced {
                 Some(next) => root = next,
                 None => break,
             }
         }
         // Every value on the way now points at the root.
         let mut at = v;
-        while let Some(next) = self.replaced[at.0 as usize] {
-            self.replaced[at.0 as usize] = Some(root);
+        while let Some(next) = self.values[at.0 as usize].replaced {
+            self.values[at.0 as usize].replaced = Some(root);
             match next {
                 Arg::Value(n) if next != root => at = n,
                 _ => break,
@@ -628,7 +621,7 @@ impl Optimizer<'_> {
 
     pub(crate) fn make_equal_to(&mut self, v: ValueId, to: Arg) {
         if Arg::Value(v) != to {
-            self.replaced[v.0 as usize] = Some(to);
+            self.values[v.0 as usize].replaced = Some(to);
         }
     }
 
@@ -1064,8 +1057,8 @@ impl Optimizer<'_> {
         for (&arg, &value) in op.args.iter().zip(&own) {
             if let (Arg::Value(input), Arg::Value(v)) = (arg, value) {
                 self.map[input.0 as usize] = Some(value);
-                self.info[v.0 as usize] = Info::Nothing;
-                self.no_overflow[v.0 as usize] = false;
+                let value = &mut self.values[v.0 as usize];
+                (value.info, value.no_overflow) = (Info::Nothing, false);
             }
         }
     }
@@ -1224,7 +1217,11 @@ impl Optimizer<'_> {
     /// `find` without path compression, for the matcher's `&self` view.
     pub(crate) fn find_const(&self, mut arg: Arg) -> Arg {
         while let Arg::Value(v) = arg {
-            match self.replaced.get(v.0 as usize).copied().flatten() {
+            match self
+                .values
+                .get(v.0 as usize)
+                .and_then(|value| value.replaced)
+            {
                 Some(next) => arg = next,
                 None => break,
             }

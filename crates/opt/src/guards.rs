@@ -43,7 +43,7 @@ impl Optimizer<'_> {
                         if let Some(bound) = intbounds::forward(opcode, &arg_bounds) {
                             self.set_bound(v, bound);
                         }
-                        self.no_overflow[v.0 as usize] = true;
+                        self.values[v.0 as usize].no_overflow = true;
                         // The same op again would pass its check too (seed
                         // 000: reuse across a passed overflow check only).
                         if self.passes.cse {

@@ -271,7 +271,7 @@ impl Optimizer<'_> {
             }
             _ => {}
         }
-        let checked = self.no_overflow[v.0 as usize];
+        let checked = self.values[v.0 as usize].no_overflow;
         let operands = match op.opcode {
             Opcode::IntAdd => [Some(Operand::Add), Some(Operand::Add)],
             Opcode::IntAddOvf if checked => [Some(Operand::AddOvf), Some(Operand::AddOvf)],

@@ -46,7 +46,7 @@ impl Subject for Optimizer<'_> {
                 let op = &self.out.ops[index];
                 let info = op.opcode.info();
                 let usable = info.flags.contains(Flags::PURE)
-                    || (info.flags.contains(Flags::OVF) && self.no_overflow[v.0 as usize]);
+                    || (info.flags.contains(Flags::OVF) && self.values[v.0 as usize].no_overflow);
                 if !usable || info.result != Type::Int || op.args.is_empty() || op.args.len() > 2 {
                     return Head::Other;
                 }

@@ -16,6 +16,27 @@ use traceopt_ir::{
 
 use crate::driver::Optimizer;
 
+/// What the passes keep of one output value (`Optimizer::values`).
+#[derive(Clone, Debug)]
+pub(crate) struct Value {
+    /// What it was made equal to later (union-find: `Optimizer::find`).
+    pub replaced: Option<Arg>,
+    /// What is known of it.
+    pub info: Info,
+    /// It is an `*_ovf` op's, whose `guard_no_overflow` followed.
+    pub no_overflow: bool,
+}
+
+impl Default for Value {
+    fn default() -> Value {
+        Value {
+            replaced: None,
+            info: Info::Nothing,
+            no_overflow: false,
+        }
+    }
+}
+
 /// The facts about one output value.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Info {
@@ -46,14 +67,14 @@ pub(crate) struct PtrInfo {
 impl Optimizer<'_> {
     /// The bound of an output value (unbounded if none is known).
     pub(crate) fn value_bound(&self, v: ValueId) -> IntBound {
-        match &self.info[v.0 as usize] {
+        match &self.values[v.0 as usize].info {
             Info::Int(bound) => *bound,
             _ => IntBound::unbounded(),
         }
     }
 
     pub(crate) fn set_bound(&mut self, v: ValueId, bound: IntBound) {
-        self.info[v.0 as usize] = Info::Int(bound);
+        self.values[v.0 as usize].info = Info::Int(bound);
     }
 
     /// What is known of a reference argument: a constant is null or not;
@@ -81,7 +102,7 @@ impl Optimizer<'_> {
                 },
                 ..PtrInfo::default()
             }),
-            Arg::Value(v) => match &self.info[v.0 as usize] {
+            Arg::Value(v) => match &self.values[v.0 as usize].info {
                 Info::Ptr(info) => Cow::Borrowed(info),
                 _ => Cow::Owned(PtrInfo::default()),
             },
@@ -159,7 +180,7 @@ impl Optimizer<'_> {
         let class = class.or_else(|| self.site_class(site?));
         self.learn_ptr(Arg::Value(v), true, class);
         if matches!(op.opcode, Opcode::New | Opcode::NewWithVtable) {
-            if let Info::Ptr(info) = &mut self.info[v.0 as usize] {
+            if let Info::Ptr(info) = &mut self.values[v.0 as usize].info {
                 info.instance = true;
             }
         }
@@ -182,7 +203,7 @@ impl Optimizer<'_> {
 
     /// What is known of reference value `v`, to add to in place.
     fn ptr_info_mut(&mut self, v: ValueId) -> &mut PtrInfo {
-        let entry = &mut self.info[v.0 as usize];
+        let entry = &mut self.values[v.0 as usize].info;
         if !matches!(entry, Info::Ptr(_)) {
             *entry = Info::Ptr(PtrInfo::default());
         }

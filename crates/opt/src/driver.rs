@@ -800,8 +800,9 @@ impl Optimizer<'_> {
             Opcode::SetfieldGc | Opcode::SetarrayitemGc => {
                 self.passes.virtuals && self.virtual_write(op)
             }
-            opcode if crate::virtuals::may_be_quick(opcode) => {
-                self.passes.virtuals && self.quick_op(index, op)
+            opcode if crate::virtuals::may_be_quick(opcode) && self.passes.virtuals => {
+                self.quick_op(index, op);
+                true
             }
             _ => false,
         };

@@ -508,73 +508,14 @@ impl Optimizer<'_> {
         true
     }
 
-    /// An op of a few opcodes (`may_be_quick`) whose optimizing is
-    /// simple, done as `optimize_op` would do it (what it does first for
-    /// an op of the opcode, then what `virtual_op`, `lazy_op` and
-    /// `forwarded_op` do of it), without the tests that no op of these
-    /// opcodes meets; `false`, and nothing done, where it is not that
-    /// simple (left to `optimize_op`). Each skips the whole pipeline:
-    /// - `new` and `new_with_vtable`: a virtual object;
-    /// - `quasiimmut_field` (with the heap cache): nothing;
-    /// - `same_as_r` (with folding): its argument.
-    ///
-    /// A write into a virtual object is done so too (`virtual_write`).
+    /// `new` or `new_with_vtable` (`may_be_quick`): a virtual object, made
+    /// at once as `optimize_op` makes it (by `virtual_op`), without going
+    /// through the rest of the pipeline. A write into a virtual object is
+    /// done so too (`virtual_write`).
     #[inline(never)]
-    pub(crate) fn quick_op(&mut self, index: usize, op: &Op) -> bool {
-        use Opcode::*;
-        match op.opcode {
-            New | NewWithVtable => {
-                self.call_removed = false;
-                self.new_virtual(index, op.opcode, op.descr, 0);
-                true
-            }
-            QuasiimmutField | SameAsR => self.quick_copy(index, op),
-            _ => false,
-        }
-    }
-
-    /// `quick_op` of `quasiimmut_field` and `same_as_r`.
-    fn quick_copy(&mut self, index: usize, op: &Op) -> bool {
-        let (heap, fold) = (self.passes.heap, self.passes.fold);
-        let quick = match op.opcode {
-            Opcode::QuasiimmutField => heap,
-            _ => fold,
-        };
-        // (A label argument could be given as such an op of its
-        // arguments: `derived_op`.)
-        let derived = self.derived_opcodes.get(op.opcode as usize) == Some(&true);
-        let Some(&first) = op.args.first() else {
-            return false;
-        };
-        if !quick || derived {
-            return false;
-        }
+    pub(crate) fn quick_op(&mut self, index: usize, op: &Op) {
         self.call_removed = false;
-        // Of a virtual object (`virtual_op`): nothing to watch, or the
-        // object.
-        if let Arg::Value(v) = first {
-            if let Some(k) = self.virtuals.of(v) {
-                if op.opcode == Opcode::SameAsR {
-                    self.bind(self.input.value_of_op(index), Mapped::Virtual(k));
-                }
-                return true;
-            }
-        }
-        // (Each argument forwarded where the pipeline does: its first by
-        // `virtual_op`, then all by `forwarded_op`.)
-        self.arg(first);
-        if heap {
-            // (It takes neither op: it may emit kept writes.)
-            self.lazy_op(index, op);
-        }
-        let forwarded = self.arg(first);
-        for &a in &op.args[1..] {
-            self.arg(a);
-        }
-        if op.opcode == Opcode::SameAsR {
-            self.map[self.input.value_of_op(index).0 as usize] = Some(forwarded);
-        }
-        true
+        self.new_virtual(index, op.opcode, op.descr, 0);
     }
 
     /// A `setfield_gc` into a virtual object, or a `setarrayitem_gc` at
@@ -1141,8 +1082,7 @@ fn is_array_copy(input: &traceopt_ir::Trace, op: &Op) -> bool {
 
 /// Whether `quick_op` may take an op of `opcode` (kept in step with it).
 pub(crate) fn may_be_quick(opcode: Opcode) -> bool {
-    use Opcode::*;
-    matches!(opcode, New | NewWithVtable | QuasiimmutField | SameAsR)
+    matches!(opcode, Opcode::New | Opcode::NewWithVtable)
 }
 
 /// Whether `virtual_op` handles some ops of `opcode` (it looks into no

@@ -188,9 +188,6 @@ struct Defined {
 #[derive(Clone)]
 struct Guard {
     op_index: usize,
-    /// The type of each fail argument (`None` for a hole), a virtual
-    /// being a reference (`types_meet`).
-    fail_types: Vec<Option<Type>>,
     cond: Term,
     reached: Term,
     /// What the interpreter resumes with if it fails (`None` where a fail
@@ -1818,7 +1815,6 @@ fn encode_side<'t>(
             };
             guards.push(Guard {
                 op_index: index,
-                fail_types: fail_types(trace, op),
                 cond,
                 reached: pass,
                 resume,
@@ -1886,6 +1882,7 @@ fn fail_arg_type(trace: &Trace, arg: &traceopt_ir::FailArg) -> Option<Type> {
     }
 }
 
+/// The type of each fail argument of guard `op` (`fail_arg_type`).
 fn fail_types(trace: &Trace, op: &Op) -> Vec<Option<Type>> {
     (op.fail_args.iter().flatten())
         .map(|arg| fail_arg_type(trace, arg))
@@ -1913,11 +1910,15 @@ fn types_meet(b: &Side, a: &Side) -> bool {
     let calls =
         (x.call_results.iter()).all(|(k, t)| y.call_results.iter().all(|(j, u)| j != k || t == u));
     let escapes = (x.escape_results.iter().zip(&y.escape_results)).all(|(t, u)| t == u);
-    let guards = (b.guards.iter()).all(|g| {
-        (a.guards.iter()).all(|h| {
-            (g.fail_types.iter().zip(&h.fail_types))
-                .all(|(t, u)| t.is_none() || u.is_none() || t == u)
-        })
+    let guard_types = |side: &Side| -> Vec<Vec<Option<Type>>> {
+        (side.guards.iter())
+            .map(|g| fail_types(side.trace, &side.trace.ops[g.op_index]))
+            .collect()
+    };
+    let (b_guards, a_guards) = (guard_types(b), guard_types(a));
+    let guards = (b_guards.iter()).all(|g| {
+        (a_guards.iter())
+            .all(|h| (g.iter().zip(h)).all(|(t, u)| t.is_none() || u.is_none() || t == u))
     });
     let contents = [b.trace, a.trace].iter().all(|trace| contents_typed(trace));
     ends && observations && calls && escapes && guards && contents

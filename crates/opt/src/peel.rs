@@ -304,10 +304,8 @@ fn peel_once(
         }
         label_state.facts = weaker;
         drop_slots(&mut label_state, &unused);
-        for &k in unused.iter().rev() {
-            leaves.remove(k);
-            types.remove(k);
-        }
+        remove_at(&mut leaves, &unused);
+        remove_at(&mut types, &unused);
         if let Some(fewer) = facts_held
             .then(|| without_slots(body, &unused, passes))
             .flatten()
@@ -1104,9 +1102,9 @@ fn without_slots(
     if jump.args.len() != inputs || slots.iter().any(|&k| k >= inputs) {
         return None;
     }
-    for &k in slots.iter().rev() {
-        jump.args.remove(k);
-    }
+    let mut args = jump.args.to_vec();
+    remove_at(&mut args, slots);
+    jump.args = Args::from_vec(args);
     let mut uses_one = jump.args.iter().any(|&a| dropped(a));
     for op in ops.iter() {
         op.for_each_arg(|a| uses_one |= dropped(a));
@@ -1115,13 +1113,15 @@ fn without_slots(
         return None;
     }
     // Values move down: inputs past each dropped one, and every op's.
-    let renumber = |v: ValueId| {
-        let k = v.0 as usize;
-        let below = match k < inputs {
-            true => slots.iter().filter(|&&s| s < k).count(),
-            false => slots.len(),
-        };
-        ValueId((k - below) as u32)
+    let mut moved_input = Vec::with_capacity(inputs);
+    let mut dropped_below = 0;
+    for k in 0..inputs {
+        moved_input.push((k - dropped_below) as u32);
+        dropped_below += usize::from(slots.get(dropped_below) == Some(&k));
+    }
+    let renumber = |v: ValueId| match moved_input.get(v.0 as usize) {
+        Some(&k) => ValueId(k),
+        None => ValueId(v.0 - slots.len() as u32),
     };
     for op in trace.ops.iter_mut() {
         op.for_each_arg_mut(|arg| {
@@ -1130,10 +1130,8 @@ fn without_slots(
             }
         });
     }
-    for &k in slots.iter().rev() {
-        trace.inputs.remove(k);
-        trace.names.remove(k);
-    }
+    remove_at(&mut trace.inputs, slots);
+    remove_at(&mut trace.names, slots);
     let (trace, provenance) = match passes.dce {
         true => crate::dce::remove_dead(trace, provenance),
         false => (trace, provenance),
@@ -1165,9 +1163,21 @@ fn drop_slots(state: &mut LabelState, slots: &[usize]) {
             }
         }
     }
-    for &k in slots.iter().rev() {
-        state.facts.remove(k);
-    }
+    remove_at(&mut state.facts, slots);
+}
+
+/// Takes the items at `indices` (increasing) out of `items`, in one pass
+/// (a `remove` each would move the rest once per index: the names of a
+/// long body, once per dropped argument).
+fn remove_at<T>(items: &mut Vec<T>, indices: &[usize]) {
+    let mut index = 0;
+    let mut next = 0;
+    items.retain(|_| {
+        let dropped = indices.get(next) == Some(&index);
+        next += usize::from(dropped);
+        index += 1;
+        !dropped
+    });
 }
 
 /// What remains of `assumed` when a pass of the body ends with `held`

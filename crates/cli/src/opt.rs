@@ -78,7 +78,8 @@ pub struct OptArgs {
     timeout: Duration,
     /// Seconds of solver time each trace may take in all (--verify): a
     /// trace whose queries keep timing out is then `unknown` (its budget
-    /// spent) without holding up the others. 0 (the default): no limit.
+    /// spent) without holding up the others; a query asked with less left
+    /// than --timeout gets what is left. 0 (the default): no limit.
     #[arg(long, value_name = "SECS", default_value = "0", value_parser = seconds, allow_negative_numbers = true)]
     budget: Duration,
     /// Write every solver query of --verify as a self-contained .smt2 file

@@ -226,6 +226,14 @@ pub struct Solver {
 /// it take about as much again).
 const SIZE_LIMIT: usize = 2 << 30;
 
+/// Why a query is `Unknown` without being asked (`set_budget`).
+const BUDGET_SPENT: &str = "the solver time given to this work is spent";
+
+/// The least time limit a query gets when the budget left is shorter
+/// than its timeout: a solver given almost none can give up on what it
+/// would answer at once.
+const MIN_QUERY_TIME: Duration = Duration::from_millis(100);
+
 /// A solver's own limit is not exact (it checks the clock now and then):
 /// it may answer this late.
 const GRACE: Duration = Duration::from_secs(2);
@@ -336,10 +344,12 @@ impl Solver {
     }
 
     /// Gives the next queries `budget` of solver time in all (`None`: no
-    /// limit): each query's time, from now on, is taken from it, and a
-    /// query asked once it is spent is `Unknown` at once. A fuzz campaign
-    /// gives each trace a budget, so that a trace whose queries keep
-    /// timing out does not take the time of many others.
+    /// limit): each query's time, from now on, is taken from it (a second
+    /// opinion's too, `prove_smt_by`), a query asked with less left than
+    /// its timeout gets what is left (at least 0.1 s), and one asked once
+    /// it is spent is `Unknown` at once. A fuzz campaign gives each trace
+    /// a budget, so that a trace whose queries keep timing out does not
+    /// take the time of many others.
     pub fn set_budget(&mut self, budget: Option<Duration>) {
         self.budget = budget;
     }
@@ -711,6 +721,26 @@ impl Solver {
     /// solver gives up (cvc5 decides IEEE float questions that z3 4.8
     /// times out on).
     pub fn prove_smt_by(
+        &mut self,
+        kind: SolverKind,
+        goal: &Term,
+        vars: &[Name],
+    ) -> Result<Outcome, SolverError> {
+        // The second opinion's time (its process start too) comes out of
+        // this solver's budget.
+        if self.budget_spent() {
+            return Ok(Outcome::Unknown(BUDGET_SPENT.into()));
+        }
+        let started = Instant::now();
+        let outcome = self.ask_another(kind, goal, vars);
+        if let Some(left) = &mut self.budget {
+            *left = left.saturating_sub(started.elapsed());
+        }
+        outcome
+    }
+
+    /// `prove_smt_by`, its time not yet counted.
+    fn ask_another(
         &self,
         kind: SolverKind,
         goal: &Term,
@@ -736,6 +766,7 @@ impl Solver {
         // in fuzz campaigns): a second opinion gets its limit once more,
         // at most the first solver's grace, and no more.
         other.grace = self.timeout.min(self.grace);
+        other.budget = self.budget;
         other.dump_dir = self.dump_dir.clone();
         other.queries = self.queries + 10_000;
         for command in needed {
@@ -773,11 +804,37 @@ impl Solver {
     }
 
     fn check_with(&mut self, vars: &[Name], check_command: &str) -> Result<Sat, SolverError> {
-        if self.budget.is_some_and(|left| left.is_zero()) {
-            return Ok(Sat::Unknown(
-                "the solver time given to this work is spent".into(),
-            ));
+        if self.budget_spent() {
+            return Ok(Sat::Unknown(BUDGET_SPENT.into()));
         }
+        // A query asked with less of the budget left than its timeout
+        // gets what is left (and the time limit is restored after it).
+        let full = self.timeout;
+        let capped = (self.budget)
+            .map(|left| left.max(MIN_QUERY_TIME.min(full)))
+            .filter(|&left| left < full);
+        if let Some(left) = capped {
+            self.set_timeout(left);
+        }
+        let result = self.check_within_budget(vars, check_command);
+        if capped.is_some() {
+            self.set_timeout(full);
+        }
+        result
+    }
+
+    /// Whether the budget (`set_budget`) is spent.
+    fn budget_spent(&self) -> bool {
+        self.budget.is_some_and(|left| left.is_zero())
+    }
+
+    /// `check_with` under the current time limit; its time is taken from
+    /// the budget.
+    fn check_within_budget(
+        &mut self,
+        vars: &[Name],
+        check_command: &str,
+    ) -> Result<Sat, SolverError> {
         let started = Instant::now();
         let held = self.held_by(vars);
         self.give_held(&held)?;
@@ -1638,6 +1695,60 @@ mod tests {
         assert_eq!(solver.prove(&goal, &[]).unwrap(), Outcome::Proved);
         solver.set_budget(None);
         assert_eq!(solver.prove(&goal, &[]).unwrap(), Outcome::Proved);
+    }
+
+    #[test]
+    fn a_query_asked_near_the_end_of_the_budget_gets_what_is_left() {
+        let minute = Duration::from_secs(60);
+        let mut solver = Solver::start(Some(SolverKind::Z3), minute).unwrap();
+        // The factors of the 122-bit product of two 61-bit primes: no
+        // solver finds them in a second, so each query runs to its limit.
+        let (x, y) = (Term::var("x"), Term::var("y"));
+        solver.declare("x", Sort::Bv(64)).unwrap();
+        solver.declare("y", Sort::Bv(64)).unwrap();
+        let wide = |t: &Term| t.un(Fun::ZeroExtend(64));
+        // 1398969667391390161 * 1179435429178099243, high word then low.
+        let product = Term::word(89_446_375_114_971_769)
+            .bv(Fun::Concat, &Term::word(-7_630_207_173_806_132_197));
+        let one = Term::word(1);
+        let factors = Term::and_all([
+            wide(&x).bv(Fun::BvMul, &wide(&y)).eq(&product),
+            one.bv(Fun::BvUlt, &x),
+            one.bv(Fun::BvUlt, &y),
+        ]);
+        let no_factors = factors.not();
+        let second = Duration::from_secs(1);
+        solver.set_budget(Some(second));
+        let Outcome::Unknown(why) = solver.prove_bv(&no_factors, &[]).unwrap() else {
+            panic!("a factoring was decided within a second");
+        };
+        assert!(
+            why.contains(" 1s"),
+            "the query had more than the budget: {why}"
+        );
+        assert_eq!(solver.timeout(), minute, "the time limit is back");
+        let Outcome::Unknown(why) = solver.prove_bv(&no_factors, &[]).unwrap() else {
+            panic!("a query past the budget was answered");
+        };
+        assert!(why.contains("spent"), "{why}");
+        // A second opinion gets what is left too, and spends it.
+        solver.set_budget(Some(second));
+        let names = [Name::invented("x")];
+        let Outcome::Unknown(why) = solver
+            .prove_smt_by(SolverKind::Cvc5, &no_factors, &names)
+            .unwrap()
+        else {
+            panic!("cvc5 factored within a second");
+        };
+        assert!(
+            why.contains(" 1s"),
+            "the second opinion had more than the budget: {why}"
+        );
+        assert_eq!(
+            solver.budget,
+            Some(Duration::ZERO),
+            "its time was not counted"
+        );
     }
 
     #[test]

@@ -784,7 +784,12 @@ fn decide(
 }
 
 /// `prove` by cvc5 instead of z3, if cvc5 is installed and decides it.
-fn second_opinion(solver: &Solver, world: &World, goal: &Term, vars: &[String]) -> Option<Outcome> {
+fn second_opinion(
+    solver: &mut Solver,
+    world: &World,
+    goal: &Term,
+    vars: &[String],
+) -> Option<Outcome> {
     if solver.kind() != SolverKind::Z3 {
         return None;
     }

@@ -744,6 +744,27 @@ impl Optimizer<'_> {
         v
     }
 
+    /// Emits input op `index`, a `debug_merge_point` of constants, as
+    /// it is. (`emit_for`, less what a marker never needs: it has a
+    /// name, returns no instance, and its value comes next.)
+    fn emit_marker(&mut self, index: usize, op: &Op) {
+        let marker = Op {
+            descr: op.descr,
+            offset: op.offset,
+            ..Op::new(op.opcode, Args::from_slice(&op.args))
+        };
+        let input = self.input;
+        let name = input.compact_name(input.value_of_op(index)).clone();
+        let pos = input.op_pos.get(index).copied().unwrap_or_default();
+        let out = &mut self.out;
+        out.ops.push(marker);
+        out.op_pos.push(pos);
+        out.names.push(name);
+        let v = ValueId(out.names.len() as u32 - 1);
+        self.provenance.push(Some(index));
+        self.new_value(v);
+    }
+
     /// A name for a value the optimizer makes: none the input uses (its
     /// names need not follow its value numbers, so a counter alone could
     /// meet one; the output would then define a name twice).
@@ -784,13 +805,7 @@ impl Optimizer<'_> {
         if op.opcode == Opcode::DebugMergePoint
             && op.args.iter().all(|a| matches!(a, Arg::Const(_)))
         {
-            let marker = Op {
-                descr: op.descr,
-                offset: op.offset,
-                ..Op::new(op.opcode, Args::from_slice(&op.args))
-            };
-            let input_value = self.input.value_of_op(index);
-            self.emit(marker, Some(self.input.compact_name(input_value)));
+            self.emit_marker(index, op);
             return Ok(());
         }
         // The ops most of a recorded trace is, whose optimizing is simple

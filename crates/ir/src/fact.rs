@@ -113,14 +113,15 @@ impl SiteClass {
     /// that gets to its jump passes that object on, and the next one
     /// tests it: where such a fact fails, no second pass gets past that
     /// guard.)
-    pub fn of_loop(trace: &Trace) -> Vec<SiteClass> {
+    /// `recorded` is the loop's `Trace::recorded_classes` (found once
+    /// for every copy of the loop).
+    pub fn of_loop(trace: &Trace, recorded: &[(usize, Const)]) -> Vec<SiteClass> {
         let Some(jump) = trace.ops.last().filter(|op| op.opcode == Opcode::Jump) else {
             return Vec::new();
         };
         if jump.args.len() != trace.inputs.len() {
             return Vec::new();
         }
-        let recorded = trace.recorded_classes();
         // What the jump passes for input `i`, seen through `same_as`.
         let passed = |i: usize| {
             let mut arg = jump.args[i];
@@ -434,7 +435,16 @@ impl LabelState {
     /// allocating op make (`Trace::recorded_classes`). `None` for the
     /// others, and where the recording saw nothing.
     pub fn recorded_object_classes(&self, pool: &Trace, recording: &Trace) -> Vec<Option<Const>> {
-        let recorded = recording.recorded_classes();
+        self.object_classes_of(pool, &recording.recorded_classes())
+    }
+
+    /// `recorded_object_classes`, with the recording's
+    /// `Trace::recorded_classes` given (`recorded`).
+    pub fn object_classes_of(
+        &self,
+        pool: &Trace,
+        recorded: &[(usize, Const)],
+    ) -> Vec<Option<Const>> {
         (self.virtuals.iter().zip(&self.allocs))
             .map(|(v, alloc)| {
                 let descr = pool.descr(v.descr.filter(|_| v.opcode == Opcode::NewWithVtable)?);

@@ -411,12 +411,25 @@ pub(crate) enum End<'a> {
 /// bodies).
 #[derive(Default)]
 pub(crate) struct InputTables {
-    /// `Trace::recorded_classes` of the input, by allocating op.
-    recorded_classes: std::cell::OnceCell<rustc_hash::FxHashMap<usize, Const>>,
+    /// `Trace::recorded_classes` of the input, in the order of the
+    /// allocating ops (once each).
+    recorded_classes: std::cell::OnceCell<Vec<(usize, Const)>>,
     /// The input's value names of the form a fresh name takes (a letter
     /// and a number), as (letter, number), past its count of values:
     /// those a fresh name could meet (`Optimizer::fresh_name`).
     numbered_names: std::cell::OnceCell<rustc_hash::FxHashSet<(char, u32)>>,
+}
+
+impl InputTables {
+    /// `Trace::recorded_classes` of `input` (the input of these tables),
+    /// sorted by allocating op.
+    pub(crate) fn recorded_classes(&self, input: &Trace) -> &[(usize, Const)] {
+        self.recorded_classes.get_or_init(|| {
+            let mut classes = input.recorded_classes();
+            classes.sort_unstable_by_key(|&(site, _)| site);
+            classes
+        })
+    }
 }
 
 /// `optimize_without`, starting as `start` says (from the input's inputs,
@@ -699,9 +712,9 @@ impl Optimizer<'_> {
     /// not name it and it is known (`site_classes`).
     pub(crate) fn site_class(&self, site: usize) -> Option<Const> {
         let recorded = || {
-            let classes = (self.tables.recorded_classes)
-                .get_or_init(|| self.input.recorded_classes().into_iter().collect());
-            classes.get(&site).cloned()
+            let classes = self.tables.recorded_classes(self.input);
+            let found = classes.binary_search_by_key(&site, |&(k, _)| k).ok();
+            found.map(|i| classes[i].1.clone())
         };
         self.site_classes.get(&site).cloned().or_else(recorded)
     }

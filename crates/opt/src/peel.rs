@@ -191,7 +191,7 @@ fn peel_once(
     carry: bool,
     widened: &[Path],
 ) -> Result<Attempt, Infeasible> {
-    let site_classes = SiteClass::of_loop(input);
+    let site_classes = SiteClass::of_loop(input, tables.recorded_classes(input));
     let start = Start::Loop(&site_classes);
     let (preamble, ending) = optimize_sharing(
         input,
@@ -319,7 +319,7 @@ fn peel_once(
     }
     let jump = input.ops.len() - 1;
     let (trace, provenance, label) = splice(preamble, &leaves, body, &body_leaves, jump);
-    let object_classes = label_state.recorded_object_classes(&trace, input);
+    let object_classes = label_state.object_classes_of(&trace, tables.recorded_classes(input));
     Ok(Attempt::Done(Some(Box::new(Peeled {
         optimized: Optimized {
             trace,

@@ -649,7 +649,10 @@ impl LabelState {
     /// object's contents after the place where it is first met (and only
     /// there), depth first.
     fn places(&self) -> Vec<(crate::FailArg, Path)> {
-        let mut places = Vec::new();
+        let contents: usize = (self.virtuals.iter())
+            .map(|v| v.fields.len() + v.items.len())
+            .sum();
+        let mut places = Vec::with_capacity(self.inputs.len() + contents);
         let mut seen = vec![false; self.virtuals.len()];
         let mut stack: Vec<(crate::FailArg, usize, Vec<Step>)> = (self.inputs.iter())
             .enumerate()
@@ -662,19 +665,15 @@ impl LabelState {
                     continue;
                 }
                 seen[j as usize] = true;
+                // Its contents, last first: the first is taken next.
                 let object = &self.virtuals[j as usize];
-                let mut next = Vec::new();
-                for &(descr, value) in &object.fields {
-                    let mut p = path.clone();
-                    p.push(Step::Field(descr));
-                    next.push((value, input, p));
+                for (index, &value) in object.items.iter().enumerate().rev() {
+                    let step = Step::Item(index as i64, object.descr);
+                    stack.push((value, input, extended(&path, step)));
                 }
-                for (index, &value) in object.items.iter().enumerate() {
-                    let mut p = path.clone();
-                    p.push(Step::Item(index as i64, object.descr));
-                    next.push((value, input, p));
+                for &(descr, value) in object.fields.iter().rev() {
+                    stack.push((value, input, extended(&path, Step::Field(descr))));
                 }
-                stack.extend(next.into_iter().rev());
             }
             places.push((item, (input, path)));
         }
@@ -725,6 +724,15 @@ pub enum EntryTest {
 /// A place in a loop's state: one of its inputs, then the fields and
 /// items to follow from there.
 pub type Path = (usize, Vec<Step>);
+
+/// `path` and then `step`. (Made in one allocation: a clone has no
+/// room for the step.)
+pub fn extended(path: &[Step], step: Step) -> Vec<Step> {
+    let mut steps = Vec::with_capacity(path.len() + 1);
+    steps.extend_from_slice(path);
+    steps.push(step);
+    steps
+}
 
 /// One step from an object to what it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

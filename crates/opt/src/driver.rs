@@ -508,16 +508,21 @@ pub(crate) fn optimize_sharing(
         _ => None,
     };
     // The output is about as long as the input, or shorter: sized once,
-    // its ops and names are not copied as it grows.
+    // its ops and names are not copied as it grows. (A peeled loop's
+    // preamble gets its body after it: room for both.)
     let inputs = match start {
         Start::Label(entry) => entry.types.len(),
         _ => input.inputs.len(),
     };
+    let ops = match start {
+        Start::Loop(_) => 2 * input.ops.len(),
+        _ => input.ops.len(),
+    };
     opt.out.inputs.reserve(inputs);
-    opt.out.ops.reserve(input.ops.len());
-    opt.out.op_pos.reserve(input.ops.len());
-    opt.out.names.reserve(inputs + input.ops.len());
-    opt.provenance.reserve(input.ops.len());
+    opt.out.ops.reserve(ops);
+    opt.out.op_pos.reserve(ops);
+    opt.out.names.reserve(inputs + ops);
+    opt.provenance.reserve(ops);
     match start {
         Start::Inputs(_) | Start::Loop(_) => {
             // The input's inputs, names copied as they are (`add_input`

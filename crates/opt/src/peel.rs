@@ -393,8 +393,7 @@ fn mismatches(a: &LabelState, b: &LabelState, pools: (&Trace, &Trace)) -> Vec<Pa
                             .map(|(i, (&x, &y))| (x, y, Step::Item(i as i64, v.descr)));
                         let next: Vec<_> = fields.chain(items).collect();
                         for (x, y, step) in next.into_iter().rev() {
-                            let mut steps = path.1.clone();
-                            steps.push(step);
+                            let steps = traceopt_ir::fact::extended(&path.1, step);
                             stack.push((x, y, (path.0, steps)));
                         }
                         true
@@ -652,6 +651,10 @@ impl Optimizer<'_> {
                 })
                 .collect()
         };
+        // (Each taken adds one to these, which the state's own fill.)
+        ending.leaves.reserve(wanted.len());
+        ending.state.facts.reserve(wanted.len());
+        ending.state.derived.reserve(wanted.len());
         for (source, found) in wanted {
             // A body whose ending has fewer leaves than the preamble's (an
             // object it passes on virtual that the preamble did not):
@@ -921,7 +924,7 @@ impl Optimizer<'_> {
             widened: self.capture.as_deref(),
             seen: vec![false; virtuals.len()],
             virtuals: &mut virtuals,
-            leaves: Vec::new(),
+            leaves: Vec::with_capacity(items.len()),
         };
         for (input, item) in items.iter_mut().enumerate() {
             slots.slot(item, &mut (input, Vec::new()));
@@ -1293,14 +1296,11 @@ fn splice(
         // PyPy's letters: `p` for a reference.
         let letter = if ty == Type::Ref { 'p' } else { ty.letter() };
         if names.insert_numbered(letter, fresh) {
-            let mut name = CompactString::const_new("");
-            name.push(letter);
-            name.push_str(&compact_str::ToCompactString::to_compact_string(&fresh));
-            return name;
+            return numbered_name(letter, fresh);
         }
     };
     // One value of its own for each label argument.
-    let mut label_args = Vec::new();
+    let mut label_args = Vec::with_capacity(leaves.len());
     for &arg in leaves {
         let own = matches!(arg, Arg::Value(v) if !label_args.contains(&Arg::Value(v)));
         if own {
@@ -1335,6 +1335,7 @@ fn splice(
     // The body's values here: its inputs are the label's arguments.
     let mut map: Vec<Arg> = label_args;
     let body_ops = body.trace.ops.len() - 1;
+    map.reserve(body_ops);
     let body_names = &body.trace.names[body.trace.inputs.len()..];
     let mut body_ops_taken = std::mem::take(&mut body.trace.ops);
     body_ops_taken.truncate(body_ops);
@@ -1359,4 +1360,44 @@ fn splice(
     trace.push(end, "", Pos::default());
     provenance.push(Some(jump));
     (trace, provenance, label)
+}
+
+/// The name `letter` then `number`, as `format!` writes it (`i12`).
+/// (Its digits written by hand: `splice` makes a fresh name for most of
+/// a body's values, and formatting them cost more than the rest.)
+fn numbered_name(letter: char, number: u32) -> CompactString {
+    // Room for the widest letter and the most digits of a `u32`.
+    let mut text = [0u8; 14];
+    let mut at = text.len();
+    let mut rest = number;
+    loop {
+        at -= 1;
+        text[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let width = letter.len_utf8();
+    at -= width;
+    letter.encode_utf8(&mut text[at..at + width]);
+    let text = std::str::from_utf8(&text[at..]).expect("a letter and digits");
+    CompactString::new(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered_name;
+    use crate::driver::letter_and_number;
+
+    #[test]
+    fn a_numbered_name_is_written_as_format_writes_it() {
+        for number in [0, 7, 10, 99, 100, 4096, 1_000_000, u32::MAX] {
+            for letter in ['i', 'p', 'f', 'é'] {
+                let name = numbered_name(letter, number);
+                assert_eq!(name, format!("{letter}{number}"));
+                assert_eq!(letter_and_number(&name), Some((letter, number)));
+            }
+        }
+    }
 }

@@ -351,6 +351,7 @@ impl Source {
     /// second argument's value where it is a constant). Not division,
     /// other shifts (undefined beyond the word) nor the float-to-int
     /// casts.
+    #[inline]
     pub fn may_derive(opcode: Opcode, amount: Option<i64>) -> bool {
         use Opcode::*;
         let shift = matches!(opcode, IntLshift | IntRshift | UintRshift);

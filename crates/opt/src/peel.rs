@@ -835,15 +835,19 @@ impl Optimizer<'_> {
         if self.passes.cse {
             for index in 0..self.out.ops.len() {
                 let op = &self.out.ops[index];
-                let amount = op.args.get(1).and_then(|&a| self.as_int(a));
                 // Reads come from the heap cache, above.
-                let read = op.opcode.has(Flags::READ) && !op.opcode.has(Flags::CALL);
-                if !Source::may_derive(op.opcode, amount) || read {
+                if op.opcode.has(Flags::READ) && !op.opcode.has(Flags::CALL) {
+                    continue;
+                }
+                let amount = op.args.get(1).and_then(|&a| self.as_int(a));
+                if !Source::may_derive(op.opcode, amount) {
                     continue;
                 }
                 let value = Arg::Value(self.out.value_of_op(index));
-                let (opcode, descr, args) = (op.opcode, op.descr, op.args.clone());
-                let args = args.into_iter().map(|a| self.find(a)).collect();
+                let (opcode, descr, mut args) = (op.opcode, op.descr, op.args.clone());
+                for arg in args.iter_mut() {
+                    *arg = self.find(*arg);
+                }
                 let source = Source {
                     opcode,
                     args,

@@ -678,8 +678,7 @@ impl Trace {
     pub fn recorded_structs(&self) -> Vec<Box<str>> {
         let end = self.recorded.end.min(self.ops.len());
         let recorded = &self.ops[self.recorded.start.min(end)..end];
-        // (Boxed once each, sorted first.)
-        let mut found: Vec<&str> = (recorded.iter())
+        let mut found: Vec<Box<str>> = (recorded.iter())
             .filter(|op| {
                 matches!(
                     op.opcode,
@@ -691,7 +690,7 @@ impl Trace {
             })
             .filter_map(|op| match op.args.first() {
                 Some(&Arg::Const(c)) => match self.constant(c) {
-                    Const::Ptr(name) => Some(name.as_str()),
+                    Const::Ptr(name) => Some(Box::from(name.as_str())),
                     _ => None,
                 },
                 _ => None,
@@ -699,7 +698,7 @@ impl Trace {
             .collect();
         found.sort_unstable();
         found.dedup();
-        found.into_iter().map(Box::from).collect()
+        found
     }
 
     /// Whether `opcode` of `descr` (this trace's) is a `new_with_vtable`

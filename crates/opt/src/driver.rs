@@ -747,15 +747,7 @@ impl Optimizer<'_> {
             None => self.fresh_name(op.opcode.result_type()),
         };
         let instance = self.returns_instance(&op);
-        // (`Trace::push`, by hand: every output op comes this way, and
-        // the call cost more than the three pushes.)
-        let out = &mut self.out;
-        out.ops.push(op);
-        out.op_pos.push(pos);
-        out.names.push(name);
-        let v = ValueId(out.names.len() as u32 - 1);
-        self.provenance.push(Some(index));
-        self.new_value(v);
+        let v = self.push_output(op, name, pos, index);
         if instance {
             self.learn_instance(v);
         }
@@ -774,13 +766,22 @@ impl Optimizer<'_> {
         let input = self.input;
         let name = input.compact_name(input.value_of_op(index)).clone();
         let pos = input.op_pos.get(index).copied().unwrap_or_default();
+        self.push_output(marker, name, pos, index);
+    }
+
+    /// Appends `op` to the output, standing for input op `index`: its
+    /// value's id. (`Trace::push`, by hand: every output op comes this
+    /// way, and the call cost more than the three pushes.)
+    #[inline(always)]
+    fn push_output(&mut self, op: Op, name: CompactString, pos: Pos, index: usize) -> ValueId {
         let out = &mut self.out;
-        out.ops.push(marker);
+        out.ops.push(op);
         out.op_pos.push(pos);
         out.names.push(name);
         let v = ValueId(out.names.len() as u32 - 1);
         self.provenance.push(Some(index));
         self.new_value(v);
+        v
     }
 
     /// A name for a value the optimizer makes: none the input uses (its

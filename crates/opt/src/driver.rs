@@ -807,10 +807,7 @@ impl Optimizer<'_> {
         loop {
             self.fresh += 1;
             if !taken.contains(&(ty.letter(), self.fresh)) {
-                let mut name = CompactString::const_new("");
-                name.push(ty.letter());
-                name.push_str(&self.fresh.to_compact_string());
-                return name;
+                return numbered_name(ty.letter(), self.fresh);
             }
         }
     }
@@ -1263,6 +1260,15 @@ impl Optimizer<'_> {
         }
         arg
     }
+}
+
+/// The name `letter` then `number` (`i12`): what `letter_and_number`
+/// reads back.
+pub(crate) fn numbered_name(letter: char, number: u32) -> CompactString {
+    let mut name = CompactString::const_new("");
+    name.push(letter);
+    name.push_str(&number.to_compact_string());
+    name
 }
 
 /// A name of the form `i12` as ('i', 12): a letter, then a number written

@@ -1300,7 +1300,7 @@ fn splice(
         // PyPy's letters: `p` for a reference.
         let letter = if ty == Type::Ref { 'p' } else { ty.letter() };
         if names.insert_numbered(letter, fresh) {
-            return numbered_name(letter, fresh);
+            return crate::driver::numbered_name(letter, fresh);
         }
     };
     // One value of its own for each label argument.
@@ -1364,44 +1364,4 @@ fn splice(
     trace.push(end, "", Pos::default());
     provenance.push(Some(jump));
     (trace, provenance, label)
-}
-
-/// The name `letter` then `number`, as `format!` writes it (`i12`).
-/// (Its digits written by hand: `splice` makes a fresh name for most of
-/// a body's values, and formatting them cost more than the rest.)
-fn numbered_name(letter: char, number: u32) -> CompactString {
-    // Room for the widest letter and the most digits of a `u32`.
-    let mut text = [0u8; 14];
-    let mut at = text.len();
-    let mut rest = number;
-    loop {
-        at -= 1;
-        text[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let width = letter.len_utf8();
-    at -= width;
-    letter.encode_utf8(&mut text[at..at + width]);
-    let text = std::str::from_utf8(&text[at..]).expect("a letter and digits");
-    CompactString::new(text)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::numbered_name;
-    use crate::driver::letter_and_number;
-
-    #[test]
-    fn a_numbered_name_is_written_as_format_writes_it() {
-        for number in [0, 7, 10, 99, 100, 4096, 1_000_000, u32::MAX] {
-            for letter in ['i', 'p', 'f', 'é'] {
-                let name = numbered_name(letter, number);
-                assert_eq!(name, format!("{letter}{number}"));
-                assert_eq!(letter_and_number(&name), Some((letter, number)));
-            }
-        }
-    }
 }

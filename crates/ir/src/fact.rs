@@ -138,13 +138,15 @@ impl SiteClass {
             _ => None,
         };
         let mut found = Vec::new();
-        for op in &trace.ops {
+        // (The opcode first: most ops are no class test.)
+        let class_tests = (trace.ops.iter())
+            .filter(|op| matches!(op.opcode, Opcode::GuardClass | Opcode::GuardNonnullClass));
+        for op in class_tests {
             let (Some(&first), Some(&Arg::Const(c))) = (op.args.first(), op.args.get(1)) else {
                 continue;
             };
             let Some(i) = input_of(first) else { continue };
-            let is_class_test = matches!(op.opcode, Opcode::GuardClass | Opcode::GuardNonnullClass);
-            let (true, Arg::Value(v)) = (is_class_test, passed(i)) else {
+            let Arg::Value(v) = passed(i) else {
                 continue;
             };
             let Some(site) = trace.op_index(v) else {

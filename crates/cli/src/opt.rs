@@ -76,10 +76,11 @@ pub struct OptArgs {
     /// at most 1000000).
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
     timeout: Duration,
-    /// Seconds of solver time each trace may take in all (--verify): a
-    /// trace whose queries keep timing out is then `unknown` (its budget
-    /// spent) without holding up the others; a query asked with less left
-    /// than --timeout gets what is left. 0 (the default): no limit.
+    /// Seconds each trace's verification may take in all (--verify),
+    /// building its queries included: a trace whose queries keep timing
+    /// out is then `unknown` (its budget spent) without holding up the
+    /// others; a query asked with less left than --timeout gets what is
+    /// left. 0 (the default): no limit.
     #[arg(long, value_name = "SECS", default_value = "0", value_parser = seconds, allow_negative_numbers = true)]
     budget: Duration,
     /// Write every solver query of --verify as a self-contained .smt2 file
@@ -198,7 +199,7 @@ pub fn run(out: &mut String, args: OptArgs) -> Result<(), Failure> {
     }
     let budget = (!args.budget.is_zero()).then_some(args.budget);
     let judge_within_budget = |item: &Optimization, solver: &mut Solver| {
-        solver.set_budget(budget);
+        solver.set_deadline(budget.map(|b| std::time::Instant::now() + b));
         judge(item, solver)
     };
     in_parallel(&work, solvers, judge_within_budget, |k, verdict| {

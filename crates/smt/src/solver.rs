@@ -215,6 +215,9 @@ pub struct Solver {
     /// Solver time left for the current piece of work (`set_budget`):
     /// once it is spent, every query is `Unknown` without being asked.
     budget: Option<Duration>,
+    /// When the current piece of work must end (`set_deadline`): past
+    /// it, every query is `Unknown` without being asked.
+    deadline: Option<Instant>,
     /// Bytes of commands and held equations kept for the open scopes, and
     /// how many may be (`set_size_limit`): past it, a command is an
     /// error, not a process that fills the machine's memory.
@@ -228,6 +231,9 @@ const SIZE_LIMIT: usize = 2 << 30;
 
 /// Why a query is `Unknown` without being asked (`set_budget`).
 const BUDGET_SPENT: &str = "the solver time given to this work is spent";
+
+/// Why a query is `Unknown` without being asked (`set_deadline`).
+const DEADLINE_PASSED: &str = "the time given to this work is spent";
 
 /// The least time limit a query gets when the budget left is shorter
 /// than its timeout: a solver given almost none can give up on what it
@@ -298,6 +304,7 @@ impl Solver {
             second_opinions: true,
             fresh_after_work: true,
             budget: None,
+            deadline: None,
             kept: 0,
             size_limit: SIZE_LIMIT,
         };
@@ -352,6 +359,15 @@ impl Solver {
     /// take the time of many others.
     pub fn set_budget(&mut self, budget: Option<Duration>) {
         self.budget = budget;
+    }
+
+    /// Ends the next queries at `deadline` (`None`: no limit), whatever
+    /// the time went to (building queries too, unlike `set_budget`): a
+    /// query asked with less time left than its timeout gets what is
+    /// left (at least 0.1 s), and one asked after it is `Unknown` at
+    /// once. `traceopt opt --budget` gives each trace one.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 
     /// The time each query may take.
@@ -728,8 +744,8 @@ impl Solver {
     ) -> Result<Outcome, SolverError> {
         // The second opinion's time (its process start too) comes out of
         // this solver's budget.
-        if self.budget_spent() {
-            return Ok(Outcome::Unknown(BUDGET_SPENT.into()));
+        if let Some(why) = self.out_of_time() {
+            return Ok(Outcome::Unknown(why.into()));
         }
         let started = Instant::now();
         let outcome = self.ask_another(kind, goal, vars);
@@ -767,6 +783,7 @@ impl Solver {
         // at most the first solver's grace, and no more.
         other.grace = self.timeout.min(self.grace);
         other.budget = self.budget;
+        other.deadline = self.deadline;
         other.dump_dir = self.dump_dir.clone();
         other.queries = self.queries + 10_000;
         for command in needed {
@@ -781,6 +798,11 @@ impl Solver {
         vars: &[Name],
         check_command: &str,
     ) -> Result<Outcome, SolverError> {
+        // (Before the goal is asserted: finding the definitions it
+        // stands on takes long on a large one.)
+        if let Some(why) = self.out_of_time() {
+            return Ok(Outcome::Unknown(why.into()));
+        }
         self.push()?;
         let result = self
             .assert(&goal.not())
@@ -804,13 +826,16 @@ impl Solver {
     }
 
     fn check_with(&mut self, vars: &[Name], check_command: &str) -> Result<Sat, SolverError> {
-        if self.budget_spent() {
-            return Ok(Sat::Unknown(BUDGET_SPENT.into()));
+        if let Some(why) = self.out_of_time() {
+            return Ok(Sat::Unknown(why.into()));
         }
-        // A query asked with less of the budget left than its timeout
-        // gets what is left (and the time limit is restored after it).
+        // A query asked with less of the budget (or less time before the
+        // deadline) left than its timeout gets what is left (and the
+        // time limit is restored after it).
         let full = self.timeout;
-        let capped = (self.budget)
+        let before_deadline = (self.deadline).map(|d| d.saturating_duration_since(Instant::now()));
+        let capped = (self.budget.into_iter().chain(before_deadline))
+            .min()
             .map(|left| left.max(MIN_QUERY_TIME.min(full)))
             .filter(|&left| left < full);
         if let Some(left) = capped {
@@ -823,9 +848,15 @@ impl Solver {
         result
     }
 
-    /// Whether the budget (`set_budget`) is spent.
-    fn budget_spent(&self) -> bool {
-        self.budget.is_some_and(|left| left.is_zero())
+    /// Why no more query is asked, if the budget (`set_budget`) is
+    /// spent or the deadline (`set_deadline`) passed: work that would
+    /// only build queries can stop too.
+    pub fn out_of_time(&self) -> Option<&'static str> {
+        if self.budget.is_some_and(|left| left.is_zero()) {
+            return Some(BUDGET_SPENT);
+        }
+        let passed = self.deadline.is_some_and(|d| Instant::now() >= d);
+        passed.then_some(DEADLINE_PASSED)
     }
 
     /// `check_with` under the current time limit; its time is taken from
@@ -1701,22 +1732,8 @@ mod tests {
     fn a_query_asked_near_the_end_of_the_budget_gets_what_is_left() {
         let minute = Duration::from_secs(60);
         let mut solver = Solver::start(Some(SolverKind::Z3), minute).unwrap();
-        // The factors of the 122-bit product of two 61-bit primes: no
-        // solver finds them in a second, so each query runs to its limit.
-        let (x, y) = (Term::var("x"), Term::var("y"));
         solver.declare("x", Sort::Bv(64)).unwrap();
-        solver.declare("y", Sort::Bv(64)).unwrap();
-        let wide = |t: &Term| t.un(Fun::ZeroExtend(64));
-        // 1398969667391390161 * 1179435429178099243, high word then low.
-        let product = Term::word(89_446_375_114_971_769)
-            .bv(Fun::Concat, &Term::word(-7_630_207_173_806_132_197));
-        let one = Term::word(1);
-        let factors = Term::and_all([
-            wide(&x).bv(Fun::BvMul, &wide(&y)).eq(&product),
-            one.bv(Fun::BvUlt, &x),
-            one.bv(Fun::BvUlt, &y),
-        ]);
-        let no_factors = factors.not();
+        let no_factors = no_factors(&mut solver);
         let second = Duration::from_secs(1);
         solver.set_budget(Some(second));
         let Outcome::Unknown(why) = solver.prove_bv(&no_factors, &[]).unwrap() else {
@@ -1749,6 +1766,58 @@ mod tests {
             Some(Duration::ZERO),
             "its time was not counted"
         );
+    }
+
+    #[test]
+    fn a_deadline_counts_all_time_and_caps_the_query_asked_near_it() {
+        let minute = Duration::from_secs(60);
+        let mut solver = Solver::start(Some(SolverKind::Z3), minute).unwrap();
+        let x = Term::var("x");
+        solver.declare("x", Sort::Bv(64)).unwrap();
+        let trivial = x.eq(&x);
+        // Time spent outside queries counts (a budget would not count it).
+        solver.set_deadline(Some(Instant::now() + Duration::from_millis(50)));
+        std::thread::sleep(Duration::from_millis(100));
+        let before = solver.queries();
+        let Outcome::Unknown(why) = solver.prove(&trivial, &[]).unwrap() else {
+            panic!("a query past the deadline was answered");
+        };
+        assert!(why.contains("spent"), "{why}");
+        assert_eq!(solver.queries(), before, "the solver was asked");
+        // A query asked a second before the deadline gets that second.
+        let hard = no_factors(&mut solver);
+        solver.set_deadline(Some(Instant::now() + Duration::from_secs(1)));
+        let Outcome::Unknown(why) = solver.prove_bv(&hard, &[]).unwrap() else {
+            panic!("a factoring was decided within a second");
+        };
+        // ("timeout after 0.99s", or "no answer within 0.99s: ...")
+        let seconds: f64 = (why.split_whitespace())
+            .find_map(|word| word.trim_end_matches(':').strip_suffix('s')?.parse().ok())
+            .unwrap_or_else(|| panic!("no time limit in {why:?}"));
+        assert!(seconds <= 1.0, "the query had more than was left: {why}");
+        assert_eq!(solver.timeout(), minute, "the time limit is back");
+        // No deadline is no limit.
+        solver.set_deadline(None);
+        assert_eq!(solver.prove(&trivial, &[]).unwrap(), Outcome::Proved);
+    }
+
+    /// That the 122-bit product of two 61-bit primes has no factors
+    /// above 1: no solver finds them in a second, so a query of it runs
+    /// to its limit. (Declares `y`; `x` must be declared.)
+    fn no_factors(solver: &mut Solver) -> Term {
+        let (x, y) = (Term::var("x"), Term::var("y"));
+        solver.declare("y", Sort::Bv(64)).unwrap();
+        let wide = |t: &Term| t.un(Fun::ZeroExtend(64));
+        // 1398969667391390161 * 1179435429178099243, high word then low.
+        let product = Term::word(89_446_375_114_971_769)
+            .bv(Fun::Concat, &Term::word(-7_630_207_173_806_132_197));
+        let one = Term::word(1);
+        let factors = Term::and_all([
+            wide(&x).bv(Fun::BvMul, &wide(&y)).eq(&product),
+            one.bv(Fun::BvUlt, &x),
+            one.bv(Fun::BvUlt, &y),
+        ]);
+        factors.not()
     }
 
     #[test]

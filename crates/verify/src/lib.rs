@@ -543,6 +543,10 @@ fn settle(
     (slicer, meanings, vars): (&Slicer, &Term, &[String]),
     goal: &Term,
 ) -> Result<Outcome, SolverError> {
+    // (A cone takes long to find in a large trace.)
+    if let Some(why) = solver.out_of_time() {
+        return Ok(Outcome::Unknown(why.into()));
+    }
     if let Some(cone) = slicer.cone(solver, goal) {
         if proves(solver, world, &cone.implies(goal))? {
             return Ok(Outcome::Proved);
@@ -851,6 +855,11 @@ fn check(
     given: Given<'_>,
     solver: &mut Solver,
 ) -> Result<Verdict, VerifyError> {
+    // Encoding the traces takes long where they are large: not when no
+    // query would be asked.
+    if let Some(why) = solver.out_of_time() {
+        return Ok(Verdict::Unknown(why.into()));
+    }
     match loops::check_loops(before, after, provenance, given, solver)? {
         Some(verdict) => Ok(verdict),
         None => check_one_pass(before, after, provenance, given, solver),

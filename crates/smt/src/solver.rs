@@ -182,7 +182,7 @@ pub struct Solver {
     /// The commands of each open scope (the first is the base scope).
     scopes: Vec<Vec<String>>,
     /// Per open scope, what each definition made there stands on.
-    definitions: Vec<HashMap<String, Defined>>,
+    definitions: Vec<rustc_hash::FxHashMap<String, Defined>>,
     /// Per open scope, the equations of `define_for_smt` made there, by
     /// name: held back until an assertion or a query reads the name.
     held: Vec<HashMap<String, String>>,
@@ -294,7 +294,7 @@ impl Solver {
             pending: String::new(),
             broken: false,
             scopes: vec![Vec::new()],
-            definitions: vec![HashMap::new()],
+            definitions: vec![Default::default()],
             held: vec![HashMap::new()],
             held_given: vec![HashSet::new()],
             dump_dir: None,
@@ -567,23 +567,41 @@ impl Solver {
     /// The declared names `term` stands on: its names, each defined one
     /// replaced by the declared names of its definition.
     pub fn leaves(&self, term: &Term) -> HashSet<String> {
-        self.stands_on(term).leaves
+        let mut leaves = HashSet::new();
+        self.for_each_leaf(term, |name| {
+            leaves.insert(name.to_string());
+        });
+        leaves
     }
 
-    /// What `term` stands on: the declared names it reaches through
-    /// definitions, and the held equations among the defined ones. Each
-    /// definition keeps only the names it uses, and the walk visits each
-    /// name once: a chain of definitions (one heap version on another)
-    /// costs its length, where a closure kept per definition would cost
-    /// the square of it.
-    fn stands_on(&self, term: &Term) -> StandsOn {
+    /// Calls `f` with each declared name `term` stands on (`leaves`),
+    /// once each, without making a set of them (the validator's slicer
+    /// asks this of every assumption).
+    pub fn for_each_leaf(&self, term: &Term, f: impl FnMut(&str)) {
         let names = term.names();
-        self.reached_from(names.iter().map(|n| n.as_str()))
+        self.reached_from(names.iter().map(|n| n.as_str()), f);
     }
 
-    /// What the names `from` stand on (`stands_on`).
-    fn reached_from<'a>(&'a self, from: impl Iterator<Item = &'a str>) -> StandsOn {
-        let mut on = StandsOn::default();
+    /// The held equations `term` stands on: those among the defined
+    /// names it reaches through definitions.
+    fn held_under(&self, term: &Term) -> HashSet<String> {
+        let names = term.names();
+        self.reached_from(names.iter().map(|n| n.as_str()), |_| {})
+    }
+
+    /// What the names `from` stand on: the declared names they reach
+    /// through definitions (each given to `leaf`), and the held
+    /// equations among the defined ones (returned). Each definition
+    /// keeps only the names it uses, and the walk visits each name once:
+    /// a chain of definitions (one heap version on another) costs its
+    /// length, where a closure kept per definition would cost the square
+    /// of it.
+    fn reached_from<'a>(
+        &'a self,
+        from: impl Iterator<Item = &'a str>,
+        mut leaf: impl FnMut(&str),
+    ) -> HashSet<String> {
+        let mut held = HashSet::new();
         let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
         let mut stack: Vec<&str> = from.collect();
         while let Some(name) = stack.pop() {
@@ -593,16 +611,14 @@ impl Solver {
             match self.defined(name) {
                 Some(definition) => {
                     if definition.held {
-                        on.held.insert(name.to_string());
+                        held.insert(name.to_string());
                     }
                     stack.extend(definition.uses.iter().map(|n| &**n));
                 }
-                None => {
-                    on.leaves.insert(name.to_string());
-                }
+                None => leaf(name),
             }
         }
-        on
+        held
     }
 
     fn defined(&self, name: &str) -> Option<&Defined> {
@@ -632,11 +648,11 @@ impl Solver {
 
     /// The held equations the values of `vars` read.
     fn held_by(&self, vars: &[Name]) -> HashSet<String> {
-        self.reached_from(vars.iter().map(|v| v.as_str())).held
+        self.reached_from(vars.iter().map(|v| v.as_str()), |_| {})
     }
 
     pub fn assert(&mut self, fact: &Term) -> Result<(), SolverError> {
-        let held = self.stands_on(fact).held;
+        let held = self.held_under(fact);
         self.give_held(&held)?;
         self.command(format!("(assert {fact})"))
     }
@@ -644,7 +660,7 @@ impl Solver {
     pub fn push(&mut self) -> Result<(), SolverError> {
         self.write("(push 1)");
         self.scopes.push(Vec::new());
-        self.definitions.push(HashMap::new());
+        self.definitions.push(Default::default());
         self.held.push(HashMap::new());
         self.held_given.push(HashSet::new());
         Ok(())
@@ -762,7 +778,7 @@ impl Solver {
         goal: &Term,
         vars: &[Name],
     ) -> Result<Outcome, SolverError> {
-        let mut held = self.stands_on(goal).held;
+        let mut held = self.held_under(goal);
         held.extend(self.held_by(vars));
         let held = self.held_back(&held);
         let commands: Vec<&String> = self.scopes.iter().flatten().chain(&held).collect();
@@ -1176,12 +1192,6 @@ fn spawn(kind: SolverKind, binary: &Path) -> Result<Process, SolverError> {
 struct Defined {
     uses: Box<[Box<str>]>,
     held: bool,
-}
-
-#[derive(Default)]
-struct StandsOn {
-    leaves: HashSet<String>,
-    held: HashSet<String>,
 }
 
 /// `commands` less the definitions (`define-fun`) that neither `used` (a

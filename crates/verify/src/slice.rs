@@ -16,7 +16,7 @@
 //! all tied together through the heap, the cone is most of the
 //! assumptions and is not asked (`MOST`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use traceopt_smt::{Fun, Solver, Term};
 
 fn is_conjunction(term: &Term) -> bool {
@@ -35,7 +35,7 @@ pub(crate) struct Slicer {
     users: Vec<Vec<usize>>,
     /// Per name id, whether it is a hub.
     hub: Vec<bool>,
-    ids: HashMap<String, usize>,
+    ids: FxHashMap<String, usize>,
 }
 
 /// A name in more assumptions than this (and than this share of them) is
@@ -57,7 +57,7 @@ impl Slicer {
             };
             assumptions.extend(parts.iter().cloned());
         }
-        let mut ids: HashMap<String, usize> = HashMap::new();
+        let mut ids: FxHashMap<String, usize> = FxHashMap::default();
         let mut names: Vec<Vec<usize>> = Vec::with_capacity(assumptions.len());
         for assumption in &assumptions {
             // Finding what each stands on takes long in a large trace:
@@ -67,12 +67,15 @@ impl Slicer {
                 names.push(Vec::new());
                 continue;
             }
-            let mut mine: Vec<usize> = (solver.leaves(assumption).into_iter())
-                .map(|name| {
-                    let next = ids.len();
-                    *ids.entry(name).or_insert(next)
-                })
-                .collect();
+            let mut mine: Vec<usize> = Vec::new();
+            solver.for_each_leaf(assumption, |name| {
+                let next = ids.len();
+                let id = match ids.get(name) {
+                    Some(&id) => id,
+                    None => *ids.entry(name.to_string()).or_insert(next),
+                };
+                mine.push(id);
+            });
             mine.sort_unstable();
             names.push(mine);
         }
@@ -114,9 +117,8 @@ impl Slicer {
             })
             .collect();
         let mut reached = vec![false; self.users.len()];
-        let mut queue: Vec<usize> = (solver.leaves(goal).iter())
-            .filter_map(|name| self.ids.get(name).copied())
-            .collect();
+        let mut queue: Vec<usize> = Vec::new();
+        solver.for_each_leaf(goal, |name| queue.extend(self.ids.get(name)));
         while let Some(name) = queue.pop() {
             if std::mem::replace(&mut reached[name], true) {
                 continue;

@@ -457,6 +457,25 @@ impl Trace {
         self.import_owned_op(from, op.clone(), value)
     }
 
+    /// Constant `c` of trace `from`, as this trace's: an entry of a
+    /// table both share keeps its id; another is interned here.
+    pub fn const_from(&mut self, from: &Trace, c: ConstId) -> ConstId {
+        let shared = Arc::ptr_eq(&self.pool.base, &from.pool.base);
+        if shared && (c.0 as usize) < from.pool.base.consts.len() {
+            return c;
+        }
+        self.add_const(from.constant(c).clone())
+    }
+
+    /// Descr `d` of trace `from`, as this trace's (`const_from`).
+    pub fn descr_from(&mut self, from: &Trace, d: DescrId) -> DescrId {
+        let shared = Arc::ptr_eq(&self.pool.base, &from.pool.base);
+        if shared && (d.0 as usize) < from.pool.base.descrs.len() {
+            return d;
+        }
+        self.import_descr(from.descr(d))
+    }
+
     /// `import_op` of an op taken out of `from` (not copied).
     pub fn import_owned_op(
         &mut self,
@@ -464,22 +483,14 @@ impl Trace {
         mut copy: Op,
         mut value: impl FnMut(ValueId) -> Arg,
     ) -> Op {
-        // Entries of a table both traces share keep their ids.
-        let shared = Arc::ptr_eq(&self.pool.base, &from.pool.base);
-        let (base_consts, base_descrs) = (from.pool.base.consts.len(), from.pool.base.descrs.len());
         let mut import = |arg: &mut Arg, this: &mut Trace| {
             *arg = match *arg {
                 Arg::Value(v) => value(v),
-                Arg::Const(c) if shared && (c.0 as usize) < base_consts => Arg::Const(c),
-                Arg::Const(c) => Arg::Const(this.add_const(from.constant(c).clone())),
+                Arg::Const(c) => Arg::Const(this.const_from(from, c)),
             }
         };
         copy.for_each_arg_mut(|arg| import(arg, self));
-        let descr = |d: &mut DescrId, this: &mut Trace| {
-            if !(shared && (d.0 as usize) < base_descrs) {
-                *d = this.import_descr(from.descr(*d));
-            }
-        };
+        let descr = |d: &mut DescrId, this: &mut Trace| *d = this.descr_from(from, *d);
         if let Some(d) = copy.descr.as_mut() {
             descr(d, self);
         }

@@ -416,9 +416,7 @@ impl Optimizer<'_> {
     pub(crate) fn enter(&mut self, entry: &Entry) {
         let pool = entry.pool;
         let import = |item: FailArg, out: &mut Trace| match item {
-            FailArg::Arg(Arg::Const(c)) => {
-                FailArg::Arg(Arg::Const(out.add_const(pool.constant(c).clone())))
-            }
+            FailArg::Arg(Arg::Const(c)) => FailArg::Arg(Arg::Const(out.const_from(pool, c))),
             other => other,
         };
         let items: Vec<FailArg> = (entry.state.inputs.iter())
@@ -427,9 +425,9 @@ impl Optimizer<'_> {
         let virtuals: Vec<Virtual> = (entry.state.virtuals.iter())
             .map(|v| {
                 let mut v = v.clone();
-                v.descr = v.descr.map(|d| self.out.import_descr(pool.descr(d)));
+                v.descr = v.descr.map(|d| self.out.descr_from(pool, d));
                 for (d, item) in v.fields.iter_mut() {
-                    *d = self.out.import_descr(pool.descr(*d));
+                    *d = self.out.descr_from(pool, *d);
                     *item = import(*item, &mut self.out);
                 }
                 for item in v.items.iter_mut() {
@@ -464,6 +462,8 @@ impl Optimizer<'_> {
             .map(|k| crate::values::ref_test(k.source.opcode).is_some())
             .collect();
         self.derived = Some(given);
+        // (Sized once: a map grown entry by entry is copied each time.)
+        self.derived_ops.reserve(sources.len());
         for (source, value, known) in sources {
             let place = match (source.as_field(), source.as_item()) {
                 (Some((object, descr)), _) => Some(Place::Field(object, descr)),
@@ -537,7 +537,7 @@ impl Optimizer<'_> {
     /// `state`'s derived label arguments and known constants, their
     /// constants and descrs (`pool`'s) made the output's.
     pub(crate) fn import_given(&mut self, state: &LabelState, pool: &Trace) -> Given {
-        let import_const = |c, out: &mut Trace| out.add_const(pool.constant(c).clone());
+        let import_const = |c, out: &mut Trace| out.const_from(pool, c);
         let import = |source: &Source, out: &mut Trace| {
             let mut source = source.clone();
             for arg in source.args.iter_mut() {
@@ -545,7 +545,7 @@ impl Optimizer<'_> {
                     *arg = Arg::Const(import_const(c, out));
                 }
             }
-            source.descr = (source.descr).map(|descr| out.import_descr(pool.descr(descr)));
+            source.descr = (source.descr).map(|descr| out.descr_from(pool, descr));
             source
         };
         let derived = (state.derived.iter())
@@ -565,7 +565,7 @@ impl Optimizer<'_> {
 
     /// `steps` (of a state in terms of `pool`) in the output's descrs.
     pub(crate) fn import_steps(&mut self, steps: &[Step], pool: &Trace) -> Vec<Step> {
-        let mut import = |d: traceopt_ir::DescrId| self.out.import_descr(pool.descr(d));
+        let mut import = |d: traceopt_ir::DescrId| self.out.descr_from(pool, d);
         (steps.iter())
             .map(|&step| match step {
                 Step::Field(d) => Step::Field(import(d)),

@@ -216,9 +216,7 @@ pub fn enter_peeled(
     if ending.unsafe_read {
         return Ok(Err(NoEntry::UnsafeRead));
     }
-    let token = label
-        .descr
-        .map(|d| optimized.trace.import_descr(pool.descr(d)));
+    let token = label.descr.map(|d| optimized.trace.descr_from(pool, d));
     let jump = optimized.trace.ops.last_mut().expect("the captured jump");
     jump.descr = token;
     Ok(Ok(Entered {

@@ -564,19 +564,10 @@ impl Solver {
         name
     }
 
-    /// The declared names `term` stands on: its names, each defined one
-    /// replaced by the declared names of its definition.
-    pub fn leaves(&self, term: &Term) -> HashSet<String> {
-        let mut leaves = HashSet::new();
-        self.for_each_leaf(term, |name| {
-            leaves.insert(name.to_string());
-        });
-        leaves
-    }
-
-    /// Calls `f` with each declared name `term` stands on (`leaves`),
-    /// once each, without making a set of them (the validator's slicer
-    /// asks this of every assumption).
+    /// Calls `f` with each declared name `term` stands on (its names,
+    /// each defined one replaced by the declared names of its
+    /// definition), once each, without making a set of them (the
+    /// validator's slicer asks this of every assumption).
     pub fn for_each_leaf(&self, term: &Term, f: impl FnMut(&str)) {
         let names = term.names();
         self.reached_from(names.iter().map(|n| n.as_str()), f);
@@ -1464,7 +1455,9 @@ mod tests {
         }
         let last = Term::var("d1999").bv(Fun::BvAdd, &Term::var("z"));
         let names = |solver: &Solver, term: &Term| {
-            let mut names: Vec<String> = solver.leaves(term).into_iter().collect();
+            // (A list, not a set: each is given once.)
+            let mut names: Vec<String> = Vec::new();
+            solver.for_each_leaf(term, |name| names.push(name.to_string()));
             names.sort();
             names
         };

@@ -31,7 +31,7 @@
 //! the input op it stands for (`provenance`), so that the validator can
 //! align guards.
 
-use compact_str::{CompactString, ToCompactString};
+use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 
 use traceopt_domains::IntBound;
@@ -45,6 +45,7 @@ use traceopt_rules::runtime::Built;
 use crate::heap::{HeapCache, HeapStep};
 use crate::inject::Bug;
 use crate::intbounds;
+use crate::names::TakenNames;
 use crate::relations::Relations;
 use crate::rules::{self, RULES};
 use crate::values::{Info, Value};
@@ -260,6 +261,9 @@ pub(crate) struct Optimizer<'a> {
     pub(crate) seen_classes: Vec<SeenClass>,
     pub(crate) may_see_classes: bool,
     pub(crate) fresh: u32,
+    /// Every value is given a fresh name (a peeled loop's body: its
+    /// input's names are its preamble's, which the body follows).
+    pub(crate) fresh_names_only: bool,
     /// Keep the final jump's virtual arguments (`optimize_knowing`), with
     /// the places where the ending has label arguments of its own
     /// (`End::Capture`).
@@ -346,6 +350,9 @@ pub(crate) struct Entry<'a> {
     pub pool: &'a Trace,
     pub types: &'a [Type],
     pub names: &'a [compact_str::CompactString],
+    /// Where the counter of fresh names starts: past those its preamble
+    /// took (`Ending::fresh`).
+    pub first_fresh: u32,
 }
 
 /// How the optimized trace ended: the state its final jump (back to the
@@ -373,6 +380,9 @@ pub(crate) struct Ending {
     /// An entry had to read an array item it cannot tell is there (its
     /// array's length unknown): it may not jump to the label.
     pub unsafe_read: bool,
+    /// The counter of fresh names at the end (`fresh_name`): a name it
+    /// gives after that is none of the trace's.
+    pub fresh: u32,
 }
 
 /// Where the optimizer starts (`optimize_knowing`).
@@ -414,10 +424,9 @@ pub(crate) struct InputTables {
     /// `Trace::recorded_classes` of the input, in the order of the
     /// allocating ops (once each).
     recorded_classes: std::cell::OnceCell<Vec<(usize, Const)>>,
-    /// The input's value names of the form a fresh name takes (a letter
-    /// and a number), as (letter, number), past its count of values:
-    /// those a fresh name could meet (`Optimizer::fresh_name`).
-    numbered_names: std::cell::OnceCell<rustc_hash::FxHashSet<(char, u32)>>,
+    /// The input's value names a fresh name could meet
+    /// (`Optimizer::fresh_name`).
+    numbered_names: std::cell::OnceCell<TakenNames>,
 }
 
 impl InputTables {
@@ -429,6 +438,13 @@ impl InputTables {
             classes.sort_unstable_by_key(|&(site, _)| site);
             classes
         })
+    }
+
+    /// The names of `input` (the input of these tables) a fresh name
+    /// could meet: those of a letter and a number past its count of
+    /// values, where the counter of fresh names starts.
+    pub(crate) fn numbered_names(&self, input: &Trace) -> &TakenNames {
+        (self.numbered_names).get_or_init(|| TakenNames::of(&input.names, input.num_values()))
     }
 }
 
@@ -486,7 +502,11 @@ pub(crate) fn optimize_sharing(
         call_removed: false,
         lazy: Vec::new(),
         current: 0,
-        fresh: input.num_values() as u32,
+        fresh: match start {
+            Start::Label(entry) => entry.first_fresh,
+            _ => input.num_values() as u32,
+        },
+        fresh_names_only: matches!(start, Start::Label(_)),
         site_classes: Default::default(),
         tables,
         seen_classes: Vec::new(),
@@ -583,7 +603,9 @@ pub(crate) fn optimize_sharing(
     };
     // The leaves as the output (renumbered by `dce`) has them: the final
     // jump's arguments, or its stand-in's.
+    let fresh = opt.fresh;
     let ending = ending.map(|e| Ending {
+        fresh,
         leaves: trace
             .ops
             .last()
@@ -743,8 +765,8 @@ impl Optimizer<'_> {
             .copied()
             .unwrap_or(Pos::default());
         let name = match name {
-            Some(n) => n.clone(),
-            None => self.fresh_name(op.opcode.result_type()),
+            Some(n) if !self.fresh_names_only => n.clone(),
+            _ => self.fresh_name(op.opcode.result_type()),
         };
         let instance = self.returns_instance(&op);
         let v = self.push_output(op, name, pos, index);
@@ -784,32 +806,13 @@ impl Optimizer<'_> {
         v
     }
 
-    /// A name for a value the optimizer makes: none the input uses (its
-    /// names need not follow its value numbers, so a counter alone could
-    /// meet one; the output would then define a name twice).
+    /// A name for a value the optimizer makes: none the input uses
+    /// (`names`).
     pub(crate) fn fresh_name(&mut self, ty: Type) -> CompactString {
         if ty == Type::Void {
             return UNNAMED;
         }
-        let input = self.input;
-        let taken = self.tables.numbered_names.get_or_init(|| {
-            // Only numbers past the counter's start (the input's count of
-            // values) can be met; a name with fewer digits has none (a
-            // short cut: most have fewer).
-            let first = input.num_values() as u32;
-            let digits = first.checked_ilog10().unwrap_or(0) as usize + 1;
-            (input.names.iter())
-                .filter(|name| name.len() > digits)
-                .filter_map(|name| letter_and_number(name))
-                .filter(|&(_, n)| n > first)
-                .collect()
-        });
-        loop {
-            self.fresh += 1;
-            if !taken.contains(&(ty.letter(), self.fresh)) {
-                return numbered_name(ty.letter(), self.fresh);
-            }
-        }
+        (self.tables.numbered_names(self.input)).fresh(ty.letter(), &mut self.fresh)
     }
 
     /// Optimizes input op `index`, `op`.
@@ -1260,36 +1263,4 @@ impl Optimizer<'_> {
         }
         arg
     }
-}
-
-/// The name `letter` then `number` (`i12`): what `letter_and_number`
-/// reads back.
-pub(crate) fn numbered_name(letter: char, number: u32) -> CompactString {
-    let mut name = CompactString::const_new("");
-    name.push(letter);
-    name.push_str(&number.to_compact_string());
-    name
-}
-
-/// A name of the form `i12` as ('i', 12): a letter, then a number written
-/// as `format!` writes it (no leading zero).
-pub(crate) fn letter_and_number(name: &str) -> Option<(char, u32)> {
-    let mut chars = name.chars();
-    let letter = chars.next()?;
-    let digits = chars.as_str().as_bytes();
-    let canonical = !digits.is_empty() && (digits == b"0" || digits[0] != b'0');
-    if !canonical {
-        return None;
-    }
-    // (Read digit by digit: every input name is looked at, once a fresh
-    // name is wanted.)
-    let mut number: u32 = 0;
-    for &b in digits {
-        let digit = b.wrapping_sub(b'0');
-        if digit > 9 {
-            return None;
-        }
-        number = number.checked_mul(10)?.checked_add(u32::from(digit))?;
-    }
-    Some((letter, number))
 }

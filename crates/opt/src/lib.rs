@@ -16,6 +16,7 @@ mod heap;
 pub mod inject;
 pub mod intbounds;
 mod lazy;
+mod names;
 pub mod peel;
 pub mod relations;
 pub mod rules;

@@ -35,7 +35,6 @@
 //! pass of the body from it reaches it again.
 
 use compact_str::CompactString;
-use rustc_hash::FxHashSet as HashSet;
 use traceopt_ir::{
     smallvec, Arg, Args, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known,
     LabelState, Op, Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type, ValueId, Virtual,
@@ -46,6 +45,7 @@ use crate::driver::{
     Start,
 };
 use crate::heap::Place;
+use crate::names::TakenNames;
 use crate::virtuals::Mapped;
 
 /// A loop optimized as preamble and body.
@@ -204,6 +204,7 @@ fn peel_once(
     let Some(Ending {
         state: mut label_state,
         mut leaves,
+        fresh: first_fresh,
         ..
     }) = ending
     else {
@@ -221,13 +222,16 @@ fn peel_once(
     // (Named once: the arguments only get fewer from round to round.)
     let label_names: Vec<CompactString> = (0..types.len()).map(label_name).collect();
     let mut rounds = 0;
-    let (body, body_leaves) = loop {
+    // (The body's inputs that are no label arguments, those it was made
+    // with and does not use, come last.)
+    let (body, body_leaves, fresh, unused) = loop {
         rounds += 1;
         let entry = Entry {
             state: &label_state,
             pool: &preamble.trace,
             types: &types,
             names: &label_names[..types.len()],
+            first_fresh,
         };
         // A body that must fail a guard takes for granted what held on
         // the first pass only (a branch the preamble took): it takes less
@@ -297,20 +301,20 @@ fn peel_once(
         // along: they go (with the weakened facts, in one round). The
         // body is optimized again, unless the facts held: it is then the
         // same less those arguments, and what computed them again.
-        let unused = unused_derived(&label_state, &body.trace, &ending);
+        let (unused, ops_use_them) = unused_derived(&label_state, &body.trace, &ending);
         let facts_held = weaker == label_state.facts;
         if unused.is_empty() && facts_held {
-            break (body, ending.leaves);
+            break (body, ending.leaves, ending.fresh, unused);
         }
         label_state.facts = weaker;
         drop_slots(&mut label_state, &unused);
         remove_at(&mut leaves, &unused);
         remove_at(&mut types, &unused);
-        if let Some(fewer) = facts_held
+        if let Some((fewer, leaves)) = (facts_held && !ops_use_them)
             .then(|| without_slots(body, &unused, passes))
             .flatten()
         {
-            break fewer;
+            break (fewer, leaves, ending.fresh, unused);
         }
     };
     let mut rule_counts = preamble.rule_counts.clone();
@@ -318,7 +322,13 @@ fn peel_once(
         *total += n;
     }
     let jump = input.ops.len() - 1;
-    let (trace, provenance, label) = splice(preamble, &leaves, body, &body_leaves, jump);
+    let names = (tables.numbered_names(input), fresh);
+    let body = Body {
+        optimized: body,
+        leaves: &body_leaves,
+        unused: &unused,
+    };
+    let (trace, provenance, label) = splice(preamble, &leaves, body, jump, names);
     let object_classes = label_state.object_classes_of(&trace, tables.recorded_classes(input));
     Ok(Attempt::Done(Some(Box::new(Peeled {
         optimized: Optimized {
@@ -952,6 +962,7 @@ impl Optimizer<'_> {
             kept_known: Vec::new(),
             unused_known: Vec::new(),
             unsafe_read: false,
+            fresh: self.fresh,
         }
     }
 }
@@ -1021,10 +1032,11 @@ impl Slots<'_> {
 /// The derived label arguments (slots) that no op of `body` uses (its
 /// final jump only in their own places), no op of the loop came to be
 /// (`Ending::answered`), and no other derived argument or known constant
-/// is made of, in increasing order.
-fn unused_derived(state: &LabelState, body: &Trace, ending: &Ending) -> Vec<usize> {
+/// is made of, in increasing order; and whether an op uses one after all
+/// (one the body computed again for its jump, `Ending::recomputed`).
+fn unused_derived(state: &LabelState, body: &Trace, ending: &Ending) -> (Vec<usize>, bool) {
     let mut used = vec![false; body.inputs.len()];
-    let mut mark = |v: ValueId| {
+    let mark = |used: &mut [bool], v: ValueId| {
         if let Some(u) = used.get_mut(v.0 as usize) {
             *u = true;
         }
@@ -1033,7 +1045,7 @@ fn unused_derived(state: &LabelState, body: &Trace, ending: &Ending) -> Vec<usiz
     for op in ops {
         op.for_each_arg(|arg| {
             if let Arg::Value(v) = arg {
-                mark(v);
+                mark(&mut used, v);
             }
         });
     }
@@ -1042,12 +1054,13 @@ fn unused_derived(state: &LabelState, body: &Trace, ending: &Ending) -> Vec<usiz
     for (k, &arg) in jump.args.iter().enumerate() {
         if matches!(arg, Arg::Value(v) if v.0 as usize != k) {
             if let Arg::Value(v) = arg {
-                mark(v);
+                mark(&mut used, v);
             }
         }
     }
+    let used_by_ops = used.clone();
     for &k in &ending.answered {
-        mark(ValueId(k as u32));
+        mark(&mut used, ValueId(k as u32));
     }
     for &k in &ending.recomputed {
         if let Some(u) = used.get_mut(k) {
@@ -1077,7 +1090,8 @@ fn unused_derived(state: &LabelState, body: &Trace, ending: &Ending) -> Vec<usiz
         .filter(|&k| !used.get(k).copied().unwrap_or(false))
         .collect();
     unused.sort_unstable();
-    unused
+    let ops_use_one = unused.iter().any(|&k| used_by_ops[k]);
+    (unused, ops_use_one)
 }
 
 /// The label argument a template argument names, if not a constant.
@@ -1088,10 +1102,10 @@ fn arg_slot(arg: Arg) -> Option<usize> {
     }
 }
 
-/// `body` less its label arguments `slots` (ascending), and its leaves:
-/// what optimizing it again without them would give, where no op of it
-/// uses them (its jump passes them on, and no longer does; what computed
-/// them again for it goes as dead code). `None` where an op uses one.
+/// `body` passing on none of its label arguments `slots` (ascending),
+/// which no op of it uses, and its leaves: what optimizing it again
+/// without them would give (what computed them again for its jump goes
+/// as dead code). Its inputs stay: `splice` leaves those out.
 fn without_slots(
     body: Optimized,
     slots: &[usize],
@@ -1104,41 +1118,13 @@ fn without_slots(
         seen_classes,
     } = body;
     let inputs = trace.inputs.len();
-    let dropped = |arg: Arg| matches!(arg, Arg::Value(v) if slots.contains(&(v.0 as usize)));
-    let (jump, ops) = trace.ops.split_last_mut()?;
+    let jump = trace.ops.last_mut()?;
     if jump.args.len() != inputs || slots.iter().any(|&k| k >= inputs) {
         return None;
     }
     let mut args = jump.args.to_vec();
     remove_at(&mut args, slots);
     jump.args = Args::from_vec(args);
-    let mut uses_one = jump.args.iter().any(|&a| dropped(a));
-    for op in ops.iter() {
-        op.for_each_arg(|a| uses_one |= dropped(a));
-    }
-    if uses_one {
-        return None;
-    }
-    // Values move down: inputs past each dropped one, and every op's.
-    let mut moved_input = Vec::with_capacity(inputs);
-    let mut dropped_below = 0;
-    for k in 0..inputs {
-        moved_input.push((k - dropped_below) as u32);
-        dropped_below += usize::from(slots.get(dropped_below) == Some(&k));
-    }
-    let renumber = |v: ValueId| match moved_input.get(v.0 as usize) {
-        Some(&k) => ValueId(k),
-        None => ValueId(v.0 - slots.len() as u32),
-    };
-    for op in trace.ops.iter_mut() {
-        op.for_each_arg_mut(|arg| {
-            if let Arg::Value(v) = *arg {
-                *arg = Arg::Value(renumber(v));
-            }
-        });
-    }
-    remove_at(&mut trace.inputs, slots);
-    remove_at(&mut trace.names, slots);
     let (trace, provenance) = match passes.dce {
         true => crate::dce::remove_dead(trace, provenance),
         false => (trace, provenance),
@@ -1208,77 +1194,34 @@ pub(crate) fn weaken(assumed: &Fact, held: &Fact) -> Fact {
     }
 }
 
-/// The names a spliced trace has taken. (Most are a letter and a
-/// number, as every fresh one: those are kept as such, cheaper to look
-/// up than their text; those of PyPy's letters, as one bit each.)
-struct TakenNames {
-    /// Those of the form `letter_and_number` reads, of the letters
-    /// `NUMBERED_LETTERS` and numbers below `MAX_DENSE_NUMBER`: bit `n`
-    /// of the letter's set for number `n`.
-    dense: [Vec<u64>; 3],
-    /// The other names of that form.
-    numbered: HashSet<(char, u32)>,
-    /// The empty name (every op without a result has it).
-    empty: bool,
-    other: HashSet<CompactString>,
-}
-
-/// The letters of PyPy's value names (`TakenNames::dense`).
-const NUMBERED_LETTERS: [char; 3] = ['i', 'p', 'f'];
-
-/// The numbers `TakenNames` keeps one bit each for (a larger one would
-/// make its sets large).
-const MAX_DENSE_NUMBER: u32 = 1 << 20;
-
-impl TakenNames {
-    fn new() -> TakenNames {
-        TakenNames {
-            dense: Default::default(),
-            numbered: HashSet::default(),
-            empty: false,
-            other: HashSet::default(),
-        }
-    }
-
-    /// Takes `name`: `false` if it was taken already.
-    fn insert(&mut self, name: &str) -> bool {
-        if name.is_empty() {
-            return !std::mem::replace(&mut self.empty, true);
-        }
-        match crate::driver::letter_and_number(name) {
-            Some((letter, number)) => self.insert_numbered(letter, number),
-            None => self.other.insert(name.into()),
-        }
-    }
-
-    /// Takes the name `letter` then `number` (as `format!` writes it):
-    /// `false` if it was taken already.
-    fn insert_numbered(&mut self, letter: char, number: u32) -> bool {
-        let set = NUMBERED_LETTERS.iter().position(|&l| l == letter);
-        let Some(set) = set.filter(|_| number < MAX_DENSE_NUMBER) else {
-            return self.numbered.insert((letter, number));
-        };
-        let bits = &mut self.dense[set];
-        let (word, bit) = ((number / 64) as usize, number % 64);
-        if bits.len() <= word {
-            bits.resize(word + 1, 0);
-        }
-        let taken = bits[word] & (1 << bit) != 0;
-        bits[word] |= 1 << bit;
-        !taken
-    }
+/// A loop's body, as `splice` takes it.
+struct Body<'a> {
+    optimized: Optimized,
+    /// What its jump passes on.
+    leaves: &'a [Arg],
+    /// Its inputs that are no label arguments (in increasing order): no
+    /// op of it uses them (`without_slots`).
+    unused: &'a [usize],
 }
 
 /// `preamble` less its jump, the label (taking `leaves`, each a value
 /// of its own), then `body` with its inputs read as the label's
-/// arguments, and a jump to the label with `body_leaves`.
+/// arguments, and a jump to the label with the body's leaves. The
+/// body's names are none of the preamble's (`names`); a value a label
+/// argument copies is named from `names`, the input's names and the
+/// counter where the body's stopped.
 fn splice(
     preamble: Optimized,
     leaves: &[Arg],
-    mut body: Optimized,
-    body_leaves: &[Arg],
+    body: Body,
     jump: usize,
+    (names, mut fresh): (&TakenNames, u32),
 ) -> (Trace, Vec<Option<usize>>, usize) {
+    let Body {
+        optimized: mut body,
+        leaves: body_leaves,
+        unused,
+    } = body;
     let (mut trace, mut provenance) = (preamble.trace, preamble.provenance);
     let more = body.trace.ops.len() + leaves.len() + 1;
     trace.ops.reserve(more);
@@ -1290,19 +1233,6 @@ fn splice(
     trace.op_pos.pop();
     trace.names.pop();
     provenance.pop();
-    let mut names = TakenNames::new();
-    for name in &trace.names {
-        names.insert(name);
-    }
-    let mut fresh = 0u32;
-    let mut fresh_name = |ty: Type, names: &mut TakenNames| loop {
-        fresh += 1;
-        // PyPy's letters: `p` for a reference.
-        let letter = if ty == Type::Ref { 'p' } else { ty.letter() };
-        if names.insert_numbered(letter, fresh) {
-            return crate::driver::numbered_name(letter, fresh);
-        }
-    };
     // One value of its own for each label argument.
     let mut label_args = Vec::with_capacity(leaves.len());
     for &arg in leaves {
@@ -1317,7 +1247,7 @@ fn splice(
             Type::Ref => Opcode::SameAsR,
             _ => Opcode::SameAsF,
         };
-        let name = fresh_name(ty, &mut names);
+        let name = names.fresh(ty.letter(), &mut fresh);
         let v = trace.push(Op::new(copy, smallvec![arg]), &name, Pos::default());
         provenance.push(Some(jump));
         label_args.push(Arg::Value(v));
@@ -1336,29 +1266,39 @@ fn splice(
         Pos::default(),
     );
     provenance.push(Some(jump));
-    // The body's values here: its inputs are the label's arguments.
-    let mut map: Vec<Arg> = label_args;
+    // The body's values here: its inputs are the label's arguments (but
+    // those no op uses, which are none).
     let body_ops = body.trace.ops.len() - 1;
-    map.reserve(body_ops);
-    let body_names = &body.trace.names[body.trace.inputs.len()..];
+    let body_inputs = body.trace.inputs.len();
+    let mut map: Vec<Option<Arg>> = Vec::with_capacity(body_inputs + body_ops);
+    let mut label_arg = label_args.into_iter();
+    for k in 0..body_inputs {
+        map.push(match unused.binary_search(&k) {
+            Ok(_) => None,
+            Err(_) => label_arg.next(),
+        });
+    }
+    let value = |map: &[Option<Arg>], v: ValueId| {
+        map[v.0 as usize].expect("the body uses only the label's arguments")
+    };
+    let mut body_names = std::mem::take(&mut body.trace.names)
+        .into_iter()
+        .skip(body_inputs);
     let mut body_ops_taken = std::mem::take(&mut body.trace.ops);
     body_ops_taken.truncate(body_ops);
     for (i, op) in body_ops_taken.into_iter().enumerate() {
-        let copy = trace.import_owned_op(&body.trace, op, |v: ValueId| map[v.0 as usize]);
-        let ty = copy.opcode.result_type();
-        let name = &body_names[i];
-        let name = if ty == Type::Void || names.insert(name) {
-            name.clone()
-        } else {
-            fresh_name(ty, &mut names)
-        };
-        map.push(Arg::Value(trace.push(copy, &name, body.trace.op_pos[i])));
+        let copy = trace.import_owned_op(&body.trace, op, |v| value(&map, v));
+        // (Pushed by hand: its name is moved, not made anew from text.)
+        trace.ops.push(copy);
+        trace.op_pos.push(body.trace.op_pos[i]);
+        trace.names.push(body_names.next().unwrap_or_default());
+        map.push(Some(Arg::Value(ValueId(trace.names.len() as u32 - 1))));
         provenance.push(body.provenance[i]);
     }
     let mut end = trace.import_op(
         &body.trace,
         &Op::new(Opcode::Jump, body_leaves.to_vec()),
-        |v: ValueId| map[v.0 as usize],
+        |v| value(&map, v),
     );
     end.descr = Some(token);
     trace.push(end, "", Pos::default());

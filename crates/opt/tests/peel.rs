@@ -96,12 +96,12 @@ fn boxed_integers_passed_along_the_loop_are_unboxed() {
         i17 = int_gt(i14, 0)\n\
         guard_true(i17) []\n\
         label(i14, i9, descr=TargetToken(1))\n\
-        i1 = int_add(i9, i14)\n\
-        i5 = int_add(i1, -100)\n\
-        i6 = int_add(i14, -1)\n\
-        i7 = int_gt(i6, 0)\n\
-        guard_true(i7) []\n\
-        jump(i6, i5, descr=TargetToken(1))\n";
+        i20 = int_add(i9, i14)\n\
+        i21 = int_add(i20, -100)\n\
+        i22 = int_add(i14, -1)\n\
+        i23 = int_gt(i22, 0)\n\
+        guard_true(i23) []\n\
+        jump(i22, i21, descr=TargetToken(1))\n";
     assert_eq!(print_trace(&peeled.optimized.trace), expected);
     assert_eq!(
         (peeled.label, peeled.state.virtuals.len(), &peeled.forced),
@@ -300,7 +300,7 @@ fn a_loop_invariant_field_is_read_once() {
     let (input, peeled) = peeled(before);
     let expected = "[p0, i0]\ni1 = getfield_gc_i(p0, descr=valuedescr)\n\
         i2 = int_add(i0, i1)\nlabel(p0, i2, i1, descr=TargetToken(1))\n\
-        i3 = int_add(i2, i1)\njump(p0, i3, i1, descr=TargetToken(1))\n";
+        i6 = int_add(i2, i1)\njump(p0, i6, i1, descr=TargetToken(1))\n";
     assert_eq!(print_trace(&peeled.optimized.trace), expected);
     assert_eq!(peeled.state.derived.len(), 1);
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
@@ -351,8 +351,8 @@ fn loop_invariant_pure_ops_are_computed_once() {
     let expected = "[p0, i0, i1]\ni2 = arraylen_gc(p0, descr=arraydescr)\n\
         i3 = int_mul(i1, 3)\ni4 = int_add(i0, i2)\ni5 = int_add(i4, i3)\n\
         escape_n(i5)\nlabel(p0, i5, i1, i2, i3, descr=TargetToken(1))\n\
-        i6 = int_add(i5, i2)\ni7 = int_add(i6, i3)\nescape_n(i7)\n\
-        jump(p0, i7, i1, i2, i3, descr=TargetToken(1))\n";
+        i10 = int_add(i5, i2)\ni11 = int_add(i10, i3)\nescape_n(i11)\n\
+        jump(p0, i11, i1, i2, i3, descr=TargetToken(1))\n";
     assert_eq!(print_trace(&peeled.optimized.trace), expected);
     let ops: Vec<Opcode> = peeled
         .state
@@ -453,8 +453,8 @@ fn a_field_the_body_reads_afresh_is_not_carried() {
     let (input, peeled) = peeled(before);
     assert!(peeled.state.derived.is_empty(), "{:?}", peeled.state);
     let body = "label(p0, descr=TargetToken(1))\n\
-        i3 = call_i(123, p0, descr=plaincalldescr)\ni4 = getfield_gc_i(p0, descr=valuedescr)\n\
-        escape_n(i4)\njump(p0, descr=TargetToken(1))\n";
+        i6 = call_i(123, p0, descr=plaincalldescr)\ni7 = getfield_gc_i(p0, descr=valuedescr)\n\
+        escape_n(i7)\njump(p0, descr=TargetToken(1))\n";
     assert_eq!(body_of(&peeled), body);
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
     // A body that reads another field after the call is refuted.
@@ -502,8 +502,8 @@ fn an_object_nested_deeper_on_each_pass_is_allocated_a_pass_later() {
     let before = "[p0]\np1 = new_with_vtable(descr=nodesize)\n\
         setfield_gc(p1, p0, descr=nextdescr)\njump(p1)\n";
     let (input, peeled) = peeled(before);
-    let expected = "[p0]\nlabel(p0, descr=TargetToken(1))\np1 = new_with_vtable(descr=nodesize)\n\
-        setfield_gc(p1, p0, descr=nextdescr)\njump(p1, descr=TargetToken(1))\n";
+    let expected = "[p0]\nlabel(p0, descr=TargetToken(1))\nr5 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(r5, p0, descr=nextdescr)\njump(r5, descr=TargetToken(1))\n";
     assert_eq!(print_trace(&peeled.optimized.trace), expected);
     assert_eq!(peeled.forced, None);
     assert_eq!(peeled.state.virtuals.len(), 1);
@@ -531,9 +531,9 @@ fn objects_passed_where_the_preamble_passed_values_are_allocated_there() {
     let body = body_of(&peeled);
     assert_eq!(
         body,
-        "label(p10, p0, descr=TargetToken(1))\np3 = new_with_vtable(descr=nodesize)\n\
-         p14 = new_with_vtable(descr=nodesize)\nsetfield_gc(p14, p3, descr=nextdescr)\n\
-         jump(p3, p14, descr=TargetToken(1))\n"
+        "label(p10, p0, descr=TargetToken(1))\nr9 = new_with_vtable(descr=nodesize)\n\
+         r10 = new_with_vtable(descr=nodesize)\nsetfield_gc(r10, r9, descr=nextdescr)\n\
+         jump(r9, r10, descr=TargetToken(1))\n"
     );
     assert_eq!(peeled.forced, None);
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
@@ -798,7 +798,7 @@ fn array_items_shifts_and_reference_tests_cross_the_label() {
     assert_eq!(
         body,
         "label(p1, i10, p2, p3, i2, i3, i4, i5, i6, descr=TargetToken(1))\n\
-         i1 = int_add(i10, i5)\njump(p1, i1, p2, p3, i2, i3, i4, i5, i6, descr=TargetToken(1))\n"
+         i18 = int_add(i10, i5)\njump(p1, i18, p2, p3, i2, i3, i4, i5, i6, descr=TargetToken(1))\n"
     );
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
     // A witness that names the other item is refuted.
@@ -829,7 +829,7 @@ fn an_elidable_call_of_loop_invariant_arguments_is_made_once() {
     let body = body_of(&peeled);
     assert_eq!(
         body,
-        "label(p0, i3, i1, descr=TargetToken(1))\nescape_n(i3)\njump(p0, i1, i1, descr=TargetToken(1))\n"
+        "label(p0, i3, i7, descr=TargetToken(1))\nescape_n(i3)\njump(p0, i7, i7, descr=TargetToken(1))\n"
     );
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
     // A witness naming a call of another function is not proved.
@@ -1437,4 +1437,25 @@ fn a_label_inside_the_input_starts_afresh() {
         matches!(&verdict, Verdict::Unknown(why) if why.contains("the bodies differ")),
         "{verdict:?}"
     );
+}
+
+#[test]
+fn a_pure_op_the_body_uses_and_computes_again_is_not_carried() {
+    // The preamble ends knowing `p0.value + 2` and offers it to the
+    // body, which uses it (its first write) but must compute it again
+    // for its jump: the argument goes, and since an op of the body uses
+    // it, the body is optimized again without it (not just cut).
+    let before = "[p0, i9]\ni1 = getfield_gc_i(p0, descr=valuedescr)\n\
+        i2 = int_lt(i9, i1)\nguard_false(i2) []\ni3 = int_add(i1, 2)\n\
+        setfield_gc(p0, i3, descr=valuedescr)\ni4 = int_sub(i3, 2)\n\
+        setfield_gc(p0, i4, descr=valuedescr)\njump(p0, i9)\n";
+    let (input, peeled) = peeled(before);
+    let sources: Vec<_> = (peeled.state.derived.iter())
+        .map(|d| d.source.opcode)
+        .collect();
+    assert_eq!(sources, [Opcode::GetfieldGcI], "{:?}", peeled.state);
+    let body = body_of(&peeled);
+    assert!(body.starts_with("label(p0, i9, i1, descr="), "{body}");
+    assert!(!body.contains("int_add"), "{body}");
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
 }

@@ -286,6 +286,9 @@ pub(crate) struct Optimizer<'a> {
     /// counts as used).
     pub(crate) known_places: HashMap<crate::heap::Place, usize>,
     pub(crate) known_used: Vec<bool>,
+    /// The reference tests among those known constants, by the pair of
+    /// references they compare (`values::unordered`).
+    pub(crate) known_ref_tests: HashMap<(Arg, Arg), usize>,
     /// The loop an entry jumps into at its label, and what it tests
     /// (`End::Enter`).
     pub(crate) entering: Option<crate::entry::Entering<'a>>,
@@ -519,6 +522,7 @@ pub(crate) fn optimize_sharing(
         derived_opcodes: Vec::new(),
         known_places: HashMap::default(),
         known_used: Vec::new(),
+        known_ref_tests: HashMap::default(),
         entering: None,
         label_floor: 0,
     };

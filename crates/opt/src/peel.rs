@@ -466,11 +466,19 @@ impl Optimizer<'_> {
         let constants = (given.known.iter().enumerate())
             .map(|(i, k)| (k.source.clone(), Arg::Const(k.value), Some(i)));
         let sources: Vec<(Source, Arg, Option<usize>)> = slots.chain(constants).collect();
-        // Which known constants the body looks up is followed (a
-        // reference test's use is not: those count as used).
-        self.known_used = (given.known.iter())
-            .map(|k| crate::values::ref_test(k.source.opcode).is_some())
-            .collect();
+        // Which known constants the body looks up is followed: a field
+        // or an item by its place, a pure op by `derived_op`, a reference
+        // test by `compare_refs`.
+        self.known_used = vec![false; given.known.len()];
+        for (index, k) in given.known.iter().enumerate() {
+            if let (Some(_), &[a, b]) =
+                (crate::values::ref_test(k.source.opcode), &k.source.args[..])
+            {
+                self.known_ref_tests
+                    .entry(crate::values::unordered(a, b))
+                    .or_insert(index);
+            }
+        }
         self.derived = Some(given);
         // (Sized once: a map grown entry by entry is copied each time.)
         self.derived_ops.reserve(sources.len());

@@ -246,6 +246,9 @@ impl Optimizer<'_> {
             false
         } else {
             let &(earlier, earlier_equal) = self.ref_tests.get(&unordered(a, b))?;
+            if let Some(&index) = self.known_ref_tests.get(&unordered(a, b)) {
+                self.known_used[index] = true;
+            }
             let earlier = self.find(earlier);
             if earlier_equal == equal {
                 return Some(earlier);
@@ -400,7 +403,7 @@ pub(crate) fn ref_test(opcode: Opcode) -> Option<bool> {
 }
 
 /// A pair of references in a fixed order (equality is symmetric).
-fn unordered(a: Arg, b: Arg) -> (Arg, Arg) {
+pub(crate) fn unordered(a: Arg, b: Arg) -> (Arg, Arg) {
     let key = |x: Arg| match x {
         Arg::Value(v) => (0, v.0),
         Arg::Const(c) => (1, c.0),

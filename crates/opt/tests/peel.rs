@@ -1459,3 +1459,19 @@ fn a_pure_op_the_body_uses_and_computes_again_is_not_carried() {
     assert!(!body.contains("int_add"), "{body}");
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
 }
+
+#[test]
+fn a_known_reference_test_the_body_consults_is_used() {
+    // The preamble knows `p1 != p2`, which the label has as `l0 != l1`;
+    // the body's `instance_ptr_ne(l0, l1)` asks it by the other test of
+    // the pair. The loop passes its references on rotated, so the body
+    // cannot keep it: it is used, and so taken back and the body made
+    // again, which then tests the pair itself.
+    let before = "[p0, p1, p2]\ni3 = ptr_eq(p1, p2)\nguard_false(i3) []\n\
+        i4 = instance_ptr_ne(p0, p1)\nguard_true(i4) []\nescape_n(p0)\njump(p1, p2, p0)\n";
+    let (input, peeled) = peeled(before);
+    assert!(peeled.state.known.is_empty(), "{:?}", peeled.state);
+    let body = body_of(&peeled);
+    assert!(body.contains("instance_ptr_ne(p1, p2)"), "{body}");
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}

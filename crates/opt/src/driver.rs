@@ -282,8 +282,8 @@ pub(crate) struct Optimizer<'a> {
     /// most ops are of none, and are not hashed.
     pub(crate) derived_opcodes: Vec<bool>,
     /// The heap places of the known constants a body was given, and
-    /// whether the body has used each (looked it up; a reference test
-    /// counts as used).
+    /// whether the body has used each (looked it up, by its place, its
+    /// op or its pair of references).
     pub(crate) known_places: HashMap<crate::heap::Place, usize>,
     pub(crate) known_used: Vec<bool>,
     /// The reference tests among those known constants, by the pair of

@@ -245,8 +245,9 @@ impl Optimizer<'_> {
         } else if null_and_not(a, &pb) || null_and_not(b, &pa) || classes_differ || known_apart {
             false
         } else {
-            let &(earlier, earlier_equal) = self.ref_tests.get(&unordered(a, b))?;
-            if let Some(&index) = self.known_ref_tests.get(&unordered(a, b)) {
+            let pair = unordered(a, b);
+            let &(earlier, earlier_equal) = self.ref_tests.get(&pair)?;
+            if let Some(&index) = self.known_ref_tests.get(&pair) {
                 self.known_used[index] = true;
             }
             let earlier = self.find(earlier);

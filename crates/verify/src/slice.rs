@@ -69,11 +69,11 @@ impl Slicer {
             }
             let mut mine: Vec<usize> = Vec::new();
             solver.for_each_leaf(assumption, |name| {
-                let next = ids.len();
-                let id = match ids.get(name) {
-                    Some(&id) => id,
-                    None => *ids.entry(name.to_string()).or_insert(next),
-                };
+                let id = ids.get(name).copied().unwrap_or_else(|| {
+                    let next = ids.len();
+                    ids.insert(name.to_string(), next);
+                    next
+                });
                 mine.push(id);
             });
             mine.sort_unstable();

@@ -768,11 +768,7 @@ impl Optimizer<'_> {
         if let Some(known) = self.known_read(source, &args) {
             return (known, true);
         }
-        let op = Op {
-            descr: source.descr,
-            ..Op::new(source.opcode, args)
-        };
-        (Arg::Value(self.emit(op, None)), false)
+        (Arg::Value(self.emit_derived(source, args)), false)
     }
 
     /// What pure `opcode(args)` gives here: a label argument that holds
@@ -788,11 +784,23 @@ impl Optimizer<'_> {
                 return (value, true);
             }
         }
+        (Arg::Value(self.emit_derived(source, args)), true)
+    }
+
+    /// `source` of `args`, computed at an ending, with what its opcode
+    /// alone says of its result (a length is not negative, a narrow
+    /// cell holds what fits): a body's ending then keeps such a fact of
+    /// the label's, and is not made again without it.
+    fn emit_derived(&mut self, source: &Source, args: Args) -> ValueId {
         let op = Op {
             descr: source.descr,
             ..Op::new(source.opcode, args)
         };
-        (Arg::Value(self.emit(op, None)), true)
+        let v = self.emit(op, None);
+        if self.passes.bounds {
+            self.learn_read_bound(v);
+        }
+        v
     }
 
     /// What pure `opcode(args)` is known to give here: a label argument

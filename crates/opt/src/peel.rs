@@ -613,7 +613,8 @@ impl Optimizer<'_> {
             entering.jump_args = args.clone();
         }
         self.test_constants(&mut args);
-        let (items, virtuals, allocs) = self.capture_state(&args);
+        let (items, mut virtuals, allocs) = self.capture_state(&args);
+        self.cut_narrow_cells(&mut virtuals);
         let mut ending = self.template(items, virtuals, allocs);
         self.test_state_facts(&mut ending);
         let mut answered = vec![false; self.out.inputs.len()];
@@ -633,6 +634,36 @@ impl Optimizer<'_> {
         let jump = Op::new(Opcode::Jump, ending.leaves.clone());
         self.emit(jump, Some(&crate::driver::UNNAMED));
         ending
+    }
+
+    /// Each narrow cell of the captured objects holds what a read of it
+    /// gives, the value written to it cut down (`as_read`): a label
+    /// argument standing at such a place, and the facts taken for
+    /// granted of it, are of what the cell holds, as the validator reads
+    /// it out of the object (the cut, where the value may not fit,
+    /// goes before the label).
+    fn cut_narrow_cells(&mut self, virtuals: &mut [Virtual]) {
+        for v in virtuals.iter_mut() {
+            for (d, item) in v.fields.iter_mut() {
+                if let FailArg::Arg(a @ Arg::Value(_)) = *item {
+                    if let Ok(Mapped::Out(cut)) =
+                        self.as_read(Opcode::GetfieldGcI, Some(*d), Mapped::Out(a))
+                    {
+                        *item = FailArg::Arg(self.find(cut));
+                    }
+                }
+            }
+            let Some(d) = v.descr else { continue };
+            for item in v.items.iter_mut() {
+                if let FailArg::Arg(a @ Arg::Value(_)) = *item {
+                    if let Ok(Mapped::Out(cut)) =
+                        self.as_read(Opcode::GetarrayitemGcI, Some(d), Mapped::Out(a))
+                    {
+                        *item = FailArg::Arg(self.find(cut));
+                    }
+                }
+            }
+        }
     }
 
     /// Adds the derived label arguments: in a body (or an entry), those

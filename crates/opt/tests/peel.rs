@@ -1475,3 +1475,25 @@ fn a_known_reference_test_the_body_consults_is_used() {
     assert!(body.contains("instance_ptr_ne(p1, p2)"), "{body}");
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
 }
+
+#[test]
+fn a_narrow_cell_of_an_object_passed_along_passes_what_a_read_gives() {
+    // Found by `traceopt fuzz --heap --peel` (seed 7179603). The object
+    // the loop passes along holds i0 in a one-byte unsigned field; the
+    // label argument for that place, and the range taken for granted
+    // of it, are of the byte a read gives (the value cut), not of the
+    // negative value written: otherwise the induction check, which
+    // reads the place out of the loop's object, refutes the range.
+    let before = "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=chardescr)\ni2 = int_gt(0, i0)\n\
+        guard_true(i2) []\ni3 = int_sub(i0, 1)\njump(p1, i3)\n";
+    let (input, peeled) = peeled(before);
+    let expected = "[p0, i0]\ni2 = int_gt(0, i0)\nguard_true(i2) []\n\
+        i3 = int_sub(i0, 1)\ni9 = int_and(i0, 255)\n\
+        label(i9, i3, descr=TargetToken(1))\ni10 = int_gt(0, i3)\n\
+        guard_true(i10) []\ni11 = int_sub(i3, 1)\ni12 = int_and(i3, 255)\n\
+        jump(i12, i11, descr=TargetToken(1))\n";
+    assert_eq!(print_trace(&peeled.optimized.trace), expected);
+    assert_eq!(peeled.state.facts[0].range, Some((0, 255)));
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}

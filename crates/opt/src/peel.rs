@@ -36,8 +36,9 @@
 
 use compact_str::CompactString;
 use traceopt_ir::{
-    smallvec, Arg, Args, Const, Derived, Descr, DescrKind, Fact, FailArg, Flags, JumpTarget, Known,
-    LabelState, Op, Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type, ValueId, Virtual,
+    smallvec, Arg, Args, Const, Derived, Descr, DescrId, DescrKind, Fact, FailArg, Flags,
+    JumpTarget, Known, LabelState, Op, Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type,
+    ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -645,23 +646,22 @@ impl Optimizer<'_> {
     fn cut_narrow_cells(&mut self, virtuals: &mut [Virtual]) {
         for v in virtuals.iter_mut() {
             for (d, item) in v.fields.iter_mut() {
-                if let FailArg::Arg(a @ Arg::Value(_)) = *item {
-                    if let Ok(Mapped::Out(cut)) =
-                        self.as_read(Opcode::GetfieldGcI, Some(*d), Mapped::Out(a))
-                    {
-                        *item = FailArg::Arg(self.find(cut));
-                    }
+                self.cut_narrow_cell(item, Opcode::GetfieldGcI, *d);
+            }
+            if let Some(d) = v.descr {
+                for item in v.items.iter_mut() {
+                    self.cut_narrow_cell(item, Opcode::GetarrayitemGcI, d);
                 }
             }
-            let Some(d) = v.descr else { continue };
-            for item in v.items.iter_mut() {
-                if let FailArg::Arg(a @ Arg::Value(_)) = *item {
-                    if let Ok(Mapped::Out(cut)) =
-                        self.as_read(Opcode::GetarrayitemGcI, Some(d), Mapped::Out(a))
-                    {
-                        *item = FailArg::Arg(self.find(cut));
-                    }
-                }
+        }
+    }
+
+    /// `item`, a value in a cell that `read` of `descr` reads, made what
+    /// the read gives.
+    fn cut_narrow_cell(&mut self, item: &mut FailArg, read: Opcode, descr: DescrId) {
+        if let FailArg::Arg(a @ Arg::Value(_)) = *item {
+            if let Ok(Mapped::Out(cut)) = self.as_read(read, Some(descr), Mapped::Out(a)) {
+                *item = FailArg::Arg(self.find(cut));
             }
         }
     }

@@ -1496,4 +1496,13 @@ fn a_narrow_cell_of_an_object_passed_along_passes_what_a_read_gives() {
     assert_eq!(print_trace(&peeled.optimized.trace), expected);
     assert_eq!(peeled.state.facts[0].range, Some((0, 255)));
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+    // A witness that takes the range of the value written (negative)
+    // for the byte is refuted.
+    let mut facts = peeled.state.facts.clone();
+    facts[0].range = Some((i64::MIN, -1));
+    let wrong = with_facts(&peeled, facts);
+    assert!(matches!(
+        verdict(&input, &peeled, &wrong),
+        Verdict::Refuted(_)
+    ));
 }

@@ -1505,4 +1505,22 @@ fn a_narrow_cell_of_an_object_passed_along_passes_what_a_read_gives() {
         verdict(&input, &peeled, &wrong),
         Verdict::Refuted(_)
     ));
+    // A wrong optimizer's twin: the cut left out (the label and the
+    // body's jump pass the value written, negative), the range of the
+    // byte still taken for granted of it. The label argument is not
+    // what the cell holds, and the range is false of it: refuted.
+    let mut twin = peeled.clone();
+    let trace = &mut twin.optimized.trace;
+    let label = (trace.ops.iter())
+        .position(|op| op.opcode == Opcode::Label)
+        .unwrap();
+    let end = trace.ops.len() - 1;
+    let written = |trace: &Trace, at: usize| match trace.ops[at].args[0] {
+        Arg::Value(v) => trace.ops[trace.op_index(v).unwrap()].args[0],
+        constant => constant,
+    };
+    trace.ops[label].args[0] = written(trace, label);
+    trace.ops[end].args[0] = written(trace, end);
+    assert!(print_trace(&twin.optimized.trace).contains("label(i0, i3"));
+    assert_refuted(&input, &twin);
 }

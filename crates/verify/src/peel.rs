@@ -44,6 +44,14 @@
 //! entering at the label cannot test them, and such an entry is not
 //! taken.
 //!
+//! Each side's final jump passes, after the loop's inputs, every label
+//! argument: BEFORE's as read out of its objects (or derived), on which
+//! it checks the facts; AFTER's as the preamble or the body passes
+//! them. So the facts are shown of what AFTER's label actually takes,
+//! not only of what its objects hold (a value written to a narrow cell
+//! and passed on uncut would differ from what a read of the cell
+//! gives).
+//!
 //! By induction on the number of passes, the peeled loop and the loop
 //! fail alike or go on in related states, for ever. Everything but the
 //! witness is taken from the output itself (split at its label), so the
@@ -494,7 +502,7 @@ fn read_place(trace: &mut Trace, inputs: &[Arg], path: &Path, ty: Type) -> Arg {
 
 /// The label arguments as the loop's state `inputs` holds them: read
 /// out of its objects, or (derived ones) out of a field; then the guards
-/// of their facts. The derived ones' values, and how many ops that took.
+/// of their facts. Their values, and how many ops that took.
 fn check_facts(
     trace: &mut Trace,
     state: &LabelState,
@@ -508,20 +516,10 @@ fn check_facts(
             values[k] = Some(read_place(trace, inputs, &path, types[k]));
         }
     }
-    let derived: Vec<Arg> = (state.derived.iter())
-        .map(|d| {
-            let args = (d.source.args.iter())
-                .map(|&a| match a {
-                    Arg::Value(k) => values[k.0 as usize]
-                        .expect("a derived slot is made of slots of the state or derived before"),
-                    constant => constant,
-                })
-                .collect();
-            let value = derive_returned(trace, &d.source, args, types[d.slot]);
-            values[d.slot] = Some(value);
-            value
-        })
-        .collect();
+    for d in &state.derived {
+        let args = on_values(&d.source, &values);
+        values[d.slot] = Some(derive_returned(trace, &d.source, args, types[d.slot]));
+    }
     for (fact, value) in state.facts.iter().zip(&values) {
         if let Some(value) = value {
             fact.guards(trace, *value);
@@ -532,7 +530,7 @@ fn check_facts(
         .map(|v| v.expect("every slot read"))
         .collect();
     check_known(trace, state, &slots);
-    (derived, trace.ops.len() - before)
+    (slots, trace.ops.len() - before)
 }
 
 /// The guards that each known constant holds, of the label arguments
@@ -670,7 +668,7 @@ fn jump_like(
     prov: Option<usize>,
 ) {
     let original = &looped.ops[looped.ops.len() - 1];
-    // With more values than `to` takes (the label's derived ones), it
+    // With more values than `to` takes (the label's arguments), it
     // is no jump back to `to`'s start: the replay leaves there too.
     let back = args.len() == to.inputs.len()
         && (args.iter().zip(&to.inputs)).all(|(&a, &ty)| to.try_arg_type(a) == Some(ty));
@@ -702,8 +700,8 @@ pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
 
 /// Appends the loop's iteration (its inputs read as `map` says), the
 /// guards of the facts of what its jump passes on and the tests of the
-/// classes its allocations make, and its jump with the derived label
-/// arguments after its own; how many ops the checks took, and each
+/// classes its allocations make, and its jump with the label arguments
+/// as read out of what it passes on after its own; how many ops the checks took, and each
 /// probe with the loop's op whose class it tests.
 fn iteration(
     before: &mut Trace,
@@ -718,10 +716,10 @@ fn iteration(
     let mut jump_args: Vec<Arg> = (looped.ops[jump].args.iter())
         .map(|&a| mapped(a, &map))
         .collect();
-    let (derived, checks) = check_facts(before, state, &jump_args, types);
+    let (slots, checks) = check_facts(before, state, &jump_args, types);
     // The classes the body takes for granted hold at the jump too.
     let probes = test_site_classes(before, looped, state, &[]);
-    jump_args.extend(derived);
+    jump_args.extend(slots);
     jump_like(before, looped, jump_args, &mut unused, None);
     (checks + 2 * probes.len(), probes)
 }
@@ -790,7 +788,7 @@ fn arg_types(trace: &Trace, at: usize) -> Vec<Type> {
 
 /// `output` up to its op `label` (its provenance moved as `origin` says),
 /// then the state's objects built from the label's arguments and a
-/// jump like `looped`'s with them and the derived ones (its provenance
+/// jump like `looped`'s with them and the label's arguments (its provenance
 /// BEFORE's jump, `jump`): the AFTER of comparison (a).
 fn up_to_built_state(
     output: &Trace,
@@ -818,7 +816,7 @@ fn up_to_built_state(
     // where the comparison has it.
     let at = origin.1;
     let mut inputs = materialize(&mut after, state, &slots, &mut provenance, at);
-    inputs.extend(state.derived.iter().map(|d| slots[d.slot]));
+    inputs.extend(slots);
     jump_like(&mut after, looped, inputs, &mut provenance, Some(jump));
     (after, provenance)
 }
@@ -911,7 +909,7 @@ fn entry_pass(
     );
     let tests = before.ops.len() - start;
     let mut label_args = jump_args;
-    label_args.extend((state.derived.iter()).map(|d| values[d.slot].expect("derived")));
+    label_args.extend(values.into_iter().map(|v| v.expect("every slot computed")));
     jump_like(&mut before, input, label_args, &mut unused, None);
 
     let moved = |p: usize| match p.checked_sub(input.ops.len()) {
@@ -1047,7 +1045,7 @@ fn later_pass(
         .collect();
     let at = |alloc: usize| Some(alloc + offset);
     let mut inputs = materialize(&mut after, state, &body_slots, &mut prov, &at);
-    inputs.extend(state.derived.iter().map(|d| body_slots[d.slot]));
+    inputs.extend(body_slots);
     jump_like(
         &mut after,
         looped,

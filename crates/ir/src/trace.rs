@@ -799,8 +799,28 @@ impl Trace {
                 }
             }
         }
+        if self.jumps_back(jump, has_labels) {
+            JumpTarget::Start
+        } else {
+            JumpTarget::Outside
+        }
+    }
+
+    /// Whether the trace has no label and ends in a jump back to its
+    /// start (`jump_target`): a loop as recorded. (One look at each op:
+    /// a recorded loop is long, and read again by whoever asks.)
+    pub fn loops_to_start(&self) -> bool {
+        let Some(jump) = self.ops.last().filter(|op| op.opcode == Opcode::Jump) else {
+            return false;
+        };
+        !self.ops.iter().any(|op| op.opcode == Opcode::Label) && self.jumps_back(jump, false)
+    }
+
+    /// Whether `jump`, matching no label of the trace (which has some
+    /// where `has_labels`), goes back to the trace's start.
+    fn jumps_back(&self, jump: &Op, has_labels: bool) -> bool {
         let descr = jump.descr.and_then(|d| self.try_descr(d));
-        let back_to_start = match descr.map(|d| &d.kind) {
+        match descr.map(|d| &d.kind) {
             // PyPy's tests often end in a jump that does not fit the inputs:
             // it stands for a jump elsewhere.
             None => {
@@ -811,11 +831,6 @@ impl Trace {
             Some(DescrKind::Loop { number }) => number.is_some_and(|n| n < 0),
             Some(DescrKind::TargetToken { .. }) => false,
             Some(_) => !has_labels,
-        };
-        if back_to_start {
-            JumpTarget::Start
-        } else {
-            JumpTarget::Outside
         }
     }
 

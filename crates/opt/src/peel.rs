@@ -36,9 +36,8 @@
 
 use compact_str::CompactString;
 use traceopt_ir::{
-    smallvec, Arg, Args, Const, Derived, Descr, DescrId, DescrKind, Fact, FailArg, Flags,
-    JumpTarget, Known, LabelState, Op, Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type,
-    ValueId, Virtual,
+    smallvec, Arg, Args, Const, Derived, Descr, DescrId, DescrKind, Fact, FailArg, Flags, Known,
+    LabelState, Op, Opcode, Path, Pos, SiteClass, Source, Step, Trace, Type, ValueId, Virtual,
 };
 
 use crate::driver::{
@@ -126,27 +125,27 @@ const MAX_ROUNDS: usize = 8;
 /// the body passes them on alike; otherwise they are allocated at the
 /// jumps, and `Peeled::forced` says why.
 pub fn peel(input: &Trace, passes: Passes) -> Result<Option<Peeled>, Infeasible> {
-    let is_loop = input
-        .ops
-        .last()
-        .is_some_and(|op| op.opcode == Opcode::Jump && input.jump_target(op) == JumpTarget::Start);
-    if !is_loop || input.ops.iter().any(|op| op.opcode == Opcode::Label) {
+    if !input.loops_to_start() {
         return Ok(None);
     }
-    // (Every copy of the loop looks up the same things in it.)
+    // (Every copy of the loop looks up the same things in it: each
+    // found in one look at its ops, while they are at hand.)
     let tables = InputTables::default();
+    let recorded = Recorded {
+        site_classes: SiteClass::of_loop(input, tables.recorded_classes(input)),
+        structs: input.recorded_structs(),
+    };
+    let loop_ = (input, &tables, &recorded);
     if !passes.virtuals {
-        return peel_with(input, &tables, passes, false);
+        return peel_with(loop_, passes, false);
     }
-    match peel_with(input, &tables, passes, true) {
+    match peel_with(loop_, passes, true) {
         Ok(Some(peeled)) => Ok(Some(peeled)),
         // The body never reaches its jump, or passes other objects on.
-        _ => Ok(
-            peel_with(input, &tables, passes, false)?.map(|peeled| Peeled {
-                forced: Some("the body does not pass the objects on as the preamble does".into()),
-                ..peeled
-            }),
-        ),
+        _ => Ok(peel_with(loop_, passes, false)?.map(|peeled| Peeled {
+            forced: Some("the body does not pass the objects on as the preamble does".into()),
+            ..peeled
+        })),
     }
 }
 
@@ -161,15 +160,10 @@ const MAX_WIDENINGS: usize = 4;
 /// repeated, an object where the preamble passed a value or the other
 /// way round), that place becomes a label argument of its own (an
 /// object there allocated), and the loop is peeled again.
-fn peel_with(
-    input: &Trace,
-    tables: &InputTables,
-    passes: Passes,
-    carry: bool,
-) -> Result<Option<Peeled>, Infeasible> {
+fn peel_with(loop_: Loop, passes: Passes, carry: bool) -> Result<Option<Peeled>, Infeasible> {
     let mut widened = Vec::new();
     for _ in 0..MAX_WIDENINGS {
-        match peel_once(input, tables, passes, carry, &widened)? {
+        match peel_once(loop_, passes, carry, &widened)? {
             Attempt::Done(peeled) => return Ok(peeled.map(|p| *p)),
             Attempt::Widen(more) => widened.extend(more),
         }
@@ -184,16 +178,26 @@ enum Attempt {
     Widen(Vec<Path>),
 }
 
+/// What a loop's recording shows, the same for every attempt at
+/// peeling it.
+struct Recorded {
+    /// The classes its allocations make (`SiteClass::of_loop`).
+    site_classes: Vec<SiteClass>,
+    /// `Trace::recorded_structs`.
+    structs: Vec<Box<str>>,
+}
+
+/// A loop to peel, with what every attempt looks up in it.
+type Loop<'a> = (&'a Trace, &'a InputTables, &'a Recorded);
+
 /// Peels with the places `widened` label arguments of their own.
 fn peel_once(
-    input: &Trace,
-    tables: &InputTables,
+    (input, tables, recorded): Loop,
     passes: Passes,
     carry: bool,
     widened: &[Path],
 ) -> Result<Attempt, Infeasible> {
-    let site_classes = SiteClass::of_loop(input, tables.recorded_classes(input));
-    let start = Start::Loop(&site_classes);
+    let start = Start::Loop(&recorded.site_classes);
     let (preamble, ending) = optimize_sharing(
         input,
         tables,
@@ -211,7 +215,7 @@ fn peel_once(
     else {
         return Ok(Attempt::Done(None));
     };
-    label_state.site_classes = site_classes;
+    label_state.site_classes = recorded.site_classes.clone();
     label_state.seen_classes = preamble.seen_classes.clone();
     let fresh = label_state.fresh_paths();
     let mut types: Vec<Type> = leaves.iter().map(|&a| preamble.trace.arg_type(a)).collect();
@@ -341,7 +345,7 @@ fn peel_once(
         label,
         state: label_state,
         forced: None,
-        structs: input.recorded_structs(),
+        structs: recorded.structs.clone(),
         object_classes,
     }))))
 }

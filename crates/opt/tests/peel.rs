@@ -200,6 +200,8 @@ fn a_trace_that_is_no_loop_is_not_peeled() {
         "[i0]\ni1 = int_add(i0, 1)\nfinish(i1)\n",
         // A jump that does not fit the inputs goes elsewhere.
         "[i0]\ni1 = int_add(i0, 1)\njump(i1, i1)\n",
+        // A trace with a label of its own is peeled already.
+        "[i0]\ni1 = int_add(i0, 1)\nlabel(i1, descr=TargetToken(1))\ni2 = int_add(i1, 1)\njump(i2)\n",
     ] {
         assert!(
             peel(&parse(text), Passes::default()).unwrap().is_none(),

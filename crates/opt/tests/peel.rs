@@ -1526,3 +1526,35 @@ fn a_narrow_cell_of_an_object_passed_along_passes_what_a_read_gives() {
     assert!(print_trace(&twin.optimized.trace).contains("label(i0, i3"));
     assert_refuted(&input, &twin);
 }
+
+#[test]
+fn a_bridge_entering_passes_what_a_narrow_cell_holds() {
+    // The narrow-cell loop above, entered by a bridge that writes i0
+    // into the byte field of the object it passes: the label argument
+    // there is the byte a read gives, as the loop's own preamble passes
+    // it.
+    let before = "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p1, i0, descr=chardescr)\ni2 = int_gt(0, i0)\n\
+        guard_true(i2) []\ni3 = int_sub(i0, 1)\njump(p1, i3)\n";
+    let (loop_input, looped) = peeled(before);
+    let bridge = parse(
+        "[i0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i0, descr=chardescr)\n\
+         i4 = int_gt(0, i1)\nguard_true(i4) []\njump(p2, i1, descr=<Loop1>)\n",
+    );
+    let entered = enter_peeled(&bridge, Passes::default(), &[], &looped)
+        .unwrap()
+        .expect("entered at the label");
+    let text = print_trace(&entered.optimized.trace);
+    assert!(text.contains("int_and(i0, 255)"), "{text}");
+    let target = (&loop_input, &looped);
+    assert_eq!(entered_verdict(&bridge, &entered, target), Verdict::Proved);
+    // A twin that passes the value written (which may be negative, or
+    // past a byte) where the label takes the byte, range [0, 255]:
+    // refuted.
+    let mut twin = entered.optimized.trace.clone();
+    let jump = twin.ops.last_mut().unwrap();
+    jump.args[0] = Arg::Value(traceopt_ir::ValueId(0));
+    let out = (&twin, entered.optimized.provenance.as_slice());
+    let verdict = entry_verdict(&bridge, out, &entered.state, target);
+    assert!(matches!(verdict, Verdict::Refuted(_)), "{verdict:?}");
+}

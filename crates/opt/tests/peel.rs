@@ -1478,6 +1478,12 @@ fn a_known_reference_test_the_body_consults_is_used() {
     assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
 }
 
+/// A loop passing along an object that holds i0 (negative on every
+/// pass) in a one-byte unsigned field.
+const NARROW_CELL_LOOP: &str = "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\n\
+    setfield_gc(p1, i0, descr=chardescr)\ni2 = int_gt(0, i0)\n\
+    guard_true(i2) []\ni3 = int_sub(i0, 1)\njump(p1, i3)\n";
+
 #[test]
 fn a_narrow_cell_of_an_object_passed_along_passes_what_a_read_gives() {
     // Found by `traceopt fuzz --heap --peel` (seed 7179603). The object
@@ -1486,10 +1492,7 @@ fn a_narrow_cell_of_an_object_passed_along_passes_what_a_read_gives() {
     // of it, are of the byte a read gives (the value cut), not of the
     // negative value written: otherwise the induction check, which
     // reads the place out of the loop's object, refutes the range.
-    let before = "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\n\
-        setfield_gc(p1, i0, descr=chardescr)\ni2 = int_gt(0, i0)\n\
-        guard_true(i2) []\ni3 = int_sub(i0, 1)\njump(p1, i3)\n";
-    let (input, peeled) = peeled(before);
+    let (input, peeled) = peeled(NARROW_CELL_LOOP);
     let expected = "[p0, i0]\ni2 = int_gt(0, i0)\nguard_true(i2) []\n\
         i3 = int_sub(i0, 1)\ni9 = int_and(i0, 255)\n\
         label(i9, i3, descr=TargetToken(1))\ni10 = int_gt(0, i3)\n\
@@ -1533,10 +1536,7 @@ fn a_bridge_entering_passes_what_a_narrow_cell_holds() {
     // into the byte field of the object it passes: the label argument
     // there is the byte a read gives, as the loop's own preamble passes
     // it.
-    let before = "[p0, i0]\np1 = new_with_vtable(descr=nodesize)\n\
-        setfield_gc(p1, i0, descr=chardescr)\ni2 = int_gt(0, i0)\n\
-        guard_true(i2) []\ni3 = int_sub(i0, 1)\njump(p1, i3)\n";
-    let (loop_input, looped) = peeled(before);
+    let (loop_input, looped) = peeled(NARROW_CELL_LOOP);
     let bridge = parse(
         "[i0, i1]\np2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i0, descr=chardescr)\n\
          i4 = int_gt(0, i1)\nguard_true(i4) []\njump(p2, i1, descr=<Loop1>)\n",

@@ -863,8 +863,17 @@ impl Optimizer<'_> {
     /// with its value. Those whose value is a constant are known
     /// constants instead.
     fn derivable(&mut self, ending: &Ending) -> (Vec<Wanted>, Vec<Known>) {
+        let fields = self.known_fields();
+        let items = self.known_items();
+        // (Sized at once: most of a preamble's pure ops are of label
+        // arguments, and each taken adds a leaf.)
+        let room = fields.len() + items.len() + self.out.ops.len() / 2;
         // Where each leaf first stands among the label's arguments.
-        let mut leaves: rustc_hash::FxHashMap<Arg, u32> = Default::default();
+        let mut leaves: rustc_hash::FxHashMap<Arg, u32> =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(
+                ending.leaves.len() + room,
+                Default::default(),
+            );
         let mut next_leaf: u32 = 0;
         for &l in &ending.leaves {
             leaves.entry(self.find(l)).or_insert(next_leaf);
@@ -874,9 +883,8 @@ impl Optimizer<'_> {
             Arg::Const(_) => Some(arg),
             Arg::Value(_) => leaves.get(&arg).map(|&k| Arg::Value(ValueId(k))),
         };
-        let mut wanted = Vec::new();
-        let mut sources = Vec::new();
-        for (object, d, value) in self.known_fields() {
+        let mut sources = Vec::with_capacity(room);
+        for (object, d, value) in fields {
             // What a read gives: a narrow field cuts what was written.
             let value = match self.as_read(Opcode::GetfieldGcI, Some(d), Mapped::Out(value)) {
                 Ok(Mapped::Out(read)) => self.find(read),
@@ -885,7 +893,7 @@ impl Optimizer<'_> {
             let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
             sources.push((Source::field(object, d, ty), value));
         }
-        for (array, index, d, value) in self.known_items() {
+        for (array, index, d, value) in items {
             let value = match self.as_read(Opcode::GetarrayitemGcI, Some(d), Mapped::Out(value)) {
                 Ok(Mapped::Out(read)) => self.find(read),
                 _ => continue,
@@ -919,6 +927,7 @@ impl Optimizer<'_> {
         }
         // Those made of derived ones come after them: taken in rounds,
         // each taking what the earlier ones made available.
+        let mut wanted = Vec::with_capacity(sources.len());
         let mut known = Vec::new();
         let mut pending = sources;
         while !pending.is_empty() {

@@ -46,8 +46,8 @@
 //!
 //! Each side's final jump passes, after the loop's inputs, every label
 //! argument: BEFORE's as read out of its objects (or derived), on which
-//! it checks the facts; AFTER's as the preamble or the body passes
-//! them. So the facts are shown of what AFTER's label actually takes,
+//! it checks the facts; AFTER's as the preamble, the body or an entry
+//! passes them. So the facts are shown of what AFTER's label actually takes,
 //! not only of what its objects hold (a value written to a narrow cell
 //! and passed on uncut would differ from what a read of the cell
 //! gives).
@@ -500,6 +500,23 @@ fn read_place(trace: &mut Trace, inputs: &[Arg], path: &Path, ty: Type) -> Arg {
     value
 }
 
+/// The label arguments the state `inputs` holds at the places of the
+/// witness, read out of its objects (`None` for the derived ones).
+fn read_places(
+    trace: &mut Trace,
+    state: &LabelState,
+    inputs: &[Arg],
+    types: &[Type],
+) -> Vec<Option<Arg>> {
+    let mut values: Vec<Option<Arg>> = vec![None; types.len()];
+    for (k, path) in state.paths().into_iter().enumerate() {
+        if let Some(path) = path {
+            values[k] = Some(read_place(trace, inputs, &path, types[k]));
+        }
+    }
+    values
+}
+
 /// The label arguments as the loop's state `inputs` holds them: read
 /// out of its objects, or (derived ones) out of a field; then the guards
 /// of their facts. Their values, and how many ops that took.
@@ -510,25 +527,16 @@ fn check_facts(
     types: &[Type],
 ) -> (Vec<Arg>, usize) {
     let before = trace.ops.len();
-    let mut values: Vec<Option<Arg>> = vec![None; types.len()];
-    for (k, path) in state.paths().into_iter().enumerate() {
-        if let Some(path) = path {
-            values[k] = Some(read_place(trace, inputs, &path, types[k]));
-        }
-    }
-    for d in &state.derived {
-        let args = on_values(&d.source, &values);
-        values[d.slot] = Some(derive_returned(trace, &d.source, args, types[d.slot]));
-    }
-    for (fact, value) in state.facts.iter().zip(&values) {
-        if let Some(value) = value {
-            fact.guards(trace, *value);
-        }
-    }
+    let mut values = read_places(trace, state, inputs, types);
+    let all = state.derived.len();
+    derive_up_to(trace, state, types, &mut values, &mut 0, all);
     let slots: Vec<Arg> = values
         .into_iter()
         .map(|v| v.expect("every slot read"))
         .collect();
+    for (fact, &value) in state.facts.iter().zip(&slots) {
+        fact.guards(trace, value);
+    }
     check_known(trace, state, &slots);
     (slots, trace.ops.len() - before)
 }
@@ -701,8 +709,8 @@ pub(crate) fn identity(trace: &Trace) -> Vec<Arg> {
 /// Appends the loop's iteration (its inputs read as `map` says), the
 /// guards of the facts of what its jump passes on and the tests of the
 /// classes its allocations make, and its jump with the label arguments
-/// as read out of what it passes on after its own; how many ops the checks took, and each
-/// probe with the loop's op whose class it tests.
+/// as read out of what it passes on after its own; how many ops the
+/// checks took, and each probe with the loop's op whose class it tests.
 fn iteration(
     before: &mut Trace,
     looped: &Trace,
@@ -788,8 +796,8 @@ fn arg_types(trace: &Trace, at: usize) -> Vec<Type> {
 
 /// `output` up to its op `label` (its provenance moved as `origin` says),
 /// then the state's objects built from the label's arguments and a
-/// jump like `looped`'s with them and the label's arguments (its provenance
-/// BEFORE's jump, `jump`): the AFTER of comparison (a).
+/// jump like `looped`'s with them and the label's arguments (its
+/// provenance BEFORE's jump, `jump`): the AFTER of comparison (a).
 fn up_to_built_state(
     output: &Trace,
     label: usize,
@@ -848,12 +856,7 @@ fn entry_pass(
         .collect();
     let leave: Vec<FailArg> = jump_args.iter().map(|&a| FailArg::Arg(a)).collect();
     let start = before.ops.len();
-    let mut values: Vec<Option<Arg>> = vec![None; types.len()];
-    for (k, path) in state.paths().into_iter().enumerate() {
-        if let Some(path) = path {
-            values[k] = Some(read_place(&mut before, &jump_args, &path, types[k]));
-        }
-    }
+    let mut values = read_places(&mut before, state, &jump_args, &types);
     let constants = state.constant_places();
     let mut derived_done = 0;
     let mut test_guards = Vec::new();

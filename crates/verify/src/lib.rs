@@ -1016,6 +1016,7 @@ fn check_once(
                 seen: &side.seen,
                 name: format!("{}_reached", side.prefix),
                 resume: None,
+                call: None,
             };
             Ok::<_, VerifyError>(
                 end.unreached(&mut side.memory, &mut shared, &mut world, solver)?
@@ -1627,6 +1628,7 @@ fn encode_side<'t>(
                 seen: &seen,
                 name: format!("{p}_{kind}{index}"),
                 resume: None,
+                call: Some(op),
             };
             let (sight, reached, sites) = call.unreached(&mut memory, shared, world, solver)?;
             if observes {
@@ -1821,6 +1823,7 @@ fn encode_side<'t>(
                         seen: &seen,
                         name: format!("{p}_resumed{index}"),
                         resume: resume.as_ref(),
+                        call: None,
                     };
                     let sight = failing.unreached(&mut memory, shared, world, solver)?.0;
                     (resume, sight)
@@ -1978,6 +1981,9 @@ struct Point<'a> {
     /// At a failing guard, its resume data: the writes it makes when it
     /// fails are made before anything is reached.
     resume: Option<&'a Resume>,
+    /// At a call, the op: it reaches a stored object only through the
+    /// cells its effect info lets it read or write.
+    call: Option<&'a Op>,
 }
 
 impl Point<'_> {
@@ -1997,7 +2003,10 @@ impl Point<'_> {
             handed_out,
             may_be,
         } = reach::reach(self.trace, self.failing, self.end);
-        let (sites, unsited) = sites_of(self.trace, &stores, self.values, world, solver)?;
+        let (mut sites, unsited) = sites_of(self.trace, &stores, self.values, world, solver)?;
+        if let Some(call) = self.call {
+            sites.retain(|site| call_may_follow(self.trace, call, &site.cell));
+        }
         let mut heap = memory.snapshot(world, solver)?;
         let cells = world.cells().to_vec();
         if let Some(resume) = self.resume {
@@ -2121,6 +2130,21 @@ fn defined_where_before_is(b: &Side, a: &Side, provenance: &[Option<usize>], d: 
 /// Whether `op` is a call that sees the heap (`Effect::observed`).
 fn observes_heap(trace: &Trace, op: &Op) -> bool {
     op.opcode.has(Flags::CALL) && !op.opcode.has(Flags::PURE) && reach::helper(trace, op).is_none()
+}
+
+/// Whether call `op` may follow a reference held in a cell of this kind
+/// to what it points to: its effect info lets it read or write the
+/// field, array or interior field (a call with no such list may touch
+/// any; other kinds of cells are taken as followed).
+fn call_may_follow(trace: &Trace, op: &Op, cell: &heap::Cell) -> bool {
+    let info = op.descr.and_then(|d| trace.descr(d).as_call());
+    match (info, cell) {
+        (
+            Some(info),
+            heap::Cell::Field(name) | heap::Cell::Item(name) | heap::Cell::Interior(name),
+        ) => info.reads.may_touch(name) || info.writes.may_touch(name),
+        _ => true,
+    }
 }
 
 /// Whether `op` is an elidable call (no string helper) that gives a

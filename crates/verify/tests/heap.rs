@@ -1908,6 +1908,47 @@ fn a_read_of_a_written_place_is_the_value_written_past_other_places() {
 }
 
 #[test]
+fn a_call_reaches_a_stored_object_only_through_cells_it_reads() {
+    // The fuzzer's case: a node stored into p0's next field, and a call
+    // that reads only adescr. The call cannot follow p0.next to the
+    // node, so the node and its store may move past the call (as the
+    // optimizer's delayed writes do), and what the call sees is alike.
+    let made_after = |call: &str| {
+        let before = format!(
+            "[p0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p0, p1, descr=nextdescr)\n\
+             i2 = call_i(123, 1, descr={call})\nfinish(i2)\n"
+        );
+        let after = format!(
+            "[p0]\ni2 = call_i(123, 1, descr={call})\np1 = new_with_vtable(descr=nodesize)\n\
+             setfield_gc(p0, p1, descr=nextdescr)\nfinish(i2)\n"
+        );
+        (before, after)
+    };
+    let (before, after) = made_after("readadescr");
+    proved(&before, &after);
+    // Nor can it see the node's value field: a store into it moves past.
+    let filled_after = |call: &str| {
+        let stored =
+            "[p0]\np1 = new_with_vtable(descr=nodesize)\nsetfield_gc(p0, p1, descr=nextdescr)\n";
+        let fill = "setfield_gc(p1, 5, descr=valuedescr)\n";
+        let call = format!("i2 = call_i(123, 1, descr={call})\n");
+        (
+            format!("{stored}{fill}{call}finish(i2)\n"),
+            format!("{stored}{call}{fill}finish(i2)\n"),
+        )
+    };
+    let (before, after) = filled_after("readadescr");
+    proved(&before, &after);
+    // Wrong twins: a call that reads any field reaches the node through
+    // p0.next and sees its value (5 before the move, 0 after); one that
+    // reads p0.next sees the node itself there, or not.
+    let (before, after) = filled_after("plaincalldescr");
+    not_proved_nor_replayed(&before, &after);
+    let (before, after) = made_after("mayforcevirtdescr");
+    not_proved_nor_replayed(&before, &after);
+}
+
+#[test]
 fn a_call_leaves_alone_the_objects_it_cannot_reach() {
     // p2 sits in the array the call gets only before the call: the call
     // cannot write its field, so the field read after it is still i1.

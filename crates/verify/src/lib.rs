@@ -1025,9 +1025,17 @@ fn check_once(
         };
         let (b_sight, a_sight) = (in_sight(&mut b)?, in_sight(&mut a)?);
         let mut same_heap = Vec::new();
+        let mut cleared = Vec::new();
         for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(&cells) {
             let initial = world.initial_array(cell).expect("a cell of the snapshot");
             let key = world.any_key(solver, cell)?;
+            // What a fresh array holds there before the traces write it
+            // is zero, as a read of it says (`Memory::read`): a copy of a
+            // fresh array's zeros into another is no difference.
+            if matches!(cell, heap::Cell::Item(_)) {
+                let old = reach::key_object(&key, cell).bv(Fun::BvUlt, &world.base(solver)?);
+                cleared.push(old.not().implies(&initial.select(&key).eq(&Term::word(0))));
+            }
             let x = b_sight.seen(x, &initial, cell, &key);
             let y = a_sight.seen(y, &initial, cell, &key);
             same_heap.push(same_seen(&x, &y));
@@ -1048,6 +1056,7 @@ fn check_once(
         }
         let mut assumed: Vec<Term> = world.facts();
         assumed.extend(b.lemmas.iter().chain(&a.lemmas).cloned());
+        assumed.extend(cleared);
         // The encoding's own facts, which some heap must satisfy: if they
         // contradict each other, every goal follows (see below).
         let facts = Term::and_all(assumed.clone());

@@ -788,7 +788,7 @@ impl Sight {
 }
 
 /// The object of a key of `cell`'s array.
-fn key_object(key: &Term, cell: &Cell) -> Term {
+pub(crate) fn key_object(key: &Term, cell: &Cell) -> Term {
     match (crate::resume::wide_keys(cell), key) {
         (false, _) => key.clone(),
         (true, Term::App(Fun::Concat, halves)) => halves[0].clone(),

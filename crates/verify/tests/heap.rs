@@ -1908,6 +1908,34 @@ fn a_read_of_a_written_place_is_the_value_written_past_other_places() {
 }
 
 #[test]
+fn a_fresh_array_holds_zeros_until_written() {
+    // The fuzzer's case: a copy of a fresh array's zeros into another
+    // fresh array that is handed out changes nothing, and may go. The
+    // comparison at the end knows a fresh array's items are zero where
+    // nothing wrote them, as a read of one does.
+    let copied = |source: &str, fill: &str| {
+        format!(
+            "[p1]\n{source}p2 = new_array_clear(3, descr=arraydescr)\n{fill}\
+             call_n(0, p1, p2, 1, 2, 1, descr=arraycopydescr)\nfinish(p2)\n"
+        )
+    };
+    let dropped = "[p1]\np2 = new_array_clear(3, descr=arraydescr)\nfinish(p2)\n";
+    let fresh = "p1 = new_array_clear(3, descr=arraydescr)\n";
+    proved(&copied(fresh, "").replacen("[p1]", "[p0]", 1), dropped);
+    // Wrong twins: the item copied was written first, or the source is
+    // the array given, from before, whose items are not known to be zero.
+    let written = "setarrayitem_gc(p1, 1, 5, descr=arraydescr)\n";
+    not_proved(&copied(fresh, written).replacen("[p1]", "[p0]", 1), dropped);
+    not_proved(&copied("", ""), dropped);
+    // Nor are an old array's items zero where a copy of zeros into it
+    // was left out. (The replay does not make the item the difference is
+    // at: nothing reads it.)
+    let zeroed = "[p1]\np3 = new_array_clear(3, descr=arraydescr)\n\
+                  call_n(0, p3, p1, 1, 2, 1, descr=arraycopydescr)\nfinish(p1)\n";
+    not_proved_nor_replayed(zeroed, "[p1]\nfinish(p1)\n");
+}
+
+#[test]
 fn a_call_reaches_a_stored_object_only_through_cells_it_reads() {
     // The fuzzer's case: a node stored into p0's next field, and a call
     // that reads only adescr. The call cannot follow p0.next to the

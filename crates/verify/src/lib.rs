@@ -1026,6 +1026,7 @@ fn check_once(
         let (b_sight, a_sight) = (in_sight(&mut b)?, in_sight(&mut a)?);
         let mut same_heap = Vec::new();
         let mut cleared = Vec::new();
+        let base = world.base(solver)?;
         for ((x, y), cell) in b_heap.iter().zip(&a_heap).zip(&cells) {
             let initial = world.initial_array(cell).expect("a cell of the snapshot");
             let key = world.any_key(solver, cell)?;
@@ -1033,7 +1034,7 @@ fn check_once(
             // is zero, as a read of it says (`Memory::read`): a copy of a
             // fresh array's zeros into another is no difference.
             if matches!(cell, heap::Cell::Item(_)) {
-                let old = reach::key_object(&key, cell).bv(Fun::BvUlt, &world.base(solver)?);
+                let old = reach::key_object(&key, cell).bv(Fun::BvUlt, &base);
                 cleared.push(old.not().implies(&initial.select(&key).eq(&Term::word(0))));
             }
             let x = b_sight.seen(x, &initial, cell, &key);

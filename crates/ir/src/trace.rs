@@ -454,7 +454,9 @@ impl Trace {
     /// uses becomes `value(v)`, its constants and descrs are interned
     /// here (resume data included). Not pushed.
     pub fn import_op(&mut self, from: &Trace, op: &Op, value: impl FnMut(ValueId) -> Arg) -> Op {
-        self.import_owned_op(from, op.clone(), value)
+        let mut copy = op.clone();
+        self.import_op_in_place(from, &mut copy, value);
+        copy
     }
 
     /// Constant `c` of trace `from`, as this trace's: an entry of a
@@ -476,13 +478,14 @@ impl Trace {
         self.import_descr(from.descr(d))
     }
 
-    /// `import_op` of an op taken out of `from` (not copied).
-    pub fn import_owned_op(
+    /// `import_op` of an op taken out of `from`, changed where it is
+    /// (not copied).
+    pub fn import_op_in_place(
         &mut self,
         from: &Trace,
-        mut copy: Op,
+        copy: &mut Op,
         mut value: impl FnMut(ValueId) -> Arg,
-    ) -> Op {
+    ) {
         let mut import = |arg: &mut Arg, this: &mut Trace| {
             *arg = match *arg {
                 Arg::Value(v) => value(v),
@@ -507,7 +510,6 @@ impl Trace {
         for w in copy.pending.iter_mut() {
             descr(&mut w.descr, self);
         }
-        copy
     }
 
     /// Interns a constant.
@@ -807,13 +809,13 @@ impl Trace {
     }
 
     /// Whether the trace has no label and ends in a jump back to its
-    /// start (`jump_target`): a loop as recorded. (One look at each op:
-    /// a recorded loop is long, and read again by whoever asks.)
+    /// start (`jump_target`): a loop as recorded. (The jump's target
+    /// first: a bridge's ops are not looked at.)
     pub fn loops_to_start(&self) -> bool {
         let Some(jump) = self.ops.last().filter(|op| op.opcode == Opcode::Jump) else {
             return false;
         };
-        !self.ops.iter().any(|op| op.opcode == Opcode::Label) && self.jumps_back(jump, false)
+        self.jumps_back(jump, false) && !self.ops.iter().any(|op| op.opcode == Opcode::Label)
     }
 
     /// Whether `jump`, matching no label of the trace (which has some

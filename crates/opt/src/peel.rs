@@ -1341,20 +1341,28 @@ fn splice(
     let value = |map: &[Option<Arg>], v: ValueId| {
         map[v.0 as usize].expect("the body uses only the label's arguments")
     };
-    let mut body_names = std::mem::take(&mut body.trace.names)
-        .into_iter()
-        .skip(body_inputs);
+    // The body's ops follow the label, in order.
+    let first = trace.names.len();
+    map.extend((0..body_ops).map(|i| Some(Arg::Value(ValueId((first + i) as u32)))));
+    // (Changed where they are, then moved in one piece, names and all:
+    // no op is copied one by one.)
     let mut body_ops_taken = std::mem::take(&mut body.trace.ops);
     body_ops_taken.truncate(body_ops);
-    for (i, op) in body_ops_taken.into_iter().enumerate() {
-        let copy = trace.import_owned_op(&body.trace, op, |v| value(&map, v));
-        // (Pushed by hand: its name is moved, not made anew from text.)
-        trace.ops.push(copy);
-        trace.op_pos.push(body.trace.op_pos[i]);
-        trace.names.push(body_names.next().unwrap_or_default());
-        map.push(Some(Arg::Value(ValueId(trace.names.len() as u32 - 1))));
-        provenance.push(body.provenance[i]);
+    for op in body_ops_taken.iter_mut() {
+        trace.import_op_in_place(&body.trace, op, |v| value(&map, v));
     }
+    trace.ops.append(&mut body_ops_taken);
+    trace
+        .op_pos
+        .extend_from_slice(&body.trace.op_pos[..body_ops]);
+    let body_names = std::mem::take(&mut body.trace.names);
+    trace
+        .names
+        .extend(body_names.into_iter().skip(body_inputs).take(body_ops));
+    trace
+        .names
+        .resize(first + body_ops, CompactString::default());
+    provenance.extend_from_slice(&body.provenance[..body_ops]);
     let mut end = trace.import_op(
         &body.trace,
         &Op::new(Opcode::Jump, body_leaves.to_vec()),

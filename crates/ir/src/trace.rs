@@ -486,14 +486,25 @@ impl Trace {
         copy: &mut Op,
         mut value: impl FnMut(ValueId) -> Arg,
     ) {
+        // (The constants and descrs both traces share keep their ids:
+        // most are, and need no look-up.)
+        let (consts, descrs) = match Arc::ptr_eq(&self.pool.base, &from.pool.base) {
+            true => (from.pool.base.consts.len(), from.pool.base.descrs.len()),
+            false => (0, 0),
+        };
         let mut import = |arg: &mut Arg, this: &mut Trace| {
             *arg = match *arg {
                 Arg::Value(v) => value(v),
+                Arg::Const(c) if (c.0 as usize) < consts => Arg::Const(c),
                 Arg::Const(c) => Arg::Const(this.const_from(from, c)),
             }
         };
         copy.for_each_arg_mut(|arg| import(arg, self));
-        let descr = |d: &mut DescrId, this: &mut Trace| *d = this.descr_from(from, *d);
+        let descr = |d: &mut DescrId, this: &mut Trace| {
+            if (d.0 as usize) >= descrs {
+                *d = this.descr_from(from, *d);
+            }
+        };
         if let Some(d) = copy.descr.as_mut() {
             descr(d, self);
         }

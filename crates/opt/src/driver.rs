@@ -697,19 +697,6 @@ impl Optimizer<'_> {
         }
     }
 
-    /// `arg` of each of `args`. (Filled in place where they fit the
-    /// op's inline room, as most do: cheaper than collecting.)
-    fn forwarded_args(&mut self, args: &[Arg]) -> Args {
-        let mut inline = [Arg::Const(ConstId(0)); 3];
-        if args.len() > inline.len() {
-            return args.iter().map(|&a| self.arg(a)).collect();
-        }
-        for (slot, &a) in inline.iter_mut().zip(args) {
-            *slot = self.arg(a);
-        }
-        Args::from_buf_and_len(inline, args.len())
-    }
-
     pub(crate) fn int_const(&mut self, value: i64) -> Arg {
         let out = &mut self.out;
         let new = || out.add_const(Const::Int(value));
@@ -937,19 +924,31 @@ impl Optimizer<'_> {
             return Ok(());
         }
         let input_value = self.input.value_of_op(index);
-        let args = self.forwarded_args(&op.args);
-        if self.passes.guards && self.take_hint(op.opcode, &args) {
+        // (Forwarded in place where they fit, and looked at there; a
+        // list of the op's own is made only where an op is made.)
+        let mut inline = [Arg::Const(ConstId(0)); 3];
+        let spilled: Args;
+        let args: &[Arg] = match op.args.len() {
+            n if n <= inline.len() => {
+                for (slot, &a) in inline.iter_mut().zip(&op.args) {
+                    *slot = self.arg(a);
+                }
+                &inline[..n]
+            }
+            _ => {
+                spilled = op.args.iter().map(|&a| self.arg(a)).collect();
+                &spilled
+            }
+        };
+        if self.passes.guards && self.take_hint(op.opcode, args) {
             return Ok(());
         }
-        if let Some(undone) = self
-            .undo_cast(op.opcode, &args)
-            .filter(|_| self.passes.fold)
-        {
+        if let Some(undone) = self.undo_cast(op.opcode, args).filter(|_| self.passes.fold) {
             self.map[input_value.0 as usize] = Some(self.find(undone));
             return Ok(());
         }
         let derived = (!self.derived_ops.is_empty())
-            .then(|| self.derived_op(op.opcode, &args))
+            .then(|| self.derived_op(op.opcode, args))
             .flatten();
         if let Some(known) = derived {
             self.map[input_value.0 as usize] = Some(self.find(known));
@@ -960,12 +959,12 @@ impl Optimizer<'_> {
         if is_rule_op(op.opcode) {
             let input = self.input;
             let name = Some(input.compact_name(input_value));
-            let result = self.int_op(op.opcode, args, name, 0)?;
+            let result = self.int_op(op.opcode, Args::from_slice(args), name, 0)?;
             self.map[input_value.0 as usize] = Some(result);
             return Ok(());
         }
         if op.opcode.is_guard() {
-            return self.guard(index, op, args);
+            return self.guard(index, op, Args::from_slice(args));
         }
         match op.opcode {
             // A copy is its argument (`same_as_i` is a rule's).
@@ -990,15 +989,15 @@ impl Optimizer<'_> {
         }
         let float_args = match self.passes.cse && crate::floats::is_float_op(op.opcode) {
             true => {
-                if let Some(known) = self.float_op(op.opcode, &args) {
+                if let Some(known) = self.float_op(op.opcode, args) {
                     self.map[input_value.0 as usize] = Some(known);
                     return Ok(());
                 }
-                Some(Args::from_slice(&args))
+                Some(Args::from_slice(args))
             }
             false => None,
         };
-        let copy = self.output_op(op, args);
+        let copy = self.output_op(op, Args::from_slice(args));
         if self.passes.heap {
             if let HeapStep::Known(value) = self.heap_before(copy.opcode, &copy.args, copy.descr) {
                 let value = match self.as_read(copy.opcode, copy.descr, Mapped::Out(value))? {

@@ -225,7 +225,7 @@ fn peel_once(
         }
     }
     // (Named once: the arguments only get fewer from round to round.)
-    let label_names: Vec<CompactString> = (0..types.len()).map(label_name).collect();
+    let label_names = label_names(types.len());
     let mut rounds = 0;
     // (The body's inputs that are no label arguments, those it was made
     // with and does not use, come last.)
@@ -348,6 +348,21 @@ fn peel_once(
         structs: recorded.structs.clone(),
         object_classes,
     }))))
+}
+
+/// How many label arguments' names are made once per process.
+const NAMED_LABEL_ARGS: usize = 512;
+
+/// The names of label arguments `0..n` (`label_name`): for most loops,
+/// those made once per process (a name made anew is written a byte at
+/// a time, then read back whole before the writes land, which waits).
+fn label_names(n: usize) -> std::borrow::Cow<'static, [CompactString]> {
+    static NAMES: std::sync::OnceLock<Vec<CompactString>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| (0..NAMED_LABEL_ARGS).map(label_name).collect());
+    match names.get(..n) {
+        Some(first) => std::borrow::Cow::Borrowed(first),
+        None => std::borrow::Cow::Owned((0..n).map(label_name).collect()),
+    }
 }
 
 /// The name of label argument `k` in a body's inputs: `label{k}`.
@@ -738,6 +753,7 @@ impl Optimizer<'_> {
             ending.state.facts.push(self.fact(value));
             ending.leaves.push(value);
         }
+        ending.state.known.reserve(known.len());
         for (index, k) in known.into_iter().enumerate() {
             if !checked {
                 ending.state.known.push(k);
@@ -993,12 +1009,16 @@ impl Optimizer<'_> {
                 || !path.1.is_empty()
                 || !matches!(a, Arg::Const(c) if matches!(self.out.constant(c), Const::Ptr(_)))
         };
+        // (At most a leaf per argument and per cell of an object.)
+        let cells: usize = (virtuals.iter())
+            .map(|v| v.fields.len() + v.items.len())
+            .sum();
         let mut slots = Slots {
             kept: &kept,
             widened: self.capture.as_deref(),
             seen: vec![false; virtuals.len()],
             virtuals: &mut virtuals,
-            leaves: Vec::with_capacity(items.len()),
+            leaves: Vec::with_capacity(items.len() + cells),
         };
         for (input, item) in items.iter_mut().enumerate() {
             slots.slot(item, &mut (input, Vec::new()));

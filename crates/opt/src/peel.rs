@@ -7,28 +7,29 @@
 //! label, as PyPy prints its optimized loops.
 //!
 //! The preamble's jump is not emitted: the state it would pass on is
-//! captured (`capture_jump`), virtual objects and all, and each value in
-//! it (a jump argument, or what an object holds) becomes a label
+//! captured (`capture_jump`), virtual objects and all, and each value
+//! in it (a jump argument, or what an object holds) becomes a label
 //! argument, with its facts (`Fact`: an integer range, a class, not
 //! null); a constant stays a constant, and a value met twice is one
 //! argument. Fields and array items the heap cache knows of those
 //! arguments, and the pure ops and elidable or loop-invariant calls the
-//! preamble computed of them, become label arguments too (`derive`,
-//! PyPy's short preamble); those whose value is a constant are known at
-//! the label instead, with no argument. This `LabelState` is where the
-//! body starts (`enter`): the objects are virtual again, built over the
-//! label's arguments, and the facts and fields are known. The body's own
-//! jump must pass on a state of the same shape: then the label's objects
-//! are never allocated (they are unboxed). Where it passes on something
-//! else at a place of the state, that place becomes a label argument of
-//! its own (an object there allocated) and the loop is peeled again
-//! (`mismatches`); what is left over falls back to allocating every
-//! object at the jumps. Facts the body's jump does not keep are weakened
-//! and the body optimized again (they only shrink, so this ends);
-//! derived arguments it does not use or must compute again, and known
-//! constants it does not keep, are dropped the same way. A repeated
-//! value among the label's arguments (at places made arguments of their
-//! own) gets a `same_as` of its own, since a label rebinds values.
+//! preamble computed of those the loop passes on unchanged, become
+//! label arguments too (`derive`, PyPy's short preamble); those whose
+//! value is a constant are known at the label instead, with no
+//! argument. This `LabelState` is where the body starts (`enter`): the
+//! objects are virtual again, built over the label's arguments, and the
+//! facts and fields are known. The body's own jump must pass on a state
+//! of the same shape: then the label's objects are never allocated
+//! (they are unboxed). Where it passes on something else at a place of
+//! the state, that place becomes a label argument of its own (an object
+//! there allocated) and the loop is peeled again (`mismatches`); what
+//! is left over falls back to allocating every object at the jumps.
+//! Facts the body's jump does not keep are weakened and the body
+//! optimized again (they only shrink, so this ends); derived arguments
+//! it does not use or must compute again, and known constants it does
+//! not keep, are dropped the same way. A repeated value among the
+//! label's arguments (at places made arguments of their own) gets a
+//! `same_as` of its own, since a label rebinds values.
 //!
 //! The `LabelState` is the witness the validator proves the loop by
 //! (`traceopt_verify::verify_peeled`): the preamble reaches it, and a
@@ -874,8 +875,10 @@ impl Optimizer<'_> {
 
     /// The label arguments a preamble's ending can derive: the known
     /// fields and array items of its arguments and constants, then its
-    /// pure ops and calls of label arguments (`Source::may_derive`), in the order it made
-    /// them; each refers to the label arguments it is made of, and comes
+    /// pure ops and calls (`Source::may_derive`) of label arguments the
+    /// loop passes on unchanged, in the order it made them (a body
+    /// computes none of the others of the label's arguments); each
+    /// refers to the label arguments it is made of, and comes
     /// with its value. Those whose value is a constant are known
     /// constants instead.
     fn derivable(&mut self, ending: &Ending) -> (Vec<Wanted>, Vec<Known>) {
@@ -917,6 +920,18 @@ impl Optimizer<'_> {
             let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
             sources.push((Source::item(array, index, d, ty), value));
         }
+        // Which leaves are arguments the loop passes on unchanged: input
+        // `i` of the loop, passed as its `i`-th jump argument.
+        let mut unchanged = vec![false; ending.leaves.len()];
+        let mut at_top = vec![false; ending.leaves.len()];
+        for (i, item) in ending.state.inputs.iter().enumerate() {
+            if let FailArg::Arg(Arg::Value(k)) = *item {
+                let k = k.0 as usize;
+                if !std::mem::replace(&mut at_top[k], true) {
+                    unchanged[k] = ending.leaves[k] == Arg::Value(ValueId(i as u32));
+                }
+            }
+        }
         if self.passes.cse {
             for index in 0..self.out.ops.len() {
                 let op = &self.out.ops[index];
@@ -932,6 +947,14 @@ impl Optimizer<'_> {
                 let (opcode, descr, mut args) = (op.opcode, op.descr, op.args.clone());
                 for arg in args.iter_mut() {
                     *arg = self.find(*arg);
+                }
+                // The body computes each op of the values its pass starts
+                // from: a pure op of a value the loop changes, or of one
+                // an object holds, it does not compute of the label's
+                // arguments, and such an argument would be dropped unused.
+                let of_changed = |a: &Arg| leaves.get(a).is_some_and(|&k| !unchanged[k as usize]);
+                if args.iter().any(of_changed) {
+                    continue;
                 }
                 let source = Source {
                     opcode,

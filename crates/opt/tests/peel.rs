@@ -319,6 +319,25 @@ fn a_loop_invariant_field_is_read_once() {
 }
 
 #[test]
+fn a_pure_op_of_a_value_the_loop_changes_is_no_derived_argument() {
+    // The body computes each op of the values its pass starts from. Of
+    // i9, which the loop passes on unchanged, it computes i9 * 7 again:
+    // the label passes it (a derived argument). Of the counter's next
+    // value it computes nothing the preamble computed of it: i1 * 3,
+    // which nothing uses, is no derived argument, so no jump keeps it.
+    let before = "[i0, i9]\ni1 = int_add(i0, 1)\ni2 = int_mul(i1, 3)\n\
+        i3 = int_mul(i9, 7)\ni4 = int_lt(i1, i3)\nguard_true(i4) []\njump(i1, i9)\n";
+    let (input, peeled) = peeled(before);
+    let expected = "[i0, i9]\ni1 = int_add(i0, 1)\ni3 = int_mul(i9, 7)\n\
+        i4 = int_lt(i1, i3)\nguard_true(i4) []\nlabel(i1, i9, i3, descr=TargetToken(1))\n\
+        i10 = int_add(i1, 1)\ni12 = int_lt(i10, i3)\nguard_true(i12) []\n\
+        jump(i10, i9, i3, descr=TargetToken(1))\n";
+    assert_eq!(print_trace(&peeled.optimized.trace), expected);
+    assert_eq!(peeled.state.derived.len(), 1);
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}
+
+#[test]
 fn a_wrong_preamble_of_a_recorded_loop_with_derived_arguments_is_refuted() {
     // A log's loop closes with `<Loop-1>`. The preamble's comparison
     // ends the output with a jump that also passes the label's derived

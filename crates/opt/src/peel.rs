@@ -13,23 +13,24 @@
 //! null); a constant stays a constant, and a value met twice is one
 //! argument. Fields and array items the heap cache knows of those
 //! arguments, and the pure ops and elidable or loop-invariant calls the
-//! preamble computed of those the loop passes on unchanged, become
-//! label arguments too (`derive`, PyPy's short preamble); those whose
-//! value is a constant are known at the label instead, with no
-//! argument. This `LabelState` is where the body starts (`enter`): the
-//! objects are virtual again, built over the label's arguments, and the
-//! facts and fields are known. The body's own jump must pass on a state
-//! of the same shape: then the label's objects are never allocated
-//! (they are unboxed). Where it passes on something else at a place of
-//! the state, that place becomes a label argument of its own (an object
-//! there allocated) and the loop is peeled again (`mismatches`); what
-//! is left over falls back to allocating every object at the jumps.
-//! Facts the body's jump does not keep are weakened and the body
-//! optimized again (they only shrink, so this ends); derived arguments
-//! it does not use or must compute again, and known constants it does
-//! not keep, are dropped the same way. A repeated value among the
-//! label's arguments (at places made arguments of their own) gets a
-//! `same_as` of its own, since a label rebinds values.
+//! preamble computed of them that a pass of the loop computes of its
+//! start too, become label arguments too (`derive`, PyPy's short
+//! preamble); those whose value is a constant are known at the label
+//! instead, with no argument. This `LabelState` is where the body
+//! starts (`enter`): the objects are virtual again, built over the
+//! label's arguments, and the facts and fields are known. The body's
+//! own jump must pass on a state of the same shape: then the label's
+//! objects are never allocated (they are unboxed). Where it passes on
+//! something else at a place of the state, that place becomes a label
+//! argument of its own (an object there allocated) and the loop is
+//! peeled again (`mismatches`); what is left over falls back to
+//! allocating every object at the jumps. Facts the body's jump does not
+//! keep are weakened and the body optimized again (they only shrink, so
+//! this ends); derived arguments it does not use or must compute again,
+//! and known constants it does not keep, are dropped the same way. A
+//! repeated value among the label's arguments (at places made arguments
+//! of their own) gets a `same_as` of its own, since a label rebinds
+//! values.
 //!
 //! The `LabelState` is the witness the validator proves the loop by
 //! (`traceopt_verify::verify_peeled`): the preamble reaches it, and a
@@ -876,9 +877,10 @@ impl Optimizer<'_> {
     /// The label arguments a preamble's ending can derive: the known
     /// fields and array items of its arguments and constants, then its
     /// pure ops and calls (`Source::may_derive`) of label arguments the
-    /// loop passes on unchanged, in the order it made them (a body
-    /// computes none of the others of the label's arguments); each
-    /// refers to the label arguments it is made of, and comes
+    /// loop passes on unchanged, or that the loop computes of its start
+    /// too (`computed_at_start`: a body computes no others of the
+    /// label's arguments), in the order it made them; each refers to the
+    /// label arguments it is made of, and comes
     /// with its value. Those whose value is a constant are known
     /// constants instead.
     fn derivable(&mut self, ending: &Ending) -> (Vec<Wanted>, Vec<Known>) {
@@ -932,6 +934,7 @@ impl Optimizer<'_> {
                 }
             }
         }
+        let mut of_changed_values = Vec::new();
         if self.passes.cse {
             for index in 0..self.out.ops.len() {
                 let op = &self.out.ops[index];
@@ -948,21 +951,31 @@ impl Optimizer<'_> {
                 for arg in args.iter_mut() {
                     *arg = self.find(*arg);
                 }
-                // The body computes each op of the values its pass starts
-                // from: a pure op of a value the loop changes, or of one
-                // an object holds, it does not compute of the label's
-                // arguments, and such an argument would be dropped unused.
-                let of_changed = |a: &Arg| leaves.get(a).is_some_and(|&k| !unchanged[k as usize]);
-                if args.iter().any(of_changed) {
-                    continue;
-                }
                 let source = Source {
                     opcode,
                     args,
                     descr,
                 };
-                sources.push((source, self.find(value)));
+                // The body computes each op of the values its pass starts
+                // from: a pure op of a value the loop changes, or of one
+                // an object holds, it computes of the label's arguments
+                // only where the loop computes it of its own start too
+                // (`computed_at_start`); else it would go unused.
+                let of_changed = |a: &Arg| leaves.get(a).is_some_and(|&k| !unchanged[k as usize]);
+                match source.args.iter().any(of_changed) {
+                    true => of_changed_values.push((source, self.find(value))),
+                    false => sources.push((source, self.find(value))),
+                }
             }
+        }
+        if !of_changed_values.is_empty() {
+            let wanted: Vec<(Arg, u32)> = (of_changed_values.iter())
+                .flat_map(|(source, _)| source.args.iter())
+                .filter_map(|a| leaves.get(a).map(|&k| (*a, k)))
+                .collect();
+            let starts = self.starts_in_input(ending, &wanted);
+            of_changed_values.retain(|(source, _)| computed_at_start(self.input, source, &starts));
+            sources.append(&mut of_changed_values);
         }
         // Those made of derived ones come after them: taken in rounds,
         // each taking what the earlier ones made available.
@@ -998,6 +1011,48 @@ impl Optimizer<'_> {
             pending = later;
         }
         (wanted, known)
+    }
+
+    /// What each of `leaves` (a preamble's values, with their leaf)
+    /// stands for at the start of a pass, as the loop's input has it: a
+    /// place of the label's arguments is the loop's input there, and a
+    /// field of an object passed there what the loop's first look at
+    /// that field reads (not after a write to it). None elsewhere.
+    fn starts_in_input(
+        &self,
+        ending: &Ending,
+        leaves: &[(Arg, u32)],
+    ) -> rustc_hash::FxHashMap<Arg, Arg> {
+        let input = self.input;
+        let state = &ending.state;
+        let first_read = |object: usize, field: DescrId| {
+            let object = Arg::Value(ValueId(object as u32));
+            let touches = |op: &&Op| op.descr == Some(field) && op.args.first() == Some(&object);
+            let (index, op) = (input.ops.iter().enumerate()).find(|(_, op)| touches(op))?;
+            (op.opcode.has(Flags::READ)).then(|| Arg::Value(input.value_of_op(index)))
+        };
+        let mut starts = rustc_hash::FxHashMap::default();
+        for &(value, k) in leaves {
+            let leaf = FailArg::Arg(Arg::Value(ValueId(k)));
+            let at_top = state.inputs.iter().position(|&item| item == leaf);
+            let start = match at_top {
+                Some(i) => Some(Arg::Value(ValueId(i as u32))),
+                None => (state.inputs.iter().enumerate())
+                    .filter_map(|(i, item)| match item {
+                        FailArg::Virtual(j) => Some((i, &state.virtuals[*j as usize])),
+                        _ => None,
+                    })
+                    .find_map(|(i, object)| {
+                        let (field, _) = object.fields.iter().find(|&&(_, item)| item == leaf)?;
+                        Some((i, *field))
+                    })
+                    .and_then(|(i, field)| first_read(i, field)),
+            };
+            if let Some(start) = start {
+                starts.insert(value, start);
+            }
+        }
+        starts
     }
 
     /// The trace's ending: the captured state, or the arguments of the
@@ -1130,6 +1185,27 @@ impl Slots<'_> {
             _ => {}
         }
     }
+}
+
+/// Whether the loop `input` computes `source` (of a preamble's values)
+/// of the values its pass starts from (`starts`, as the input has
+/// them): a body then computes it of the label's arguments.
+fn computed_at_start(
+    input: &Trace,
+    source: &Source,
+    starts: &rustc_hash::FxHashMap<Arg, Arg>,
+) -> bool {
+    let args: Option<Args> = (source.args.iter())
+        .map(|a| match a {
+            Arg::Const(_) => Some(*a),
+            Arg::Value(_) => starts.get(a).copied(),
+        })
+        .collect();
+    let Some(args) = args else {
+        return false;
+    };
+    (input.ops.iter())
+        .any(|op| op.opcode == source.opcode && op.descr == source.descr && op.args == args)
 }
 
 /// The derived label arguments (slots) that no op of `body` uses (its

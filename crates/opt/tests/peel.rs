@@ -338,6 +338,23 @@ fn a_pure_op_of_a_value_the_loop_changes_is_no_derived_argument() {
 }
 
 #[test]
+fn a_pure_op_of_the_next_value_the_loop_also_computes_of_its_start_is_derived() {
+    // The loop computes i * 3 of its start value and of its next one: the
+    // preamble's i5 = i4 * 3 is what the body's first product is, so the
+    // label passes it, and the body multiplies once.
+    let before = "[i0]\ni1 = int_mul(i0, 3)\ni2 = int_add(i0, 1)\ni3 = int_mul(i2, 3)\n\
+        i4 = int_lt(i1, i3)\nguard_true(i4) []\njump(i2)\n";
+    let (input, peeled) = peeled(before);
+    let expected = "[i0]\ni1 = int_mul(i0, 3)\ni2 = int_add(i0, 1)\ni3 = int_mul(i2, 3)\n\
+        i4 = int_lt(i1, i3)\nguard_true(i4) []\nlabel(i2, i3, descr=TargetToken(1))\n\
+        i8 = int_add(i2, 1)\ni9 = int_mul(i8, 3)\ni10 = int_lt(i3, i9)\nguard_true(i10) []\n\
+        jump(i8, i9, descr=TargetToken(1))\n";
+    assert_eq!(print_trace(&peeled.optimized.trace), expected);
+    assert_eq!(peeled.state.derived.len(), 1);
+    assert_eq!(verdict(&input, &peeled, &peeled.state), Verdict::Proved);
+}
+
+#[test]
 fn a_wrong_preamble_of_a_recorded_loop_with_derived_arguments_is_refuted() {
     // A log's loop closes with `<Loop-1>`. The preamble's comparison
     // ends the output with a jump that also passes the label's derived

@@ -922,18 +922,18 @@ impl Optimizer<'_> {
             let ty = self.out.descr(d).value_type().unwrap_or(Type::Int);
             sources.push((Source::item(array, index, d, ty), value));
         }
-        // Which leaves are arguments the loop passes on unchanged: input
-        // `i` of the loop, passed as its `i`-th jump argument.
-        let mut unchanged = vec![false; ending.leaves.len()];
-        let mut at_top = vec![false; ending.leaves.len()];
+        // Where each leaf first stands among the jump's arguments; it is
+        // passed on unchanged where that is the loop's input there.
+        let mut at_top = vec![None; ending.leaves.len()];
         for (i, item) in ending.state.inputs.iter().enumerate() {
             if let FailArg::Arg(Arg::Value(k)) = *item {
-                let k = k.0 as usize;
-                if !std::mem::replace(&mut at_top[k], true) {
-                    unchanged[k] = ending.leaves[k] == Arg::Value(ValueId(i as u32));
-                }
+                at_top[k.0 as usize].get_or_insert(i);
             }
         }
+        let unchanged = |k: u32| {
+            let k = k as usize;
+            at_top[k].is_some_and(|i| ending.leaves[k] == Arg::Value(ValueId(i as u32)))
+        };
         let mut of_changed_values = Vec::new();
         if self.passes.cse {
             for index in 0..self.out.ops.len() {
@@ -961,7 +961,7 @@ impl Optimizer<'_> {
                 // an object holds, it computes of the label's arguments
                 // only where the loop computes it of its own start too
                 // (`computed_at_start`); else it would go unused.
-                let of_changed = |a: &Arg| leaves.get(a).is_some_and(|&k| !unchanged[k as usize]);
+                let of_changed = |a: &Arg| leaves.get(a).is_some_and(|&k| !unchanged(k));
                 match source.args.iter().any(of_changed) {
                     true => of_changed_values.push((source, self.find(value))),
                     false => sources.push((source, self.find(value))),
@@ -973,7 +973,7 @@ impl Optimizer<'_> {
                 .flat_map(|(source, _)| source.args.iter())
                 .filter_map(|a| leaves.get(a).map(|&k| (*a, k)))
                 .collect();
-            let starts = self.starts_in_input(ending, &wanted);
+            let starts = self.starts_in_input(ending, &at_top, &wanted);
             of_changed_values.retain(|(source, _)| computed_at_start(self.input, source, &starts));
             sources.append(&mut of_changed_values);
         }
@@ -1015,12 +1015,14 @@ impl Optimizer<'_> {
 
     /// What each of `leaves` (a preamble's values, with their leaf)
     /// stands for at the start of a pass, as the loop's input has it: a
-    /// place of the label's arguments is the loop's input there, and a
-    /// field of an object passed there what the loop's first look at
-    /// that field reads (not after a write to it). None elsewhere.
+    /// place of the jump's arguments (`at_top`, the first of each leaf)
+    /// is the loop's input there, and a field of an object passed there
+    /// what the loop's first look at that field reads (not after a write
+    /// to it). None elsewhere.
     fn starts_in_input(
         &self,
         ending: &Ending,
+        at_top: &[Option<usize>],
         leaves: &[(Arg, u32)],
     ) -> rustc_hash::FxHashMap<Arg, Arg> {
         let input = self.input;
@@ -1034,8 +1036,7 @@ impl Optimizer<'_> {
         let mut starts = rustc_hash::FxHashMap::default();
         for &(value, k) in leaves {
             let leaf = FailArg::Arg(Arg::Value(ValueId(k)));
-            let at_top = state.inputs.iter().position(|&item| item == leaf);
-            let start = match at_top {
+            let start = match at_top[k as usize] {
                 Some(i) => Some(Arg::Value(ValueId(i as u32))),
                 None => (state.inputs.iter().enumerate())
                     .filter_map(|(i, item)| match item {

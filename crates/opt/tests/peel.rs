@@ -340,7 +340,7 @@ fn a_pure_op_of_a_value_the_loop_changes_is_no_derived_argument() {
 #[test]
 fn a_pure_op_of_the_next_value_the_loop_also_computes_of_its_start_is_derived() {
     // The loop computes i * 3 of its start value and of its next one: the
-    // preamble's i5 = i4 * 3 is what the body's first product is, so the
+    // preamble's i3 = i2 * 3 is what the body's first product is, so the
     // label passes it, and the body multiplies once.
     let before = "[i0]\ni1 = int_mul(i0, 3)\ni2 = int_add(i0, 1)\ni3 = int_mul(i2, 3)\n\
         i4 = int_lt(i1, i3)\nguard_true(i4) []\njump(i2)\n";

@@ -17,7 +17,16 @@
 //! the optimizer, still can).
 //!
 //! It prints the allocations the optimizer made per input op (as
-//! `--stats` counts ops: no `debug_merge_point`).
+//! `--stats` counts ops: no `debug_merge_point`). A second argument
+//! repeats the work that many rounds (for `perf record`), and it then
+//! prints the fastest round's time per input op too: the least the
+//! machine's other load added, steadier than a mean on a shared machine.
+//! A third argument, `loops`, takes only the loops (the traces
+//! `optimize_or_peel` peels):
+//!
+//! ```text
+//! target/release/examples/optimize_once peel 40 loops
+//! ```
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
@@ -70,23 +79,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map_err(|_| format!("the repeat count {n:?} is not a whole number"))?,
         None => 1,
     };
-    let before = BLOCKS.load(Ordering::Relaxed);
-    for trace in traces.iter().cycle().take(traces.len() * rounds) {
-        match mode.as_str() {
-            "plain" => drop(black_box(optimize(trace, Passes::default()))),
-            "peel" => drop(black_box(optimize_or_peel(trace, peel))),
-            "" => {}
-            other => return Err(format!("unknown mode {other:?}: plain, peel or none").into()),
-        }
+    match std::env::args().nth(3).as_deref() {
+        Some("loops") => traces.retain(|t| t.loops_to_start()),
+        Some(other) => return Err(format!("unknown selection {other:?}: loops or none").into()),
+        None => {}
     }
     let ops = (traces.iter().flat_map(|t| &t.ops))
         .filter(|op| op.opcode != Opcode::DebugMergePoint)
-        .count()
-        * rounds;
+        .count();
+    let before = BLOCKS.load(Ordering::Relaxed);
+    let mut fastest = std::time::Duration::MAX;
+    for _ in 0..rounds {
+        let start = std::time::Instant::now();
+        for trace in &traces {
+            match mode.as_str() {
+                "plain" => drop(black_box(optimize(trace, Passes::default()))),
+                "peel" => drop(black_box(optimize_or_peel(trace, peel))),
+                "" => {}
+                other => return Err(format!("unknown mode {other:?}: plain, peel or none").into()),
+            }
+        }
+        fastest = fastest.min(start.elapsed());
+    }
     let blocks = BLOCKS.load(Ordering::Relaxed) - before;
     println!(
-        "{ops} input ops: {:.2} allocations per input op",
-        blocks as f64 / ops.max(1) as f64
+        "{} input ops: {:.2} allocations per input op",
+        ops * rounds,
+        blocks as f64 / (ops * rounds).max(1) as f64
     );
+    if rounds > 1 {
+        let per_op = fastest.as_nanos() as f64 / ops.max(1) as f64;
+        println!("fastest of {rounds} rounds: {per_op:.1} ns per input op");
+    }
     Ok(())
 }

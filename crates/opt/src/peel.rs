@@ -647,9 +647,9 @@ impl Optimizer<'_> {
                 }
             }
         }
-        ending.answered = (answered.iter().enumerate())
-            .filter_map(|(k, &seen)| seen.then_some(k))
-            .collect();
+        ending.answered = Vec::with_capacity(answered.iter().filter(|&&seen| seen).count());
+        let seen = answered.iter().enumerate().filter(|(_, &seen)| seen);
+        ending.answered.extend(seen.map(|(k, _)| k));
         if self.passes.heap {
             self.derive(&mut ending);
         }
@@ -936,6 +936,17 @@ impl Optimizer<'_> {
         };
         let mut of_changed_values = Vec::new();
         if self.passes.cse {
+            // The values a derived argument can be made of: the label's,
+            // the fields' and items', and those of ops of such values
+            // (an op's arguments come before it). An op of any other
+            // value is never derived: it is not looked at.
+            let mut reachable = vec![false; self.out.num_values()];
+            let values = (leaves.keys()).chain(sources.iter().map(|(_, value)| value));
+            for &value in values {
+                if let Arg::Value(v) = value {
+                    reachable[v.0 as usize] = true;
+                }
+            }
             for index in 0..self.out.ops.len() {
                 let op = &self.out.ops[index];
                 // Reads come from the heap cache, above.
@@ -946,10 +957,20 @@ impl Optimizer<'_> {
                 if !Source::may_derive(op.opcode, amount) {
                     continue;
                 }
-                let value = Arg::Value(self.out.value_of_op(index));
                 let (opcode, descr, mut args) = (op.opcode, op.descr, op.args.clone());
+                let mut made_of_reachable = true;
                 for arg in args.iter_mut() {
                     *arg = self.find(*arg);
+                    if let Arg::Value(v) = *arg {
+                        made_of_reachable &= reachable[v.0 as usize];
+                    }
+                }
+                if !made_of_reachable {
+                    continue;
+                }
+                let value = self.find(Arg::Value(self.out.value_of_op(index)));
+                if let Arg::Value(v) = value {
+                    reachable[v.0 as usize] = true;
                 }
                 let source = Source {
                     opcode,
@@ -963,8 +984,8 @@ impl Optimizer<'_> {
                 // (`computed_at_start`); else it would go unused.
                 let of_changed = |a: &Arg| leaves.get(a).is_some_and(|&k| !unchanged(k));
                 match source.args.iter().any(of_changed) {
-                    true => of_changed_values.push((source, self.find(value))),
-                    false => sources.push((source, self.find(value))),
+                    true => of_changed_values.push((source, value)),
+                    false => sources.push((source, value)),
                 }
             }
         }
@@ -982,10 +1003,11 @@ impl Optimizer<'_> {
         let mut wanted = Vec::with_capacity(sources.len());
         let mut known = Vec::new();
         let mut pending = sources;
+        // (Those left over go to `later`, which the next round takes.)
+        let mut later = Vec::with_capacity(pending.len());
         while !pending.is_empty() {
             let count = pending.len();
-            let mut later = Vec::new();
-            for (mut source, value) in std::mem::take(&mut pending) {
+            for (mut source, value) in pending.drain(..) {
                 let args: Option<Args> = (source.args.iter())
                     .map(|&a| template(&leaves, a))
                     .collect();
@@ -1008,7 +1030,7 @@ impl Optimizer<'_> {
             if later.len() == count {
                 break;
             }
-            pending = later;
+            std::mem::swap(&mut pending, &mut later);
         }
         (wanted, known)
     }
@@ -1099,8 +1121,11 @@ impl Optimizer<'_> {
             virtuals: &mut virtuals,
             leaves: Vec::with_capacity(items.len() + cells),
         };
+        // (One path for all, back to empty after each item.)
+        let mut path = (0, Vec::new());
         for (input, item) in items.iter_mut().enumerate() {
-            slots.slot(item, &mut (input, Vec::new()));
+            path.0 = input;
+            slots.slot(item, &mut path);
         }
         let leaves = slots.leaves;
         let facts = leaves.iter().map(|&a| self.fact(a)).collect();

@@ -613,7 +613,7 @@ pub(crate) fn optimize_sharing(
         leaves: trace
             .ops
             .last()
-            .map_or(e.leaves.clone(), |jump| jump.args.to_vec()),
+            .map_or_else(|| e.leaves.clone(), |jump| jump.args.to_vec()),
         ..e
     });
     let optimized = Optimized {

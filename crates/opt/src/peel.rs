@@ -1240,6 +1240,9 @@ fn computed_at_start(
 /// is made of, in increasing order; and whether an op uses one after all
 /// (one the body computed again for its jump, `Ending::recomputed`).
 fn unused_derived(state: &LabelState, body: &Trace, ending: &Ending) -> (Vec<usize>, bool) {
+    if state.derived.is_empty() {
+        return (Vec::new(), false);
+    }
     let mut used = vec![false; body.inputs.len()];
     let mark = |used: &mut [bool], v: ValueId| {
         if let Some(u) = used.get_mut(v.0 as usize) {

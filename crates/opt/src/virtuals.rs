@@ -814,17 +814,23 @@ impl Optimizer<'_> {
     /// `descr_where` for the descr with this text (a lookup where the
     /// input has it).
     fn descr_named(&mut self, text: &str) -> Option<DescrId> {
-        (self.input.find_descr(text)).or_else(|| self.descr_where(|d| *d.text == *text))
+        // (The input has no other descr of this text than the one its
+        // index finds: none of its descrs is looked at.)
+        (self.input.find_descr(text)).or_else(|| self.descr_beyond_input(|d| *d.text == *text))
     }
 
     /// The output descr of the first of the input's descrs, its
     /// namespace's, or the default vref layout's where `wanted` holds.
     fn descr_where(&mut self, wanted: impl Fn(&Descr) -> bool) -> Option<DescrId> {
-        let input = self.input;
-        if let Some(i) = input.descrs().position(&wanted) {
-            return Some(DescrId(i as u32));
+        match self.input.descrs().position(&wanted) {
+            Some(i) => Some(DescrId(i as u32)),
+            None => self.descr_beyond_input(wanted),
         }
-        let named = input.namespace.iter().flat_map(|ns| ns.descrs());
+    }
+
+    /// `descr_where`, where no descr of the input is wanted.
+    fn descr_beyond_input(&mut self, wanted: impl Fn(&Descr) -> bool) -> Option<DescrId> {
+        let named = self.input.namespace.iter().flat_map(|ns| ns.descrs());
         // (Parsed once per process: most traces have no vref of their own.)
         static PRINTED: std::sync::OnceLock<Vec<Descr>> = std::sync::OnceLock::new();
         let printed = || {

@@ -990,11 +990,14 @@ impl Optimizer<'_> {
             }
         }
         if !of_changed_values.is_empty() {
-            let wanted: Vec<(Arg, u32)> = (of_changed_values.iter())
+            // (Each leaf once, however many of the ops it is in.)
+            let mut made_of: Vec<(Arg, u32)> = (of_changed_values.iter())
                 .flat_map(|(source, _)| source.args.iter())
                 .filter_map(|a| leaves.get(a).map(|&k| (*a, k)))
                 .collect();
-            let starts = self.starts_in_input(ending, &at_top, &wanted);
+            made_of.sort_unstable_by_key(|&(_, k)| k);
+            made_of.dedup();
+            let starts = self.starts_in_input(ending, &at_top, &made_of);
             of_changed_values.retain(|(source, _)| computed_at_start(self.input, source, &starts));
             sources.append(&mut of_changed_values);
         }

@@ -811,11 +811,10 @@ impl Optimizer<'_> {
         ])
     }
 
-    /// `descr_where` for the descr with this text (a lookup where the
-    /// input has it).
+    /// `descr_where` for the descr with this text: the input's index
+    /// finds it (texts are interned once each, so where the index has
+    /// none, no descr of the input has it), else `descr_beyond_input`.
     fn descr_named(&mut self, text: &str) -> Option<DescrId> {
-        // (The input has no other descr of this text than the one its
-        // index finds: none of its descrs is looked at.)
         (self.input.find_descr(text)).or_else(|| self.descr_beyond_input(|d| *d.text == *text))
     }
 

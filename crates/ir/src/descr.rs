@@ -829,19 +829,29 @@ pub struct VrefLayout {
 }
 
 impl VrefLayout {
+    /// The part of a layout `d` names, if any: 0 the class (a size descr
+    /// of the `JitVirtualRef` struct), 1 the token field, 2 the forced
+    /// field.
+    pub fn part(d: &Descr) -> Option<usize> {
+        match &d.kind {
+            DescrKind::Size(s) if s.struct_name.as_deref() == Some("JitVirtualRef") => Some(0),
+            DescrKind::Field(f) => match f.name.strip_prefix("JitVirtualRef.") {
+                Some("virtual_token") => Some(1),
+                Some("forced") => Some(2),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The layout that the first of `descrs` to name each part gives.
     pub fn find<'a>(descrs: impl IntoIterator<Item = &'a Descr>) -> VrefLayout {
         let (mut class, mut token, mut forced) = (None, None, None);
         for d in descrs {
-            match &d.kind {
-                DescrKind::Size(s) if s.struct_name.as_deref() == Some("JitVirtualRef") => {
-                    class.get_or_insert_with(|| d.class_name().into());
-                }
-                DescrKind::Field(f) => match f.name.strip_prefix("JitVirtualRef.") {
-                    Some("virtual_token") => _ = token.get_or_insert_with(|| d.text.clone()),
-                    Some("forced") => _ = forced.get_or_insert_with(|| d.text.clone()),
-                    _ => {}
-                },
+            match VrefLayout::part(d) {
+                Some(0) => _ = class.get_or_insert_with(|| d.class_name().into()),
+                Some(1) => _ = token.get_or_insert_with(|| d.text.clone()),
+                Some(2) => _ = forced.get_or_insert_with(|| d.text.clone()),
                 _ => {}
             }
         }

@@ -324,6 +324,25 @@ struct Interned {
     descrs: Vec<Descr>,
     const_index: HashMap<Const, ConstId>,
     descr_index: HashMap<Box<str>, DescrId>,
+    /// Noted as descrs come in (`push_descr`): the size descrs, and the
+    /// first descr of each part of a vref layout (`VrefLayout::part`),
+    /// so that neither a look for a size descr by its class nor one for
+    /// the layout reads every descr.
+    sizes: Vec<DescrId>,
+    vref_parts: [Option<DescrId>; 3],
+}
+
+impl Interned {
+    fn push_descr(&mut self, id: DescrId, descr: Descr) {
+        if matches!(descr.kind, DescrKind::Size(_)) {
+            self.sizes.push(id);
+        }
+        if let Some(part) = VrefLayout::part(&descr) {
+            self.vref_parts[part].get_or_insert(id);
+        }
+        self.descr_index.insert(descr.text.clone(), id);
+        self.descrs.push(descr);
+    }
 }
 
 /// A trace's constants and descrs. An optimized trace starts from its
@@ -382,9 +401,7 @@ impl Pool {
             return id;
         }
         let id = DescrId((self.base.descrs.len() + self.own.descrs.len()) as u32);
-        let to = self.target();
-        to.descr_index.insert(descr.text.clone(), id);
-        to.descrs.push(descr);
+        self.target().push_descr(id, descr);
         id
     }
 
@@ -405,6 +422,10 @@ impl Pool {
             .extend(self.own.const_index.iter().map(|(c, &id)| (c.clone(), id)));
         all.descr_index
             .extend(self.own.descr_index.iter().map(|(d, &id)| (d.clone(), id)));
+        all.sizes.extend(&self.own.sizes);
+        for (part, own) in all.vref_parts.iter_mut().zip(self.own.vref_parts) {
+            *part = part.or(own);
+        }
         Arc::new(all)
     }
 }
@@ -782,7 +803,24 @@ impl Trace {
     /// or its own descrs say, else as PyPy prints them.
     pub fn vref_layout(&self) -> VrefLayout {
         let named = self.namespace.iter().flat_map(|ns| ns.descrs());
-        VrefLayout::find(named.chain(self.descrs()))
+        // (Of its own descrs, the first of each part is all `find` takes:
+        // noted as they were interned, in id order.)
+        // (Every id of `base` comes before those of `own`.)
+        let parts = self
+            .pool
+            .base
+            .vref_parts
+            .iter()
+            .chain(&self.pool.own.vref_parts);
+        let mut firsts: SmallVec<[DescrId; 6]> = parts.flatten().copied().collect();
+        firsts.sort();
+        VrefLayout::find(named.chain(firsts.into_iter().map(|d| self.descr(d))))
+    }
+
+    /// The interned size descrs, in id order.
+    pub fn size_descrs(&self) -> impl Iterator<Item = (DescrId, &Descr)> {
+        let ids = self.pool.base.sizes.iter().chain(&self.pool.own.sizes);
+        ids.map(|&d| (d, self.descr(d)))
     }
 
     /// The value's name; empty if it has none.

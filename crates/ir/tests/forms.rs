@@ -786,3 +786,29 @@ fn a_trace_that_shares_constants_numbers_its_own_after_them() {
     assert_eq!(again.add_const(Const::Int(9)), ConstId(consts as u32 + 1));
     assert_eq!(output.try_constant(ConstId(consts as u32 + 1)), None);
 }
+
+#[test]
+fn size_descrs_and_the_vref_layout_are_found_in_id_order_across_shared_descrs() {
+    let descr = |text: &str| traceopt_ir::Descr::parse(text).unwrap();
+    let mut input = Trace::new();
+    input.add_descr(descr("<SizeDescr 16>"));
+    input.add_descr(descr("<FieldP JitVirtualRef.forced 32>"));
+    let mut output = Trace::new();
+    output.share_interned(&input);
+    let size = output.add_descr(descr("<SizeDescr 24>"));
+    output.add_descr(descr("<FieldS list.length 8>"));
+    output.add_descr(descr("<FieldP JitVirtualRef.forced 16>"));
+    output.add_descr(descr("<FieldP JitVirtualRef.virtual_token 40>"));
+    // The first of each part: the shared descrs' before the output's own.
+    let layout = output.vref_layout();
+    assert_eq!(&*layout.forced, "<FieldP JitVirtualRef.forced 32>");
+    assert_eq!(&*layout.token, "<FieldP JitVirtualRef.virtual_token 40>");
+    assert_eq!(layout, traceopt_ir::VrefLayout::find(output.descrs()));
+    let sizes = |t: &Trace| t.size_descrs().map(|(d, _)| d).collect::<Vec<_>>();
+    assert_eq!(sizes(&output), [DescrId(0), size]);
+    // A trace sharing the output's (its own merged in) finds the same.
+    let mut again = Trace::new();
+    again.share_interned(&output);
+    assert_eq!(again.vref_layout(), layout);
+    assert_eq!(sizes(&again), sizes(&output));
+}

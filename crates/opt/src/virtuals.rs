@@ -804,30 +804,28 @@ impl Optimizer<'_> {
         let layout = self.input.vref_layout();
         let class =
             |d: &Descr| matches!(d.kind, DescrKind::Size(_)) && *d.class_name() == *layout.class;
+        let size = self
+            .input
+            .size_descrs()
+            .find(|(_, d)| class(d))
+            .map(|(id, _)| id);
         Some([
-            self.descr_where(class)?,
+            size.or_else(|| self.descr_beyond_input(class))?,
             self.descr_named(&layout.token)?,
             self.descr_named(&layout.forced)?,
         ])
     }
 
-    /// `descr_where` for the descr with this text: the input's index
-    /// finds it (texts are interned once each, so where the index has
-    /// none, no descr of the input has it), else `descr_beyond_input`.
+    /// The output descr with this text: the input's index finds it
+    /// (texts are interned once each, so where the index has none, no
+    /// descr of the input has it), else `descr_beyond_input`.
     fn descr_named(&mut self, text: &str) -> Option<DescrId> {
         (self.input.find_descr(text)).or_else(|| self.descr_beyond_input(|d| *d.text == *text))
     }
 
-    /// The output descr of the first of the input's descrs, its
-    /// namespace's, or the default vref layout's where `wanted` holds.
-    fn descr_where(&mut self, wanted: impl Fn(&Descr) -> bool) -> Option<DescrId> {
-        match self.input.descrs().position(&wanted) {
-            Some(i) => Some(DescrId(i as u32)),
-            None => self.descr_beyond_input(wanted),
-        }
-    }
-
-    /// `descr_where`, where no descr of the input is wanted.
+    /// The output descr of the first of the input's namespace's descrs,
+    /// or of the default vref layout's, where `wanted` holds (no descr of
+    /// the input itself is wanted).
     fn descr_beyond_input(&mut self, wanted: impl Fn(&Descr) -> bool) -> Option<DescrId> {
         let named = self.input.namespace.iter().flat_map(|ns| ns.descrs());
         // (Parsed once per process: most traces have no vref of their own.)

@@ -372,7 +372,8 @@ pub(crate) struct Ending {
     /// The inputs of the trace (a body's: the label's arguments) that
     /// some op of the loop came to be (a read the heap cache answered
     /// with one, a pure op a label argument gives): carrying them saves
-    /// that op, whatever uses it.
+    /// that op, whatever uses it. (Found for a body given derived
+    /// arguments only, the one ending `unused_derived` looks at.)
     pub answered: Vec<usize>,
     /// Which of the known constants it was given still hold at the end
     /// (their indexes).

@@ -639,6 +639,22 @@ impl Optimizer<'_> {
         self.cut_narrow_cells(&mut virtuals);
         let mut ending = self.template(items, virtuals, allocs);
         self.test_state_facts(&mut ending);
+        // (Only `unused_derived` asks it, of a body given derived
+        // arguments: a preamble's capture does not look at every value.)
+        if (self.derived.as_ref()).is_some_and(|given| !given.derived.is_empty()) {
+            ending.answered = self.answered_inputs();
+        }
+        if self.passes.heap {
+            self.derive(&mut ending);
+        }
+        let jump = Op::new(Opcode::Jump, ending.leaves.clone());
+        self.emit(jump, Some(&crate::driver::UNNAMED));
+        ending
+    }
+
+    /// The inputs that some input value came to be (`Ending::answered`),
+    /// in increasing order.
+    fn answered_inputs(&mut self) -> Vec<usize> {
         let mut answered = vec![false; self.out.inputs.len()];
         for i in 0..self.map.len() {
             if let Some(Arg::Value(v)) = self.map[i].map(|a| self.find(a)) {
@@ -647,15 +663,8 @@ impl Optimizer<'_> {
                 }
             }
         }
-        ending.answered = Vec::with_capacity(answered.iter().filter(|&&seen| seen).count());
         let seen = answered.iter().enumerate().filter(|(_, &seen)| seen);
-        ending.answered.extend(seen.map(|(k, _)| k));
-        if self.passes.heap {
-            self.derive(&mut ending);
-        }
-        let jump = Op::new(Opcode::Jump, ending.leaves.clone());
-        self.emit(jump, Some(&crate::driver::UNNAMED));
-        ending
+        seen.map(|(k, _)| k).collect()
     }
 
     /// Each narrow cell of the captured objects holds what a read of it

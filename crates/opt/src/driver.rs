@@ -830,6 +830,16 @@ impl Optimizer<'_> {
                 self.quick_op(index, op);
                 true
             }
+            // A `quasiimmut_field` (one op in twenty) only marks a field
+            // the next `guard_not_invalidated` watches: with no writes
+            // kept to emit before it, the heap pass drops it.
+            Opcode::QuasiimmutField => {
+                let dropped = self.passes.heap && self.lazy.is_empty();
+                if dropped {
+                    self.call_removed = false;
+                }
+                dropped
+            }
             _ => false,
         };
         if quick {

@@ -831,10 +831,13 @@ impl Optimizer<'_> {
                 true
             }
             // A `quasiimmut_field` (one op in twenty) only marks a field
-            // the next `guard_not_invalidated` watches: with no writes
-            // kept to emit before it, the heap pass drops it.
-            Opcode::QuasiimmutField => {
-                let dropped = self.passes.heap && self.lazy.is_empty();
+            // the next `guard_not_invalidated` watches, and that guard
+            // is needed once until a call: with no writes kept to emit
+            // before them, the heap pass drops both.
+            Opcode::QuasiimmutField | Opcode::GuardNotInvalidated => {
+                let dropped = self.passes.heap
+                    && self.lazy.is_empty()
+                    && (op.opcode == Opcode::QuasiimmutField || self.heap.not_invalidated);
                 if dropped {
                     self.call_removed = false;
                 }

@@ -833,7 +833,8 @@ impl Optimizer<'_> {
             // A `quasiimmut_field` (one op in twenty) only marks a field
             // the next `guard_not_invalidated` watches, and that guard
             // is needed once until a call: with no writes kept to emit
-            // before them, the heap pass drops both.
+            // before them, the heap pass drops both here, as
+            // `forwarded_op` and `guard` would after the dispatch.
             Opcode::QuasiimmutField | Opcode::GuardNotInvalidated => {
                 let dropped = self.passes.heap
                     && self.lazy.is_empty()

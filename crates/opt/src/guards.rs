@@ -9,7 +9,7 @@
 //! `guard_not_invalidated` goes where the heap cache knows it passes.
 
 use traceopt_domains::IntBound;
-use traceopt_ir::{Arg, Args, Flags, Op, Opcode, ValueId};
+use traceopt_ir::{Arg, Args, Flags, Op, Opcode, Type, ValueId};
 
 use crate::driver::{Infeasible, Optimizer};
 use crate::intbounds;
@@ -146,7 +146,16 @@ impl Optimizer<'_> {
         self.drop_overflow_guard = false;
         let copy = self.output_op(op, Args::from_slice(&args));
         let at = self.out.ops.len();
-        self.emit(copy, Some(&crate::driver::UNNAMED));
+        // (`guard_exception` gives the exception it caught.)
+        let input = self.input;
+        let result = (op.opcode.result_type() != Type::Void).then(|| input.value_of_op(index));
+        let v = match result {
+            Some(caught) => self.emit(copy, Some(input.compact_name(caught))),
+            None => self.emit(copy, Some(&crate::driver::UNNAMED)),
+        };
+        if let Some(caught) = result {
+            self.map[caught.0 as usize] = Some(Arg::Value(v));
+        }
         if op.opcode == Opcode::GuardNonnull {
             self.nonnull_guards.insert(args[0], at);
         }

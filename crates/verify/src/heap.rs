@@ -159,6 +159,11 @@ pub(crate) struct World {
     array_names: HashMap<Term, Term>,
     /// The highest k of a call whose result is an unknown (`call{k}`).
     call_results: u32,
+    /// The traces are entered with an exception pending, unknown
+    /// (`exc0`, `excvalue0`): BEFORE saves it before any call, as PyPy's
+    /// bridges out of a failed guard on an exception do
+    /// (`saves_entry_exception`). Else none is pending at the entry.
+    pub entered_with_exception: bool,
     /// The fresh objects' slots: how many there are in all, and those
     /// both traces allocate (`pairing.rs`); `None` where not set.
     pub slots: Option<(u32, Vec<u32>)>,
@@ -1025,10 +1030,10 @@ pub(crate) struct Memory {
     /// A `guard_exception` has taken the last call's exception, or the
     /// last call raises none.
     exception_taken: bool,
-    /// The exception the last call left, where that call was an elidable
-    /// one (`call_pure_*`): its class and its value, functions of the
-    /// call's arguments.
-    pure_exception: Option<(Term, Term)>,
+    /// The exception pending, where known: the one an elidable call
+    /// (`call_pure_*`) left, its class and value functions of the call's
+    /// arguments, or the one `restore_exception` made pending.
+    pure_exception: Option<Pending>,
     /// The trace's layout of virtual refs.
     pub vref: VrefLayout,
     /// The class keys of its unnamed allocations (`sites.rs`).
@@ -1648,14 +1653,32 @@ impl Memory {
             .collect()
     }
 
-    /// The exception state after the last call (0: none, or taken by a
-    /// `guard_exception`).
-    fn exception(&mut self, world: &mut World, solver: &mut Solver) -> Result<Term, SolverError> {
+    /// The exception pending after the last call (class 0: none, or
+    /// taken by a `guard_exception` or `save_exception`). Before any
+    /// call, what the trace was entered with: none, or an unknown one
+    /// where BEFORE saves it first (`World::entered_with_exception`).
+    fn exception(
+        &mut self,
+        world: &mut World,
+        solver: &mut Solver,
+    ) -> Result<Pending, SolverError> {
+        let none = || Pending {
+            class: Term::word(0),
+            value: Term::word(0),
+            restored: None,
+        };
         match (&self.pure_exception, self.calls) {
-            _ if self.exception_taken => Ok(Term::word(0)),
-            (Some((class, _)), _) => Ok(class.clone()),
-            (None, 0) => Ok(Term::word(0)),
-            (None, k) => world.call_unknown(solver, "exc", k),
+            _ if self.exception_taken => Ok(none()),
+            (Some(known), _) => Ok(known.clone()),
+            (None, 0) if !world.entered_with_exception => Ok(none()),
+            (None, k) => {
+                // (`exc0` and `excvalue0`: the entry's.)
+                Ok(Pending {
+                    class: world.call_unknown(solver, "exc", k)?,
+                    value: world.call_unknown(solver, "excvalue", k)?,
+                    restored: None,
+                })
+            }
         }
     }
 
@@ -1934,15 +1957,31 @@ pub(crate) fn encode_heap_op(
                 e.guard = Some(nonnull(&args[0]).and(&same));
             }
         }
-        GuardNoException => e.guard = Some(memory.exception(world, solver)?.eq(&Term::word(0))),
+        GuardNoException => e.guard = Some(memory.exception(world, solver)?.none_pending()),
         GuardException => {
-            e.guard = Some(memory.exception(world, solver)?.eq(&args[0]));
-            e.value = match (&memory.pure_exception, memory.exception_taken) {
-                (Some((_, value)), false) => Some(value.clone()),
-                _ => Some(world.call_unknown(solver, "excvalue", memory.calls)?),
-            };
+            let caught = memory.exception(world, solver)?;
+            e.guard = Some(caught.of_class(&args[0]));
+            e.value = Some(caught.value);
             // Past the guard the exception is caught: none is pending.
             memory.exception_taken = true;
+        }
+        // A bridge out of a guard on an exception saves the exception
+        // pending (its class, then its value, which clears it) and
+        // restores it later (the interpreter's meaning: pending where the
+        // class or the value is not 0).
+        SaveExcClass => e.value = Some(memory.exception(world, solver)?.class),
+        SaveException => {
+            e.value = Some(memory.exception(world, solver)?.value);
+            memory.exception_taken = true;
+        }
+        RestoreException => {
+            let none = args[0].eq(&Term::word(0)).and(&args[1].eq(&Term::word(0)));
+            memory.pure_exception = Some(Pending {
+                class: args[0].clone(),
+                value: args[1].clone(),
+                restored: Some(none.not()),
+            });
+            memory.exception_taken = false;
         }
         GuardNotForced | GuardNotForced2 => {
             let forced = world.call_unknown(solver, "forced", memory.calls)?;
@@ -2118,7 +2157,11 @@ pub(crate) fn encode_heap_op(
                 false => {
                     let raised = world.function(solver, "pure_exc", args.len())?;
                     let value = world.function(solver, "pure_excvalue", args.len())?;
-                    Some((Term::apply(&raised, args), Term::apply(&value, args)))
+                    Some(Pending {
+                        class: Term::apply(&raised, args),
+                        value: Term::apply(&value, args),
+                        restored: None,
+                    })
                 }
             };
         }
@@ -2449,6 +2492,36 @@ fn float_meaning(opcode: Opcode, args: &[Term], v: &Term) -> Option<Term> {
 }
 
 /// Whether a call of `descr` may raise (a call of no call descr may).
+/// An exception state: the class (0 where none is pending) and the
+/// value.
+#[derive(Clone, Debug)]
+pub(crate) struct Pending {
+    class: Term,
+    value: Term,
+    /// Whether one is pending, for one `restore_exception` made: where
+    /// the class or the value is not 0 (the interpreter's meaning).
+    restored: Option<Term>,
+}
+
+impl Pending {
+    /// `guard_no_exception` passes.
+    fn none_pending(&self) -> Term {
+        match &self.restored {
+            Some(pending) => pending.not(),
+            None => self.class.eq(&Term::word(0)),
+        }
+    }
+
+    /// `guard_exception(class)` passes.
+    fn of_class(&self, class: &Term) -> Term {
+        let same = self.class.eq(class);
+        match &self.restored {
+            Some(pending) => pending.and(&same),
+            None => same,
+        }
+    }
+}
+
 pub(crate) fn may_raise(descr: Option<&Descr>) -> bool {
     (descr.and_then(Descr::as_call)).map_or(true, traceopt_ir::CallDescr::can_raise)
 }

@@ -449,20 +449,39 @@ pub(crate) fn may_stand_as_guard(before: &Trace, i: usize) -> bool {
     if op.opcode != Opcode::CondCallN || !matches!(op.args.first(), Some(Arg::Value(_))) {
         return false;
     }
-    let tests_exception =
-        |op: &Op| matches!(op.opcode, Opcode::GuardNoException | Opcode::GuardException);
+    use Opcode::{GuardException, GuardNoException, RestoreException, SaveExcClass, SaveException};
+    let tests_exception = |op: &Op| {
+        matches!(
+            op.opcode,
+            GuardNoException | GuardException | SaveExcClass | SaveException
+        )
+    };
+    // (What sets the exception state: a call, or `restore_exception`.)
+    let sets_exception = |op: &Op| op.opcode.has(Flags::CALL) || op.opcode == RestoreException;
     let nothing_pending = || {
         let mut back = (before.ops[..i].iter().rev())
-            .skip_while(|op| !tests_exception(op) && !op.opcode.has(Flags::CALL));
-        back.next()
-            .map_or(true, |op| op.opcode == Opcode::GuardNoException)
+            .skip_while(|op| !tests_exception(op) && !sets_exception(op));
+        back.next().map_or(!saves_entry_exception(before), |op| {
+            matches!(op.opcode, GuardNoException | SaveException)
+        })
     };
     let untested = || {
         let mut on = (before.ops[i + 1..].iter())
-            .skip_while(|op| !tests_exception(op) && !op.opcode.has(Flags::CALL));
+            .skip_while(|op| !tests_exception(op) && !sets_exception(op));
         on.next().map_or(true, |op| !tests_exception(op))
     };
     nothing_pending() || untested()
+}
+
+/// Whether `trace` reads the exception pending at its entry: it saves
+/// it (`save_exc_class`, `save_exception`) before any call, as PyPy's
+/// bridges out of a failed guard on an exception do. Then it may be
+/// entered with one pending (`World::entered_with_exception`); else the
+/// validator takes it to be entered with none.
+pub(crate) fn saves_entry_exception(trace: &Trace) -> bool {
+    (trace.ops.iter())
+        .take_while(|op| !op.opcode.has(Flags::CALL))
+        .any(|op| matches!(op.opcode, Opcode::SaveExcClass | Opcode::SaveException))
 }
 
 /// Proves that `trace` can never run to its end (its `jump` or
@@ -478,6 +497,7 @@ pub fn verify_never_ends(trace: &Trace, solver: &mut Solver) -> Result<Verdict, 
     } = solver_inputs(&[trace], "BEFORE")?;
     solver.push()?;
     let mut world = World::default();
+    world.entered_with_exception = saves_entry_exception(trace);
     let slots = pairing::Slots::alone(trace);
     world.slots = Some((slots.count, slots.paired));
     let sites = Rc::new(Sites::before(trace, &[]));
@@ -944,6 +964,7 @@ fn check_once(
     solver.push()?;
     let mut world = World::default();
     world.opaque_arithmetic = [before, after].iter().any(|t| uses_heap(t));
+    world.entered_with_exception = saves_entry_exception(before);
     world.span_mode = span_mode;
     // The guards of BEFORE and AFTER, by op, whose resume data is compared.
     let mut failing_pairs: Vec<(usize, usize)> = Vec::new();

@@ -374,6 +374,42 @@ fn a_caught_exception_is_no_longer_pending() {
 }
 
 #[test]
+fn a_bridge_that_saves_the_exception_is_entered_with_one_pending() {
+    // (PyPy's bridges out of a failed guard on an exception start so.)
+    let saves = "[p0]\ni1 = save_exc_class()\np2 = save_exception()\n";
+    // What is pending at the entry is unknown: not none.
+    not_proved_nor_replayed(&format!("{saves}finish(i1)\n"), "[p0]\nfinish(0)\n");
+    not_proved_nor_replayed(&format!("{saves}finish(p2)\n"), "[p0]\nfinish(NULL)\n");
+    // Saving its value clears it; saving its class does not.
+    let cleared = format!("{saves}guard_no_exception() []\nfinish(i1)\n");
+    proved(&cleared, &format!("{saves}finish(i1)\n"));
+    let class_only = "[p0]\ni1 = save_exc_class()\nguard_no_exception() []\nfinish(i1)\n";
+    not_proved_nor_replayed(class_only, "[p0]\ni1 = save_exc_class()\nfinish(i1)\n");
+    // Restored, it is pending again, and a guard_exception of its class
+    // catches the value saved.
+    let restored = format!(
+        "{saves}restore_exception(i1, p2)\np3 = guard_exception(ConstClass(node_vtable)) []\n"
+    );
+    proved(
+        &format!("{restored}finish(p3)\n"),
+        &format!("{restored}finish(p2)\n"),
+    );
+    not_proved_nor_replayed(
+        &format!("{restored}finish(p3)\n"),
+        &format!("{restored}finish(p0)\n"),
+    );
+    // A restored class 0 and null value is none pending; a value with
+    // class 0 is one pending (as the interpreter has it).
+    let none = "[p0]\nrestore_exception(0, NULL)\nguard_no_exception() []\nfinish(1)\n";
+    proved(none, "[p0]\nrestore_exception(0, NULL)\nfinish(1)\n");
+    let some = "[p0]\nguard_nonnull(p0) []\nrestore_exception(0, p0)\nguard_no_exception() []\nfinish(1)\n";
+    not_proved(
+        some,
+        "[p0]\nguard_nonnull(p0) []\nrestore_exception(0, p0)\nfinish(1)\n",
+    );
+}
+
+#[test]
 fn a_write_only_the_optimized_trace_makes_is_a_difference() {
     let after = "[p0]\nsetfield_gc(p0, 1, descr=valuedescr)\nfinish(0)\n";
     not_proved("[p0]\nfinish(0)\n", after);

@@ -458,10 +458,12 @@ pub(crate) fn may_stand_as_guard(before: &Trace, i: usize) -> bool {
     };
     // (What sets the exception state: a call, or `restore_exception`.)
     let sets_exception = |op: &Op| op.opcode.has(Flags::CALL) || op.opcode == RestoreException;
+    // (At the start, nothing is pending: a trace entered with an
+    // exception saves it before any call, and the walk back meets that.)
     let nothing_pending = || {
         let mut back = (before.ops[..i].iter().rev())
             .skip_while(|op| !tests_exception(op) && !sets_exception(op));
-        back.next().map_or(!saves_entry_exception(before), |op| {
+        back.next().map_or(true, |op| {
             matches!(op.opcode, GuardNoException | SaveException)
         })
     };

@@ -149,10 +149,8 @@ impl Optimizer<'_> {
         // (`guard_exception` gives the exception it caught.)
         let input = self.input;
         let result = (op.opcode.result_type() != Type::Void).then(|| input.value_of_op(index));
-        let v = match result {
-            Some(caught) => self.emit(copy, Some(input.compact_name(caught))),
-            None => self.emit(copy, Some(&crate::driver::UNNAMED)),
-        };
+        let name = |v| input.compact_name(v);
+        let v = self.emit(copy, Some(result.map_or(&crate::driver::UNNAMED, name)));
         if let Some(caught) = result {
             self.map[caught.0 as usize] = Some(Arg::Value(v));
         }

@@ -2491,7 +2491,6 @@ fn float_meaning(opcode: Opcode, args: &[Term], v: &Term) -> Option<Term> {
     Some(Term::ite(&nan, &v.eq(&Term::word(NAN)), &fp(v).eq(&result)))
 }
 
-/// Whether a call of `descr` may raise (a call of no call descr may).
 /// An exception state: the class (0 where none is pending) and the
 /// value.
 #[derive(Clone, Debug)]
@@ -2522,6 +2521,7 @@ impl Pending {
     }
 }
 
+/// Whether a call of `descr` may raise (a call of no call descr may).
 pub(crate) fn may_raise(descr: Option<&Descr>) -> bool {
     (descr.and_then(Descr::as_call)).map_or(true, traceopt_ir::CallDescr::can_raise)
 }

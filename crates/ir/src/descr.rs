@@ -398,6 +398,14 @@ impl Descr {
             _ => None,
         }
     }
+
+    /// Whether a call of `descr` may raise: a call without a call descr
+    /// may, as may one whose effect info does not rule it out.
+    pub fn call_may_raise(descr: Option<&Descr>) -> bool {
+        descr
+            .and_then(Descr::as_call)
+            .map_or(true, CallDescr::can_raise)
+    }
 }
 
 fn parse_kind(text: &str) -> Result<DescrKind, String> {

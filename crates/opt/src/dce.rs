@@ -4,13 +4,14 @@
 //! emitted ops would never have been emitted).
 //!
 //! One backward sweep marks what is live: every op with an effect (a
-//! write, a call, a guard, the final op) and everything a live op uses,
+//! write, a call, a guard, the final op; a pure call that may raise, as
+//! raising is its effect) and everything a live op uses,
 //! fail arguments included. The live ops then move down in place,
 //! renumbered; names, constants and descrs are kept. (Few ops die: most
 //! traces have none, and the ops before the first dead one stay as they
 //! are.)
 
-use traceopt_ir::{Arg, Op, Trace, ValueId};
+use traceopt_ir::{Arg, Descr, Flags, Op, Trace, ValueId};
 
 pub fn remove_dead(
     trace: Trace,
@@ -21,7 +22,7 @@ pub fn remove_dead(
     let mut live = vec![false; trace.ops.len()];
     let mut used = vec![false; trace.num_values()];
     for (i, op) in trace.ops.iter().enumerate().rev() {
-        let has_effect = !op.opcode.removable_when_unused();
+        let has_effect = !op.opcode.removable_when_unused() || raises_maybe(&trace, op);
         if !(has_effect || used[inputs + i]) {
             continue;
         }
@@ -86,4 +87,10 @@ pub fn remove_dead(
 /// arguments are all `for_each_arg` would visit.
 fn has_resume_data(op: &Op) -> bool {
     op.fail_args.is_some() || !op.virtuals.is_empty() || !op.pending.is_empty()
+}
+
+/// Whether `op` is a pure call that may raise: unused, it still decides
+/// whether the `guard_no_exception` after it passes.
+fn raises_maybe(trace: &Trace, op: &Op) -> bool {
+    op.opcode.has(Flags::CALL) && Descr::call_may_raise(op.descr.map(|d| trace.descr(d)))
 }

@@ -1050,3 +1050,25 @@ fn the_exception_a_guard_catches_is_its_value() {
     // (The exception comes of the call: the interpreter cannot replay it.)
     twin_not_proved(before, expected, "int_lshift(i3, 1)", "int_lshift(i1, 1)");
 }
+
+#[test]
+fn an_unused_pure_call_that_may_raise_stays() {
+    // An elidable call's result may go unused, but if the call can raise,
+    // whether it raises decides the `guard_no_exception` after it: the
+    // call stays. One that cannot raise goes.
+    let before = "[i0]\ni1 = call_pure_i(123, i0, descr=elidable3calldescr)\n\
+                  guard_no_exception() []\n\
+                  i2 = call_pure_i(456, i0, descr=elidablecalldescr)\n\
+                  guard_no_exception() []\nfinish(i0)\n";
+    let expected = "[i0]\ni1 = call_pure_i(123, i0, descr=elidable3calldescr)\n\
+                    guard_no_exception() []\n\
+                    guard_no_exception() []\nfinish(i0)\n";
+    optimizes_with(Passes::default(), before, expected);
+    // Dropped, the call could no longer fail the guard.
+    twin_not_proved(
+        before,
+        expected,
+        "i1 = call_pure_i(123, i0, descr=elidable3calldescr)\n",
+        "",
+    );
+}

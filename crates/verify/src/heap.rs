@@ -1730,7 +1730,7 @@ impl Memory {
         if traceopt_ir::oopspec::may_invalidate(descr) {
             self.invalidating_calls += 1;
         }
-        self.exception_taken = !may_raise(descr);
+        self.exception_taken = !Descr::call_may_raise(descr);
         self.pure_exception = None;
         let k = self.calls;
         let unchanged: Vec<bool> = (cells.iter())
@@ -2151,7 +2151,7 @@ pub(crate) fn encode_heap_op(
                 e.lemmas.push(memory.outside_ref(world, solver, &v)?);
             }
             e.value = (opcode.result_type() != Type::Void).then_some(v);
-            memory.exception_taken = !may_raise(descr);
+            memory.exception_taken = !Descr::call_may_raise(descr);
             memory.pure_exception = match memory.exception_taken {
                 true => None,
                 false => {
@@ -2519,9 +2519,4 @@ impl Pending {
             None => same,
         }
     }
-}
-
-/// Whether a call of `descr` may raise (a call of no call descr may).
-pub(crate) fn may_raise(descr: Option<&Descr>) -> bool {
-    (descr.and_then(Descr::as_call)).map_or(true, traceopt_ir::CallDescr::can_raise)
 }

@@ -66,8 +66,8 @@
 //! resumed so goes on at the loop's start, which is what the jump does.
 
 use traceopt_ir::{
-    Arg, Const, ConstId, DescrId, EntryTest, Fact, FailArg, JumpTarget, LabelState, Op, Opcode,
-    Path, Pos, Source, Step, Trace, Type, ValueId,
+    Arg, Const, ConstId, Descr, DescrId, EntryTest, Fact, FailArg, JumpTarget, LabelState, Op,
+    Opcode, Path, Pos, Source, Step, Trace, Type, ValueId,
 };
 use traceopt_smt::Solver;
 
@@ -603,7 +603,7 @@ fn derive(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
 fn derive_returned(trace: &mut Trace, source: &Source, args: Vec<Arg>, ty: Type) -> Arg {
     let value = derive(trace, source, args, ty);
     let raising = source.opcode.has(traceopt_ir::Flags::CALL)
-        && crate::heap::may_raise(source.descr.map(|d| trace.descr(d)));
+        && Descr::call_may_raise(source.descr.map(|d| trace.descr(d)));
     if raising {
         trace.push(
             Op::new(Opcode::GuardNoException, Vec::new()),

@@ -92,6 +92,8 @@ struct Machine<'t, 'e> {
     /// first time: it returns the same, and does nothing, for the rest of
     /// the run (the promise PyPy's optimizer relies on).
     loop_invariant: BTreeMap<i64, Val>,
+    /// The last may-force call called nothing (`finished_vref`).
+    forced_nothing: bool,
     iterations: u64,
 }
 
@@ -228,6 +230,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             escaped: Vec::new(),
             force_token: None,
             loop_invariant: BTreeMap::new(),
+            forced_nothing: false,
             iterations: 0,
         }
     }
@@ -665,6 +668,16 @@ impl<'t, 'e> Machine<'t, 'e> {
             }
 
             // ---- calls ----
+            CallMayForceR if forces_virtual(o) && o.args.len() == 2 => {
+                match self.finished_vref(o)? {
+                    Some(forced) => {
+                        self.exception = None;
+                        self.forced_nothing = true;
+                        Some(forced)
+                    }
+                    None => Some(self.call(o, o.args.first().copied(), o.rest(1))?),
+                }
+            }
             CallI | CallR | CallF | CallN | CallMayForceI | CallMayForceR | CallMayForceF
             | CallMayForceN | CallPureI | CallPureR | CallPureF | CallPureN => {
                 Some(self.call(o, o.args.first().copied(), o.rest(1))?)
@@ -963,6 +976,9 @@ impl<'t, 'e> Machine<'t, 'e> {
             }
             GuardNoOverflow => !self.overflow,
             GuardOverflow => self.overflow,
+            // (Nothing forced the frame where the last may-force call
+            // called nothing.)
+            GuardNotForced | GuardNotForced2 if self.forced_nothing => true,
             GuardNotForced | GuardNotForced2 | GuardNotInvalidated | GuardFutureCondition => {
                 self.env.guard_holds(o.opcode, o.index)
             }
@@ -1146,6 +1162,31 @@ impl<'t, 'e> Machine<'t, 'e> {
 
     fn object(&self, o: &Ctx, id: ObjId) -> Result<&HeapObject, InterpError> {
         self.heap.get(id).ok_or_else(|| not_in_heap(o, id))
+    }
+
+    /// What `jit_force_virtual` of a finished vref gives without calling
+    /// anything (RPython's `force_virtual`): the object in its `forced`
+    /// field, where its token is null. `None` where the token is not
+    /// null (the env's call forces the frame). Null in both is RPython's
+    /// `InvalidVirtualRef`, a fatal error: undefined here.
+    fn finished_vref(&self, o: &Ctx) -> Result<Option<Val>, InterpError> {
+        let Some(id) = o.reference(1)? else {
+            return Ok(None);
+        };
+        let layout = self.trace.vref_layout();
+        let HeapObject::Object { fields, .. } = self.object(o, id)? else {
+            return Ok(None);
+        };
+        if fields.get(&layout.token) != Some(&Val::NULL) {
+            return Ok(None);
+        }
+        match fields.get(&layout.forced) {
+            Some(&forced) if forced != Val::NULL => Ok(Some(forced)),
+            _ => Err(o.err(
+                ErrorKind::Undefined,
+                "a vref with neither a token nor an object (RPython's InvalidVirtualRef)",
+            )),
+        }
     }
 
     fn object_mut(&mut self, o: &Ctx, id: ObjId) -> Result<&mut HeapObject, InterpError> {
@@ -1456,6 +1497,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             result,
         };
         self.exception = None;
+        self.forced_nothing = false;
         match self
             .env
             .call(&mut self.heap, &call)
@@ -1477,6 +1519,12 @@ fn span(start: i64, len: i64, total: usize) -> Option<Range<usize>> {
     let start = usize::try_from(start).ok()?;
     let end = start.checked_add(usize::try_from(len).ok()?)?;
     (end <= total).then_some(start..end)
+}
+
+/// Whether the op calls `jit_force_virtual` (`OS_JIT_FORCE_VIRTUAL`).
+fn forces_virtual(o: &Ctx) -> bool {
+    use traceopt_ir::oopspec;
+    oopspec::of(o.descr) == Some(oopspec::JIT_FORCE_VIRTUAL)
 }
 
 fn not_in_heap(o: &Ctx, id: ObjId) -> InterpError {

@@ -585,3 +585,51 @@ fn narrow_cells_keep_their_low_bytes() {
     // 44 and -56.
     assert_eq!(finished(go(text, &ints(&[0]))), ints(&[-55956]));
 }
+
+#[test]
+fn forcing_a_finished_vref_gives_its_object_and_calls_nothing() {
+    // An env whose every call would force the frame: the guard after a
+    // call it made fails.
+    struct Forcing(u32);
+    impl Env for Forcing {
+        fn call(&mut self, _heap: &mut Heap, _call: &Call<'_>) -> Result<CallOutcome, Fault> {
+            self.0 += 1;
+            Ok(CallOutcome::Returned(Val::NULL))
+        }
+        fn guard_holds(&mut self, opcode: Opcode, _op_index: usize) -> bool {
+            opcode != Opcode::GuardNotForced
+        }
+    }
+    let text = |finish: &str| {
+        format!(
+            "[i0]
+            p0 = new(descr=<SizeDescr 16>)
+            p1 = virtual_ref(p0, 0)
+            {finish}
+            p2 = call_may_force_r(ConstClass(jit_force_virtual), p1, descr=<Callr 8 r EF=6 OS=120>)
+            guard_not_forced() []
+            guard_no_exception() []
+            i3 = ptr_eq(p2, p0)
+            finish(i3)"
+        )
+    };
+    // Finished with the object: it is the result, and nothing is called.
+    let mut env = Forcing(0);
+    let run = go_env(&text("virtual_ref_finish(p1, p0)"), &ints(&[0]), &mut env);
+    assert_eq!(finished(run), ints(&[1]));
+    assert_eq!(env.0, 0);
+    // Not finished (its token is the frame's): the call is made.
+    let mut env = Forcing(0);
+    let run = go_env(&text("escape_n(p1)"), &ints(&[0]), &mut env).unwrap();
+    assert!(
+        matches!(run.outcome, Outcome::GuardFailed { op_index: 4, .. }),
+        "{:?}",
+        run.outcome
+    );
+    assert_eq!(env.0, 1);
+    // Finished with null (nothing in its forced field): RPython's
+    // InvalidVirtualRef, undefined.
+    let mut env = Forcing(0);
+    let run = go_env(&text("virtual_ref_finish(p1, NULL)"), &ints(&[0]), &mut env);
+    assert_error(run, ErrorKind::Undefined, Some(3));
+}

@@ -670,6 +670,10 @@ impl Optimizer<'_> {
             // (PyPy's `record_quasiimmut_field`): of an object not yet
             // allocated there is nothing to watch, and nothing to force.
             (QuasiimmutField, Some(Mapped::Virtual(_))) => {}
+            (CallMayForceR, _) if self.finished_vref(index, op) => {
+                // Nothing called: nothing raised, nothing forced.
+                self.call_removed = true;
+            }
             (CallR | CallI, _) if self.virtual_string_helper(index, op) => {
                 // Nothing called: nothing raised.
                 self.call_removed = true;
@@ -777,6 +781,43 @@ impl Optimizer<'_> {
         });
         let result = self.input.value_of_op(index);
         self.virtuals.of_input[result.0 as usize] = Some(k);
+    }
+
+    /// `jit_force_virtual(vref)` (`OS_JIT_FORCE_VIRTUAL`) of a virtual
+    /// vref that `virtual_ref_finish` has finished with an object (its
+    /// token null, its forced field not): RPython's `force_virtual` then
+    /// returns that object and does nothing else, so it is the result
+    /// and nothing is called (PyPy's virtualize.py). `false` where it is
+    /// not such a call.
+    fn finished_vref(&mut self, index: usize, op: &Op) -> bool {
+        let descr = op.descr.map(|d| self.input.descr(d));
+        if oopspec::of(descr) != Some(oopspec::JIT_FORCE_VIRTUAL) || op.args.len() != 2 {
+            return false;
+        }
+        let Mapped::Virtual(k) = self.mapped(op.args[1]) else {
+            return false;
+        };
+        let Some([size, token_field, forced_field]) = self.vref_descrs() else {
+            return false;
+        };
+        let object = &self.virtuals.objects[k as usize];
+        if object.descr != Some(size) {
+            return false;
+        }
+        let field = |d: DescrId| (object.fields.iter().find(|(f, _)| *f == d)).map(|&(_, v)| v);
+        let (token, forced) = (field(token_field), field(forced_field));
+        let finished = matches!(token, Some(Mapped::Out(t)) if self.is_null(t));
+        let holds = match forced {
+            Some(Mapped::Virtual(_)) => true,
+            Some(Mapped::Out(f)) => self.ptr_info(f).nonnull,
+            None => false,
+        };
+        if !(finished && holds) {
+            return false;
+        }
+        let result = self.input.value_of_op(index);
+        self.bind(result, forced.expect("a forced field that holds an object"));
+        true
     }
 
     /// Sets a field of virtual `k`.
@@ -1124,6 +1165,7 @@ fn may_be_virtual_op(opcode: Opcode) -> bool {
             | CallR
             | CallI
             | CallN
+            | CallMayForceR
             | VirtualRef
             | VirtualRefFinish
             | PtrEq

@@ -6,7 +6,9 @@
 
 mod common;
 
-use common::{optimizes_with, parse, proved_output, twin_refuted, without_virtuals};
+use common::{
+    optimizes_with, parse, proved_output, twin_not_proved, twin_refuted, without_virtuals,
+};
 use traceopt_ir::print_trace;
 use traceopt_opt::{optimize, Passes};
 
@@ -338,4 +340,33 @@ fn finishing_a_vref_that_exists_is_a_kept_write_of_its_token() {
     let stays = before.replace("virtual_ref_finish(p1, NULL)", "virtual_ref_finish(p1, p0)");
     let out = proved_output(Passes::default(), &stays);
     assert!(out.contains("virtual_ref_finish(p1, p0)"), "{out}");
+}
+
+#[test]
+fn a_finished_vref_is_forced_to_its_frame_with_no_call() {
+    // `jit_force_virtual` of a vref that `virtual_ref_finish` finished
+    // with the frame: RPython's `force_virtual` returns the frame and does
+    // nothing else, so the call and its guards go, and the frame and the
+    // vref stay virtual (PyPy's virtualize.py; `super()` in a method
+    // traces so).
+    let before = "[p0, i1]\np2 = new_with_vtable(descr=nodesize)\n\
+        setfield_gc(p2, i1, descr=valuedescr)\np3 = virtual_ref(p2, 0)\n\
+        setfield_gc(p0, p3, descr=nextdescr)\nvirtual_ref_finish(p3, p2)\n\
+        p4 = call_may_force_r(123, p3, descr=<Callr 8 r EF=6 OS=120>)\n\
+        guard_not_forced() [p0]\nguard_no_exception() [p0]\n\
+        i5 = getfield_gc_i(p4, descr=valuedescr)\n\
+        setfield_gc(p0, NULL, descr=nextdescr)\nfinish(i5)\n";
+    let after = "[p0, i1]\nsetfield_gc(p0, NULL, descr=nextdescr)\nfinish(i1)\n";
+    optimizes_with(Passes::default(), before, after);
+    // The vref itself is no stand-in for the frame.
+    let wrong = "[p0, i1]\np3 = new_with_vtable(descr=vref_descr)\n\
+        i5 = getfield_gc_i(p3, descr=valuedescr)\n\
+        setfield_gc(p0, NULL, descr=nextdescr)\nfinish(i5)\n";
+    twin_refuted(before, wrong, "finish(i5)", "finish(i5)");
+    // Not finished, the vref still holds the frame's token: the call
+    // forces the frame, and stays.
+    let unfinished = before.replace("virtual_ref_finish(p3, p2)\n", "");
+    let out = proved_output(Passes::default(), &unfinished);
+    assert!(out.contains("call_may_force_r(123, p3"), "{out}");
+    twin_not_proved(&unfinished, after, "finish(i1)", "finish(i1)");
 }

@@ -1034,6 +1034,12 @@ pub(crate) struct Memory {
     /// (`call_pure_*`) left, its class and value functions of the call's
     /// arguments, or the one `restore_exception` made pending.
     pure_exception: Option<Pending>,
+    /// The last call was a `jit_force_virtual` of a finished vref,
+    /// which calls nothing and forces nothing (`force_finished_vref`).
+    forced_nothing: bool,
+    /// The ops that force a vref the op before them finished
+    /// (`reach::forces_finished_vref`).
+    pub finished_vref_forces: Vec<usize>,
     /// The trace's layout of virtual refs.
     pub vref: VrefLayout,
     /// The class keys of its unnamed allocations (`sites.rs`).
@@ -1732,6 +1738,7 @@ impl Memory {
         }
         self.exception_taken = !Descr::call_may_raise(descr);
         self.pure_exception = None;
+        self.forced_nothing = false;
         let k = self.calls;
         let unchanged: Vec<bool> = (cells.iter())
             .map(|c| c.immutable() || world.unchanged_by_calls.contains(c))
@@ -1801,6 +1808,9 @@ pub(crate) fn encode_heap_op(
                 e.lemmas.append(&mut memory.facts);
             }
             return Ok(effect);
+        }
+        if let Some(effect) = force_finished_vref(world, memory, solver, args)? {
+            return Ok(Some(effect));
         }
     }
     let mut e = Effect::default();
@@ -1983,6 +1993,9 @@ pub(crate) fn encode_heap_op(
             });
             memory.exception_taken = false;
         }
+        // (Passed where the last may-force call was none: a finished
+        // vref's `jit_force_virtual`, which forces nothing.)
+        GuardNotForced | GuardNotForced2 if memory.forced_nothing => {}
         GuardNotForced | GuardNotForced2 => {
             let forced = world.call_unknown(solver, "forced", memory.calls)?;
             e.guard = Some(forced.eq(&Term::word(0)));
@@ -2184,6 +2197,41 @@ pub(crate) fn encode_heap_op(
     }
     e.lemmas.append(&mut memory.facts);
     Ok(Some(e))
+}
+
+/// `jit_force_virtual(vref)` (`OS_JIT_FORCE_VIRTUAL`) right after
+/// `virtual_ref_finish(vref, ...)` wrote the vref's token null
+/// (`reach::forces_finished_vref`, the op being `memory.now - 1`):
+/// RPython's `force_virtual` then returns the object in its `forced`
+/// field and does nothing else: no call, no exception, nothing forced.
+/// (With `forced` null it raises `InvalidVirtualRef`, an RPython
+/// assertion, not a Python exception: the run is undefined there.)
+/// `None` for any other call, a call as any.
+fn force_finished_vref(
+    world: &mut World,
+    memory: &mut Memory,
+    solver: &mut Solver,
+    args: &[Term],
+) -> Result<Option<Effect>, SolverError> {
+    let now = memory.now.wrapping_sub(1);
+    if !memory.finished_vref_forces.contains(&now) {
+        return Ok(None);
+    }
+    let layout = memory.vref.clone();
+    let vref = &args[1];
+    let forced = Place::new(Cell::Field(layout.forced), vref, vref.clone(), Type::Ref);
+    let forced = memory.read(world, solver, forced)?;
+    memory.exception_taken = true;
+    memory.pure_exception = None;
+    memory.forced_nothing = true;
+    let mut lemmas = Vec::new();
+    lemmas.append(&mut memory.facts);
+    Ok(Some(Effect {
+        defined: Some(nonnull(&forced)),
+        value: Some(forced),
+        lemmas,
+        ..Effect::default()
+    }))
 }
 
 /// What a call that returns an RPython instance or null (a thread-local

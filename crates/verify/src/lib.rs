@@ -1289,7 +1289,11 @@ fn check_once(
 /// replace or drop its calls; the validator, which does not, would
 /// refute what is right.
 fn helper_calls_differ(before: &Trace, after: &Trace) -> Option<String> {
-    const MODELED: [u32; 3] = [0, 12, 14]; // none, py_div, py_mod
+    // None, py_div, py_mod, and jit_force_virtual: both run a finished
+    // vref's alike (`heap::force_finished_vref`), and take any other as
+    // a call of any function, which only an optimizer that drops it
+    // tells apart.
+    const MODELED: [u32; 4] = [0, 12, 14, traceopt_ir::oopspec::JIT_FORCE_VIRTUAL];
     let modeled = |os: &u32| MODELED.contains(os) || KNOWN_HELPERS.contains(os);
     let helpers = |trace: &Trace| -> Vec<(String, u32)> {
         (trace.ops.iter())
@@ -1619,6 +1623,9 @@ fn encode_side<'t>(
     memory.slots = slots.to_vec();
     memory.sites = sites;
     memory.vref = trace.vref_layout();
+    memory.finished_vref_forces = (0..trace.ops.len())
+        .filter(|&i| reach::forces_finished_vref(trace, i))
+        .collect();
     let reach = reach::reach(trace, false, trace.ops.len()).reach;
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
@@ -1648,7 +1655,7 @@ fn encode_side<'t>(
         // result could be an object the trace never handed out, reached in
         // one trace through a read that the other forwards (the preamble
         // of word_freq.log:1784, `ll_lower` giving `_ll_stringslice`'s).
-        let observes = observes_heap(trace, op);
+        let observes = observes_heap(trace, op) && !reach::forces_finished_vref(trace, index);
         let fresh = world.slots.as_ref().is_some_and(|(count, _)| *count > 0);
         let mut pure_sight = None;
         if fresh && (observes || gives_ref_purely(trace, op)) {

@@ -114,6 +114,22 @@ pub(crate) fn allocates(trace: &Trace, op: &Op) -> bool {
     ) || helper(trace, op).is_some_and(Helper::allocates)
 }
 
+/// Whether op `index` of `trace` is `jit_force_virtual` (`OS=120`) of
+/// the vref the op just before it finished (`virtual_ref_finish`, which
+/// writes its token null): a read of its `forced` field that calls
+/// nothing (`heap::force_finished_vref`).
+pub(crate) fn forces_finished_vref(trace: &Trace, index: usize) -> bool {
+    let op = &trace.ops[index];
+    let descr = op.descr.map(|d| trace.descr(d));
+    let forces = op.opcode == Opcode::CallMayForceR
+        && traceopt_ir::oopspec::of(descr) == Some(traceopt_ir::oopspec::JIT_FORCE_VIRTUAL)
+        && op.args.len() == 2;
+    let finished = |before: &Op| {
+        before.opcode == Opcode::VirtualRefFinish && before.args.first() == op.args.get(1)
+    };
+    forces && index > 0 && finished(&trace.ops[index - 1])
+}
+
 /// The string helper `op` calls, if any (`strings.rs`).
 pub(crate) fn helper(trace: &Trace, op: &Op) -> Option<Helper> {
     let descr = op.descr.map(|d| trace.descr(d));
@@ -193,7 +209,13 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
         .collect();
     for (index, op) in ops.iter().enumerate() {
         let descr = op.descr.map(|d| trace.descr(d));
-        if op.opcode.result_type() == Type::Ref
+        let forces_finished = forces_finished_vref(trace, index);
+        if forces_finished {
+            // What the vref's `forced` field holds.
+            let cell = Cell::Field(trace.vref_layout().forced);
+            may_be[first + index] = in_cell.get(&cell).into_iter().flatten().copied().collect();
+            known[first + index] = true;
+        } else if op.opcode.result_type() == Type::Ref
             && op.opcode.has(Flags::READ)
             && !op.opcode.has(Flags::CALL)
         {
@@ -253,8 +275,10 @@ pub(crate) fn reach(trace: &Trace, failing: bool, end: usize) -> Reachability {
                 // A marker (`assert_not_none`, `keepalive`,
                 // `record_exact_class`, ...) hands nothing out.
                 || op.opcode.has(Flags::MARKER)
-                // A conditional call of condition 0 takes nothing.
+                // A conditional call of condition 0 takes nothing, nor
+                // does the force of a finished vref (it reads it).
                 || never_calls
+                || forces_finished
                 // A string helper reads its strings (past the function).
                 || (reads_strings && k > 0)
                 || match op.opcode {

@@ -2621,3 +2621,35 @@ fn a_read_after_calls_that_hide_fresh_objects_is_a_term_not_an_array_question() 
         );
     not_proved(before, &moved);
 }
+
+#[test]
+fn forcing_a_vref_just_finished_reads_it_and_calls_nothing() {
+    // `jit_force_virtual` right after `virtual_ref_finish` returns the
+    // object finished with: no call (so none of the exception an earlier
+    // call may have left is pending after it), nothing forced.
+    let vref = "p2 = new_with_vtable(descr=nodesize)\nsetfield_gc(p2, i1, descr=valuedescr)\n\
+        p3 = virtual_ref(p2, 0)\n";
+    let force = "p4 = call_may_force_r(123, p3, descr=<Callr 8 r EF=6 OS=120>)\n\
+        guard_not_forced() []\nguard_no_exception() []\n\
+        i5 = getfield_gc_i(p4, descr=valuedescr)\nfinish(i5)\n";
+    let raising = "call_n(456, p0, descr=writenextdescr)\n";
+    let before = format!("[p0, i1]\n{raising}{vref}virtual_ref_finish(p3, p2)\n{force}");
+    proved(&before, &format!("[p0, i1]\n{raising}finish(i1)\n"));
+    // Not the vref itself.
+    not_proved(
+        &before,
+        &format!("[p0, i1]\n{raising}{vref}i5 = getfield_gc_i(p3, descr=valuedescr)\nfinish(i5)\n"),
+    );
+    // Not finished (its token is the frame's), or not just before: the
+    // call may force the frame, return anything, raise.
+    for (gap, kept) in [
+        ("", ""),
+        (
+            "virtual_ref_finish(p3, p2)\nescape_n(p0)\n",
+            "escape_n(p0)\n",
+        ),
+    ] {
+        let before = format!("[p0, i1]\n{vref}{gap}{force}");
+        not_proved_nor_replayed(&before, &format!("[p0, i1]\n{kept}finish(i1)\n"));
+    }
+}

@@ -602,6 +602,25 @@ fn parse_call(result: char, mut words: std::str::SplitWhitespace) -> Result<Call
             ));
         }
     }
+    // The call that forces a virtualizable (`OS_JIT_FORCE_VIRTUALIZABLE`,
+    // PyPy's `clear_vable_descr`) has one effect info, made in one place
+    // (virtualizable.py): it cannot raise, reads and writes nothing the
+    // trace sees, and invalidates nothing. (Forcing only stores into the
+    // frame what the frame already stands for.)
+    if oopspec == Some(crate::oopspec::JIT_FORCE_VIRTUALIZABLE)
+        && effect == Some(ExtraEffect::CannotRaise)
+    {
+        return Ok(CallDescr {
+            result,
+            result_size,
+            arg_kinds,
+            effect,
+            oopspec,
+            reads: HeapSet::none(),
+            writes: HeapSet::none(),
+            can_invalidate: Some(false),
+        });
+    }
     // What a PYPYLOG does not say is the cautious answer: a call with no
     // effect info, or one that may write, reads and writes everything.
     let writes = match effect {
@@ -726,6 +745,18 @@ mod tests {
         }
         let void = call("<Callv 0 EF=2 OS=121>");
         assert_eq!((&*void.arg_kinds, void.result_size), ("", 0));
+        // PyPy's one effect info of a virtualizable's force; another
+        // effect level is not that call, and stays cautious.
+        assert_eq!(
+            (void.reads.is_empty(), void.writes.is_empty()),
+            (true, true)
+        );
+        assert_eq!(void.can_invalidate, Some(false));
+        let other = call("<Callv 0 EF=5 OS=121>");
+        assert_eq!(
+            (other.reads.clone(), other.writes.clone()),
+            (HeapSet::All, HeapSet::All)
+        );
         let bare = call("<Calli 8 i>");
         assert_eq!(bare.effect, None);
     }

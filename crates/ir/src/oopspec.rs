@@ -22,6 +22,7 @@ pub const STREQ_NONNULL_CHAR: u32 = 29;
 pub const STREQ_CHECKNULL_CHAR: u32 = 30;
 pub const STREQ_LENGTHOK: u32 = 31;
 pub const JIT_FORCE_VIRTUAL: u32 = 120;
+pub const JIT_FORCE_VIRTUALIZABLE: u32 = 121;
 
 /// The oopspec index a call descr names, if any.
 pub fn of(descr: Option<&Descr>) -> Option<u32> {

@@ -1072,3 +1072,32 @@ fn an_unused_pure_call_that_may_raise_stays() {
         "",
     );
 }
+
+#[test]
+fn a_virtualizable_force_read_from_a_log_keeps_the_heap_cache() {
+    // A PYPYLOG prints the call that forces a virtualizable as
+    // `<Callv 0 r EF=2 OS=121>`, with no effect sets; PyPy gives that
+    // call one effect info, which reads and writes nothing. The read of
+    // the field after it is the one before.
+    let force = |level: u32| {
+        format!(
+            "[p0, p1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\n\
+             cond_call(i2, 123, p1, descr=<Callv 0 r EF={level} OS=121>)\n\
+             i3 = getfield_gc_i(p0, descr=valuedescr)\nfinish(i3)\n"
+        )
+    };
+    let before = force(2);
+    let expected = "[p0, p1]\ni2 = getfield_gc_i(p0, descr=valuedescr)\n\
+                    cond_call(i2, 123, p1, descr=<Callv 0 r EF=2 OS=121>)\nfinish(i2)\n";
+    optimizes_with(Passes::default(), &before, expected);
+    // Another effect level is not PyPy's force: it may write the field.
+    let cautious = force(5);
+    let out = proved_output(Passes::default(), &cautious);
+    assert!(out.contains("i3 = getfield_gc_i(p0"), "{out}");
+    twin_not_proved(
+        &cautious,
+        &expected.replace("EF=2", "EF=5"),
+        "finish(i2)",
+        "finish(i2)",
+    );
+}

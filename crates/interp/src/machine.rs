@@ -30,8 +30,8 @@ use crate::{Exception, Limits, Outcome, Run};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use traceopt_ir::{
-    Arg, Const, ConstId, Descr, DescrKind, FailArg, Flags, JumpTarget, Op, Opcode, Pos, Trace,
-    Type, ValueId,
+    oopspec, Arg, Const, ConstId, Descr, DescrKind, FailArg, Flags, JumpTarget, Op, Opcode, Pos,
+    Trace, Type, ValueId,
 };
 
 /// The most items, bytes and objects one run may allocate in all.
@@ -668,7 +668,7 @@ impl<'t, 'e> Machine<'t, 'e> {
             }
 
             // ---- calls ----
-            CallMayForceR if forces_virtual(o) && o.args.len() == 2 => {
+            CallMayForceR if oopspec::forces_virtual(o.descr) && o.args.len() == 2 => {
                 match self.finished_vref(o)? {
                     Some(forced) => {
                         self.exception = None;
@@ -1169,19 +1169,35 @@ impl<'t, 'e> Machine<'t, 'e> {
     /// field, where its token is null. `None` where the token is not
     /// null (the env's call forces the frame). Null in both is RPython's
     /// `InvalidVirtualRef`, a fatal error: undefined here.
-    fn finished_vref(&self, o: &Ctx) -> Result<Option<Val>, InterpError> {
+    fn finished_vref(&mut self, o: &Ctx) -> Result<Option<Val>, InterpError> {
         let Some(id) = o.reference(1)? else {
             return Ok(None);
         };
         let layout = self.trace.vref_layout();
-        let HeapObject::Object { fields, .. } = self.object(o, id)? else {
-            return Ok(None);
-        };
-        if fields.get(&layout.token) != Some(&Val::NULL) {
+        if !matches!(self.object(o, id)?, HeapObject::Object { .. }) {
             return Ok(None);
         }
-        match fields.get(&layout.forced) {
-            Some(&forced) if forced != Val::NULL => Ok(Some(forced)),
+        // A field this run has not written is what the env says (a
+        // fresh vref's, zero), as a read of it would give.
+        let field = |me: &mut Self, text: &str| -> Result<Option<Val>, InterpError> {
+            if let Some(v) = me.heap.field(id, text) {
+                return Ok(Some(v));
+            }
+            match me.trace.find_descr(text) {
+                Some(d) => Ok(Some(me.unknown_field(
+                    o,
+                    id,
+                    me.trace.descr(d),
+                    Type::Ref,
+                )?)),
+                None => Ok(None),
+            }
+        };
+        if field(self, &layout.token)? != Some(Val::NULL) {
+            return Ok(None);
+        }
+        match field(self, &layout.forced)? {
+            Some(forced) if forced != Val::NULL => Ok(Some(forced)),
             _ => Err(o.err(
                 ErrorKind::Undefined,
                 "a vref with neither a token nor an object (RPython's InvalidVirtualRef)",
@@ -1255,18 +1271,27 @@ impl<'t, 'e> Machine<'t, 'e> {
         };
         let value = match known {
             Some(v) => v,
-            None => {
-                let ty = o.opcode.result_type();
-                let v = self
-                    .env
-                    .read_unknown_field(&mut self.heap, id, None, descr, ty)
-                    .map_err(|f| o.fault(f))?;
-                self.check_env_value(o, v)?;
-                self.heap.set_field(id, &descr.text, v);
-                v
-            }
+            None => self.unknown_field(o, id, descr, o.opcode.result_type())?,
         };
         o.check_read(value, &format!("field {}", descr.text))
+    }
+
+    /// What field `descr` of object `id` holds where this run has not
+    /// written it: the env says (zero for a fresh object), and the field
+    /// holds it from then on.
+    fn unknown_field(
+        &mut self,
+        o: &Ctx,
+        id: ObjId,
+        descr: &Descr,
+        ty: Type,
+    ) -> Result<Val, InterpError> {
+        let v = (self.env)
+            .read_unknown_field(&mut self.heap, id, None, descr, ty)
+            .map_err(|f| o.fault(f))?;
+        self.check_env_value(o, v)?;
+        self.heap.set_field(id, &descr.text, v);
+        Ok(v)
     }
 
     fn set_field(&mut self, o: &Ctx) -> Result<(), InterpError> {
@@ -1519,12 +1544,6 @@ fn span(start: i64, len: i64, total: usize) -> Option<Range<usize>> {
     let start = usize::try_from(start).ok()?;
     let end = start.checked_add(usize::try_from(len).ok()?)?;
     (end <= total).then_some(start..end)
-}
-
-/// Whether the op calls `jit_force_virtual` (`OS_JIT_FORCE_VIRTUAL`).
-fn forces_virtual(o: &Ctx) -> bool {
-    use traceopt_ir::oopspec;
-    oopspec::of(o.descr) == Some(oopspec::JIT_FORCE_VIRTUAL)
 }
 
 fn not_in_heap(o: &Ctx, id: ObjId) -> InterpError {

@@ -627,6 +627,21 @@ fn forcing_a_finished_vref_gives_its_object_and_calls_nothing() {
         run.outcome
     );
     assert_eq!(env.0, 1);
+    // Built with its object and a token never written (zero, as the
+    // fields of a fresh object are): finished too.
+    let mut env = Forcing(0);
+    let built = "[i0]
+        p0 = new(descr=<SizeDescr 16>)
+        p1 = new_with_vtable(descr=<SizeDescr 24>)
+        setfield_gc(p1, p0, descr=<FieldP JitVirtualRef.forced 16>)
+        p9 = new_with_vtable(descr=<SizeDescr 24>)
+        p8 = getfield_gc_r(p9, descr=<FieldP JitVirtualRef.virtual_token 8>)
+        p2 = call_may_force_r(ConstClass(jit_force_virtual), p1, descr=<Callr 8 r EF=6 OS=120>)
+        guard_not_forced() []
+        i3 = ptr_eq(p2, p0)
+        finish(i3)";
+    assert_eq!(finished(go_env(built, &ints(&[0]), &mut env)), ints(&[1]));
+    assert_eq!(env.0, 0);
     // Finished with null (nothing in its forced field): RPython's
     // InvalidVirtualRef, undefined.
     let mut env = Forcing(0);

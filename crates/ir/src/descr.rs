@@ -606,26 +606,15 @@ fn parse_call(result: char, mut words: std::str::SplitWhitespace) -> Result<Call
     // PyPy's `clear_vable_descr`) has one effect info, made in one place
     // (virtualizable.py): it cannot raise, reads and writes nothing the
     // trace sees, and invalidates nothing. (Forcing only stores into the
-    // frame what the frame already stands for.)
-    if oopspec == Some(crate::oopspec::JIT_FORCE_VIRTUALIZABLE)
-        && effect == Some(ExtraEffect::CannotRaise)
-    {
-        return Ok(CallDescr {
-            result,
-            result_size,
-            arg_kinds,
-            effect,
-            oopspec,
-            reads: HeapSet::none(),
-            writes: HeapSet::none(),
-            can_invalidate: Some(false),
-        });
-    }
-    // What a PYPYLOG does not say is the cautious answer: a call with no
-    // effect info, or one that may write, reads and writes everything.
-    let writes = match effect {
-        Some(e) if e.ignores_writes() => HeapSet::none(),
-        _ => HeapSet::All,
+    // frame what the frame already stands for.) Otherwise what a PYPYLOG
+    // does not say is the cautious answer: a call with no effect info, or
+    // one that may write, reads and writes everything.
+    let forces_virtualizable = oopspec == Some(crate::oopspec::JIT_FORCE_VIRTUALIZABLE)
+        && effect == Some(ExtraEffect::CannotRaise);
+    let (reads, writes, can_invalidate) = match effect {
+        _ if forces_virtualizable => (HeapSet::none(), HeapSet::none(), Some(false)),
+        Some(e) if e.ignores_writes() => (HeapSet::All, HeapSet::none(), None),
+        _ => (HeapSet::All, HeapSet::All, None),
     };
     Ok(CallDescr {
         result,
@@ -633,9 +622,9 @@ fn parse_call(result: char, mut words: std::str::SplitWhitespace) -> Result<Call
         arg_kinds,
         effect,
         oopspec,
-        reads: HeapSet::All,
+        reads,
         writes,
-        can_invalidate: None,
+        can_invalidate,
     })
 }
 

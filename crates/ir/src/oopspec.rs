@@ -29,6 +29,12 @@ pub fn of(descr: Option<&Descr>) -> Option<u32> {
     descr?.as_call()?.oopspec
 }
 
+/// Whether a call of this descr is `jit_force_virtual(vref)`: the
+/// object a virtual ref stands for, the frame forced if need be.
+pub fn forces_virtual(descr: Option<&Descr>) -> bool {
+    of(descr) == Some(JIT_FORCE_VIRTUAL)
+}
+
 /// Whether a call of `function` with this descr returns an RPython
 /// instance (a struct with a class) or null: PyPy's thread-local read
 /// (`OS=5`) of a value typed `Ptr(GcStruct object)`, as the name of its

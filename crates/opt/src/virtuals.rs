@@ -784,14 +784,16 @@ impl Optimizer<'_> {
     }
 
     /// `jit_force_virtual(vref)` (`OS_JIT_FORCE_VIRTUAL`) of a virtual
-    /// vref that `virtual_ref_finish` has finished with an object (its
-    /// token null, its forced field not): RPython's `force_virtual` then
-    /// returns that object and does nothing else, so it is the result
-    /// and nothing is called (PyPy's virtualize.py). `false` where it is
-    /// not such a call.
+    /// vref that `virtual_ref_finish` has finished with a value (its token
+    /// null, its forced field written): RPython's `force_virtual` then
+    /// returns that object and does nothing else, so it is the result and
+    /// nothing is called (PyPy's virtualize.py, which also wants the value
+    /// known not null: where it is null, `force_virtual` fails with
+    /// RPython's fatal `InvalidVirtualRef`, which no trace goes on from).
+    /// `false` where it is not such a call.
     fn finished_vref(&mut self, index: usize, op: &Op) -> bool {
         let descr = op.descr.map(|d| self.input.descr(d));
-        if oopspec::of(descr) != Some(oopspec::JIT_FORCE_VIRTUAL) || op.args.len() != 2 {
+        if !oopspec::forces_virtual(descr) || op.args.len() != 2 {
             return false;
         }
         let Mapped::Virtual(k) = self.mapped(op.args[1]) else {
@@ -805,18 +807,15 @@ impl Optimizer<'_> {
             return false;
         }
         let field = |d: DescrId| (object.fields.iter().find(|(f, _)| *f == d)).map(|&(_, v)| v);
-        let (token, forced) = (field(token_field), field(forced_field));
-        let finished = matches!(token, Some(Mapped::Out(t)) if self.is_null(t));
-        let holds = match forced {
-            Some(Mapped::Virtual(_)) => true,
-            Some(Mapped::Out(f)) => self.ptr_info(f).nonnull,
-            None => false,
+        let (Some(Mapped::Out(token)), Some(forced)) = (field(token_field), field(forced_field))
+        else {
+            return false;
         };
-        if !(finished && holds) {
+        if !self.is_null(token) {
             return false;
         }
         let result = self.input.value_of_op(index);
-        self.bind(result, forced.expect("a forced field that holds an object"));
+        self.bind(result, forced);
         true
     }
 

@@ -369,4 +369,21 @@ fn a_finished_vref_is_forced_to_its_frame_with_no_call() {
     let out = proved_output(Passes::default(), &unfinished);
     assert!(out.contains("call_may_force_r(123, p3"), "{out}");
     twin_not_proved(&unfinished, after, "finish(i1)", "finish(i1)");
+    // The frame written into its forced field, the token still the
+    // frame's: the same.
+    let written = before.replace(
+        "virtual_ref_finish(p3, p2)",
+        "setfield_gc(p3, p2, descr=virtualforceddescr)",
+    );
+    let out = proved_output(Passes::default(), &written);
+    assert!(out.contains("call_may_force_r(123, p3"), "{out}");
+    // Finished with what may be null: where it is, the call fails with
+    // RPython's fatal InvalidVirtualRef; elsewhere it gives that value.
+    let maybe_null = before
+        .replace("[p0, i1]", "[p0, i1, p6]")
+        .replace("virtual_ref_finish(p3, p2)", "virtual_ref_finish(p3, p6)");
+    let expected = "[p0, i1, p6]\ni5 = getfield_gc_i(p6, descr=valuedescr)\n\
+                    setfield_gc(p0, NULL, descr=nextdescr)\nfinish(i5)\n";
+    optimizes_with(Passes::default(), &maybe_null, expected);
+    twin_refuted(&maybe_null, expected, "(p6, descr", "(p0, descr");
 }

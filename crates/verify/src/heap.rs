@@ -1037,9 +1037,9 @@ pub(crate) struct Memory {
     /// The last call was a `jit_force_virtual` of a finished vref,
     /// which calls nothing and forces nothing (`force_finished_vref`).
     forced_nothing: bool,
-    /// The ops that force a vref the op before them finished
+    /// The op being encoded forces a vref the op before it finished
     /// (`reach::forces_finished_vref`).
-    pub finished_vref_forces: Vec<usize>,
+    pub forces_finished_vref: bool,
     /// The trace's layout of virtual refs.
     pub vref: VrefLayout,
     /// The class keys of its unnamed allocations (`sites.rs`).
@@ -2201,7 +2201,7 @@ pub(crate) fn encode_heap_op(
 
 /// `jit_force_virtual(vref)` (`OS_JIT_FORCE_VIRTUAL`) right after
 /// `virtual_ref_finish(vref, ...)` wrote the vref's token null
-/// (`reach::forces_finished_vref`, the op being `memory.now - 1`):
+/// (`reach::forces_finished_vref`, `memory.forces_finished_vref`):
 /// RPython's `force_virtual` then returns the object in its `forced`
 /// field and does nothing else: no call, no exception, nothing forced.
 /// (With `forced` null it raises `InvalidVirtualRef`, an RPython
@@ -2213,8 +2213,7 @@ fn force_finished_vref(
     solver: &mut Solver,
     args: &[Term],
 ) -> Result<Option<Effect>, SolverError> {
-    let now = memory.now.wrapping_sub(1);
-    if !memory.finished_vref_forces.contains(&now) {
+    if !memory.forces_finished_vref {
         return Ok(None);
     }
     let layout = memory.vref.clone();

@@ -1623,9 +1623,6 @@ fn encode_side<'t>(
     memory.slots = slots.to_vec();
     memory.sites = sites;
     memory.vref = trace.vref_layout();
-    memory.finished_vref_forces = (0..trace.ops.len())
-        .filter(|&i| reach::forces_finished_vref(trace, i))
-        .collect();
     let reach = reach::reach(trace, false, trace.ops.len()).reach;
     // Escape ops so far (calls are observed among them, but have no
     // escape result).
@@ -1655,7 +1652,8 @@ fn encode_side<'t>(
         // result could be an object the trace never handed out, reached in
         // one trace through a read that the other forwards (the preamble
         // of word_freq.log:1784, `ll_lower` giving `_ll_stringslice`'s).
-        let observes = observes_heap(trace, op) && !reach::forces_finished_vref(trace, index);
+        memory.forces_finished_vref = reach::forces_finished_vref(trace, index);
+        let observes = observes_heap(trace, op) && !memory.forces_finished_vref;
         let fresh = world.slots.as_ref().is_some_and(|(count, _)| *count > 0);
         let mut pure_sight = None;
         if fresh && (observes || gives_ref_purely(trace, op)) {

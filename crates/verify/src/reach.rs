@@ -122,7 +122,7 @@ pub(crate) fn forces_finished_vref(trace: &Trace, index: usize) -> bool {
     let op = &trace.ops[index];
     let descr = op.descr.map(|d| trace.descr(d));
     let forces = op.opcode == Opcode::CallMayForceR
-        && traceopt_ir::oopspec::of(descr) == Some(traceopt_ir::oopspec::JIT_FORCE_VIRTUAL)
+        && traceopt_ir::oopspec::forces_virtual(descr)
         && op.args.len() == 2;
     let finished = |before: &Op| {
         before.opcode == Opcode::VirtualRefFinish && before.args.first() == op.args.get(1)

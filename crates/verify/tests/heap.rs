@@ -2635,6 +2635,13 @@ fn forcing_a_vref_just_finished_reads_it_and_calls_nothing() {
     let raising = "call_n(456, p0, descr=writenextdescr)\n";
     let before = format!("[p0, i1]\n{raising}{vref}virtual_ref_finish(p3, p2)\n{force}");
     proved(&before, &format!("[p0, i1]\n{raising}finish(i1)\n"));
+    // Forcing a vref that holds nothing (finished with null) is
+    // RPython's InvalidVirtualRef, a fatal error: undefined, so the
+    // object it gives may be taken not to be null.
+    let maybe_null = "[p0, i1]\np3 = virtual_ref(p0, 0)\nvirtual_ref_finish(p3, p0)\n\
+        p4 = call_may_force_r(123, p3, descr=<Callr 8 r EF=6 OS=120>)\n\
+        guard_not_forced() []\nguard_no_exception() []\ni5 = ptr_ne(p4, NULL)\nfinish(i5)\n";
+    proved(maybe_null, "[p0, i1]\nfinish(1)\n");
     // Not the vref itself.
     not_proved(
         &before,
